@@ -1,0 +1,173 @@
+# vault-keycloak-operator — the targets an operator-sdk (go/v4) user expects,
+# plus the ones that build the real components the tests run against.
+#
+# The two commands that set everything up on a fresh machine:
+#   make demo   the operator at work on a local control plane, Vault and Keycloak
+#   make test   unit and envtest tests against the real services
+#
+# Versions of the real components live in hack/versions.env; hack/ensure.sh
+# builds or fetches each into $(VKO_CACHE_DIR) (outside the clone) once.
+
+include hack/versions.env
+
+VERSION ?= 0.1.0
+IMAGE_TAG_BASE ?= quay.io/carbogame/vault-keycloak-operator
+IMG ?= $(IMAGE_TAG_BASE):v$(VERSION)
+BUNDLE_IMG ?= $(IMAGE_TAG_BASE)-bundle:v$(VERSION)
+CATALOG_IMG ?= $(IMAGE_TAG_BASE)-catalog:v$(VERSION)
+CHANNELS ?= stable
+DEFAULT_CHANNEL ?= stable
+
+SHELL = /usr/bin/env bash -o pipefail
+.SHELLFLAGS = -ec
+
+## Location of the tools built into the clone.
+LOCALBIN ?= $(shell pwd)/bin
+$(LOCALBIN):
+	mkdir -p $(LOCALBIN)
+
+CONTROLLER_GEN ?= $(LOCALBIN)/controller-gen
+KUSTOMIZE ?= $(LOCALBIN)/kustomize
+GOLANGCI_LINT ?= $(LOCALBIN)/golangci-lint
+
+CONTROLLER_TOOLS_VERSION ?= v0.23.0
+KUSTOMIZE_VERSION ?= v5.8.1
+GOLANGCI_LINT_VERSION ?= v2.15.0
+
+ENSURE := hack/ensure.sh
+# Go test timeout: envtest suites start a kube-apiserver each.
+TEST_TIMEOUT ?= 30m
+
+.PHONY: all
+all: build
+
+##@ General
+
+.PHONY: help
+help: ## Display this help.
+	@awk 'BEGIN {FS = ":.*##"; printf "\nUsage:\n  make \033[36m<target>\033[0m\n"} /^[a-zA-Z_0-9-]+:.*?##/ { printf "  \033[36m%-18s\033[0m %s\n", $$1, $$2 } /^##@/ { printf "\n\033[1m%s\033[0m\n", substr($$0, 5) } ' $(MAKEFILE_LIST)
+
+##@ Development
+
+.PHONY: manifests
+manifests: controller-gen ## Generate CRDs, RBAC and webhook configurations from the markers.
+	$(CONTROLLER_GEN) rbac:roleName=manager-role crd webhook paths="./api/..." paths="./internal/..." paths="./cmd/..." output:crd:artifacts:config=config/crd/bases
+
+.PHONY: generate
+generate: controller-gen ## Generate DeepCopy methods.
+	$(CONTROLLER_GEN) object:headerFile="hack/boilerplate.go.txt" paths="./api/..."
+
+.PHONY: fmt
+fmt: ## Run go fmt.
+	go fmt ./...
+
+.PHONY: vet
+vet: ## Run go vet.
+	go vet ./...
+
+.PHONY: lint
+lint: golangci-lint ## Run golangci-lint.
+	$(GOLANGCI_LINT) run
+
+.PHONY: verify-generated
+verify-generated: manifests generate ## Fail if generated files differ from what is committed.
+	@git diff --exit-code -- api config bundle || { echo "generated files are stale: run 'make manifests generate bundle' and commit" >&2; exit 1; }
+	@test -z "$$(git status --porcelain -- api config bundle)" || { git status --porcelain -- api config bundle; echo "untracked generated files: commit them" >&2; exit 1; }
+
+.PHONY: envtest
+envtest: ## Build kube-apiserver, etcd and kubectl into the cache (for KUBEBUILDER_ASSETS).
+	@$(ENSURE) envtest
+
+.PHONY: services-bin
+services-bin: ## Build Vault and fetch Keycloak into the cache.
+	@$(ENSURE) vault
+	@$(ENSURE) keycloak
+
+.PHONY: test
+test: manifests generate fmt vet ## Run all tests against a real kube-apiserver, Vault and Keycloak.
+	KUBEBUILDER_ASSETS="$$($(ENSURE) envtest)" \
+	VKO_VAULT_BIN="$$($(ENSURE) vault)/vault" \
+	VKO_KEYCLOAK_HOME="$$($(ENSURE) keycloak)" \
+	go run ./test/harness/cmd/with-services -- \
+		go test ./... -timeout $(TEST_TIMEOUT) -coverprofile cover.out
+
+.PHONY: demo
+demo: manifests ## Run the operator on a local control plane with a real Vault and Keycloak.
+	KUBEBUILDER_ASSETS="$$($(ENSURE) envtest)" \
+	VKO_VAULT_BIN="$$($(ENSURE) vault)/vault" \
+	VKO_KEYCLOAK_HOME="$$($(ENSURE) keycloak)" \
+	go run ./test/harness/cmd/with-services --control-plane -- \
+		go run ./cmd/main.go --leader-elect=false --metrics-bind-address=0 --health-probe-bind-address=127.0.0.1:8081
+
+##@ Build
+
+.PHONY: build
+build: manifests generate fmt vet ## Build the manager binary.
+	go build -o bin/manager cmd/main.go
+
+.PHONY: run
+run: manifests generate fmt vet ## Run the manager against the cluster of the current kubeconfig.
+	go run ./cmd/main.go
+
+.PHONY: docker-build
+docker-build: ## Build the manager image (needs a Docker engine).
+	@if ! docker info >/dev/null 2>&1; then echo "docker-build: no Docker engine answers on this machine; the image cannot be built here (Dockerfile is ready for a machine that has one)" >&2; exit 1; fi
+	docker build -t $(IMG) .
+
+.PHONY: docker-push
+docker-push: ## Push the manager image.
+	docker push $(IMG)
+
+##@ Deployment
+
+KUBECTL ?= $(shell $(ENSURE) kube kubectl 2>/dev/null)/kubectl
+
+.PHONY: install
+install: manifests kustomize ## Install the CRDs into the cluster of the current kubeconfig.
+	$(KUSTOMIZE) build config/crd | $(KUBECTL) apply --server-side -f -
+
+.PHONY: uninstall
+uninstall: manifests kustomize ## Remove the CRDs from the cluster of the current kubeconfig.
+	$(KUSTOMIZE) build config/crd | $(KUBECTL) delete --ignore-not-found -f -
+
+.PHONY: deploy
+deploy: manifests kustomize ## Deploy the operator (needs cert-manager) to the cluster of the current kubeconfig.
+	cd config/manager && $(KUSTOMIZE) edit set image controller=$(IMG)
+	$(KUSTOMIZE) build config/default | $(KUBECTL) apply --server-side -f -
+
+.PHONY: undeploy
+undeploy: kustomize ## Remove the operator from the cluster of the current kubeconfig.
+	$(KUSTOMIZE) build config/default | $(KUBECTL) delete --ignore-not-found -f -
+
+##@ Bundle
+
+.PHONY: bundle
+bundle: manifests kustomize ## Generate the OLM bundle into bundle/.
+	@echo "bundle: the CSV generator is not written yet (issue 5); bundle/ holds only its metadata" >&2; exit 1
+
+.PHONY: bundle-build
+bundle-build: ## Build the bundle image (needs a Docker engine).
+	@if ! docker info >/dev/null 2>&1; then echo "bundle-build: no Docker engine answers on this machine; bundle/ itself is what OLM tests here install from" >&2; exit 1; fi
+	docker build -f bundle.Dockerfile -t $(BUNDLE_IMG) .
+
+.PHONY: catalog-build
+catalog-build: ## Build the catalog image (needs a Docker engine).
+	@if ! docker info >/dev/null 2>&1; then echo "catalog-build: no Docker engine answers on this machine" >&2; exit 1; fi
+	docker build -f catalog.Dockerfile -t $(CATALOG_IMG) .
+
+##@ Tools
+
+.PHONY: controller-gen
+controller-gen: $(CONTROLLER_GEN)
+$(CONTROLLER_GEN): | $(LOCALBIN)
+	GOBIN=$(LOCALBIN) go install sigs.k8s.io/controller-tools/cmd/controller-gen@$(CONTROLLER_TOOLS_VERSION)
+
+.PHONY: kustomize
+kustomize: $(KUSTOMIZE)
+$(KUSTOMIZE): | $(LOCALBIN)
+	GOBIN=$(LOCALBIN) go install sigs.k8s.io/kustomize/kustomize/v5@$(KUSTOMIZE_VERSION)
+
+.PHONY: golangci-lint
+golangci-lint: $(GOLANGCI_LINT)
+$(GOLANGCI_LINT): | $(LOCALBIN)
+	GOBIN=$(LOCALBIN) go install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION)

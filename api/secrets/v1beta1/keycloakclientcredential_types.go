@@ -1,0 +1,208 @@
+/*
+Copyright 2026 The vault-keycloak-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package v1beta1
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// DeletionPolicy says what happens to the target Secrets when the resource is deleted.
+// +kubebuilder:validation:Enum=Delete;Retain
+type DeletionPolicy string
+
+const (
+	// DeletionPolicyDelete removes the Secrets the operator created.
+	DeletionPolicyDelete DeletionPolicy = "Delete"
+	// DeletionPolicyRetain leaves them in place.
+	DeletionPolicyRetain DeletionPolicy = "Retain"
+)
+
+// ServerReference names a cluster-scoped KeycloakServer.
+type ServerReference struct {
+	// Name of the KeycloakServer.
+	// +kubebuilder:validation:MinLength=1
+	Name string `json:"name"`
+}
+
+// CredentialSource is the Keycloak client whose secret is copied.
+type CredentialSource struct {
+	// ServerRef is the KeycloakServer to read from.
+	ServerRef ServerReference `json:"serverRef"`
+
+	// Realm of the client.
+	// +kubebuilder:validation:MinLength=1
+	Realm string `json:"realm"`
+
+	// ClientID is the clientId of the confidential client (not its internal id).
+	// +kubebuilder:validation:MinLength=1
+	ClientID string `json:"clientId"`
+}
+
+// SecretKeys maps each value to the key it is written under in the Secret.
+// An empty key leaves that value out; clientSecret defaults to "clientSecret"
+// and clientId to "clientId".
+type SecretKeys struct {
+	// ClientID is the key for the client's clientId.
+	// +optional
+	ClientID string `json:"clientId,omitempty"`
+
+	// ClientSecret is the key for the client's secret.
+	// +optional
+	ClientSecret string `json:"clientSecret,omitempty"`
+
+	// IssuerURL is the key for the realm's issuer URL.
+	// +optional
+	IssuerURL string `json:"issuerURL,omitempty"`
+
+	// TokenURL is the key for the realm's token endpoint.
+	// +optional
+	TokenURL string `json:"tokenURL,omitempty"`
+}
+
+// TargetSpec describes the Secrets to write.
+type TargetSpec struct {
+	// SecretName is the name of the Secret written in each namespace.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	SecretName string `json:"secretName"`
+
+	// Namespaces to write the Secret into. Defaults to the resource's own
+	// namespace. Any other namespace must consent with the annotation
+	// secrets.carbogame.com/allowed-source-namespaces.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=32
+	Namespaces []string `json:"namespaces,omitempty"`
+
+	// Keys maps the values to Secret keys.
+	// +optional
+	Keys SecretKeys `json:"keys,omitempty"`
+
+	// Type of the Secret. Defaults to Opaque.
+	// +optional
+	Type corev1.SecretType `json:"type,omitempty"`
+
+	// Labels added to the Secret (for tools such as Reloader).
+	// +optional
+	Labels map[string]string `json:"labels,omitempty"`
+
+	// Annotations added to the Secret.
+	// +optional
+	Annotations map[string]string `json:"annotations,omitempty"`
+}
+
+// RotationSpec regenerates the client secret in Keycloak on a period.
+type RotationSpec struct {
+	// Interval between two regenerations of the client secret; at least 1h.
+	Interval metav1.Duration `json:"interval"`
+}
+
+// KeycloakClientCredentialSpec says which client secret goes into which Secrets.
+type KeycloakClientCredentialSpec struct {
+	// Source is the Keycloak client.
+	Source CredentialSource `json:"source"`
+
+	// Target is the Secrets to write.
+	Target TargetSpec `json:"target"`
+
+	// RefreshInterval is how often Keycloak is read again; at least 30s. Defaults to 10m.
+	// +optional
+	RefreshInterval *metav1.Duration `json:"refreshInterval,omitempty"`
+
+	// DeletionPolicy says whether the Secrets are removed with this resource. Defaults to Delete.
+	// +optional
+	DeletionPolicy DeletionPolicy `json:"deletionPolicy,omitempty"`
+
+	// Rotation, when set, regenerates the client secret in Keycloak on a period.
+	// +optional
+	Rotation *RotationSpec `json:"rotation,omitempty"`
+}
+
+// TargetStatus is the outcome for one target namespace.
+type TargetStatus struct {
+	// Namespace of the target Secret.
+	Namespace string `json:"namespace"`
+
+	// Synced is true when the Secret holds the current values.
+	Synced bool `json:"synced"`
+
+	// Reason is a CamelCase word for the outcome.
+	// +optional
+	Reason string `json:"reason,omitempty"`
+
+	// Message says what went wrong, if anything.
+	// +optional
+	Message string `json:"message,omitempty"`
+}
+
+// KeycloakClientCredentialStatus is what the operator observed and did.
+type KeycloakClientCredentialStatus struct {
+	// Conditions: Ready (the summary), SourceAvailable, SecretsSynced.
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+
+	// Targets is the outcome per target namespace.
+	// +optional
+	// +listType=map
+	// +listMapKey=namespace
+	Targets []TargetStatus `json:"targets,omitempty"`
+
+	// LastSyncTime is when every target was last found in step with Keycloak.
+	// +optional
+	LastSyncTime *metav1.Time `json:"lastSyncTime,omitempty"`
+
+	// LastRotationTime is when the operator last regenerated the client secret.
+	// +optional
+	LastRotationTime *metav1.Time `json:"lastRotationTime,omitempty"`
+
+	// ObservedGeneration is the generation the status describes.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+}
+
+// KeycloakClientCredential copies a Keycloak client's secret into Secrets.
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:storageversion
+// +kubebuilder:resource:shortName=kcc,categories=keycloak
+// +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
+// +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`
+// +kubebuilder:printcolumn:name="Client",type=string,JSONPath=`.spec.source.clientId`
+// +kubebuilder:printcolumn:name="Secret",type=string,JSONPath=`.spec.target.secretName`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+type KeycloakClientCredential struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec   KeycloakClientCredentialSpec   `json:"spec,omitempty"`
+	Status KeycloakClientCredentialStatus `json:"status,omitempty"`
+}
+
+// KeycloakClientCredentialList is a list of KeycloakClientCredentials.
+// +kubebuilder:object:root=true
+type KeycloakClientCredentialList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []KeycloakClientCredential `json:"items"`
+}
+
+func init() {
+	SchemeBuilder.Register(&KeycloakClientCredential{}, &KeycloakClientCredentialList{})
+}

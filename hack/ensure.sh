@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# ensure.sh COMPONENT — builds or fetches one real component at its pinned
+# version into the cache outside the clone, and prints the directory that
+# holds it. A cached build is reused as long as its key (the pinned version
+# plus a hash of the tool module that builds it) is unchanged, so a fresh
+# clone on the same machine rebuilds nothing.
+#
+#   envtest   kube-apiserver, etcd and kubectl side by side (KUBEBUILDER_ASSETS)
+#   kube      kube-apiserver, kubectl, kube-controller-manager, kube-scheduler
+#   etcd      etcd server
+#   vault     vault server
+#   keycloak  an unpacked keycloak-quarkus-dist (kc.sh under bin/)
+#
+# The cache root is $VKO_CACHE_DIR, by default the user's cache directory.
+set -euo pipefail
+# Without this, a failed build inside $(ensure_kube) would not stop the script.
+shopt -s inherit_errexit
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=versions.env
+source "$here/versions.env"
+cache=${VKO_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/vault-keycloak-operator}
+mkdir -p "$cache"
+
+log() { echo "ensure: $*" >&2; }
+
+# key DIR — a short hash of a tool module's go.mod and go.sum: a new pin
+# anywhere in the module means a new cache entry.
+key() { cat "$1/go.mod" "$1/go.sum" | sha256sum | cut -c1-10; }
+
+kube_bins=(kube-apiserver kubectl kube-controller-manager kube-scheduler)
+
+# Each build goes into a temporary directory that is renamed into place, so an
+# interrupted build never leaves a cache entry that looks complete.
+
+ensure_kube() {
+	local want=("$@")
+	((${#want[@]})) || want=("${kube_bins[@]}")
+	local dir
+	dir="$cache/kube-$KUBE_VERSION-$(key "$here/tools/kube")"
+	local missing=()
+	for b in "${want[@]}"; do [[ -x "$dir/$b" ]] || missing+=("$b"); done
+	if ((${#missing[@]})); then
+		local tmp="$dir.part.$$"
+		rm -rf "$tmp"; mkdir -p "$tmp"
+		for b in "${missing[@]}"; do
+			log "building $b $KUBE_VERSION (a cold kube-apiserver takes ~10 minutes)"
+			(cd "$here/tools/kube" && CGO_ENABLED=0 go build -trimpath -ldflags='-s -w' -o "$tmp/$b" "k8s.io/kubernetes/cmd/$b")
+		done
+		mkdir -p "$dir"; mv "$tmp"/* "$dir/"; rmdir "$tmp"
+	fi
+	echo "$dir"
+}
+
+ensure_etcd() {
+	local dir
+	dir="$cache/etcd-$ETCD_VERSION-$(key "$here/tools/etcd")"
+	if [[ ! -x "$dir/etcd" ]]; then
+		log "building etcd $ETCD_VERSION"
+		local tmp="$dir.part.$$"
+		rm -rf "$tmp"; mkdir -p "$tmp"
+		(cd "$here/tools/etcd" && CGO_ENABLED=0 go build -trimpath -ldflags='-s -w' -o "$tmp/etcd" go.etcd.io/etcd/server/v3)
+		rm -rf "$dir"; mv "$tmp" "$dir"
+	fi
+	echo "$dir"
+}
+
+ensure_envtest() {
+	local kube etcd dir
+	kube=$(ensure_kube kube-apiserver kubectl)
+	etcd=$(ensure_etcd)
+	dir="$cache/envtest-$KUBE_VERSION-$ETCD_VERSION"
+	mkdir -p "$dir"
+	ln -sfn "$kube/kube-apiserver" "$dir/kube-apiserver"
+	ln -sfn "$kube/kubectl" "$dir/kubectl"
+	ln -sfn "$etcd/etcd" "$dir/etcd"
+	echo "$dir"
+}
+
+ensure_vault() {
+	local dir
+	dir="$cache/vault-$VAULT_VERSION-$(key "$here/tools/vault")"
+	if [[ ! -x "$dir/vault" ]]; then
+		log "building vault $VAULT_VERSION (a cold build takes ~15 minutes)"
+		local tmp="$dir.part.$$"
+		rm -rf "$tmp"; mkdir -p "$tmp"
+		(cd "$here/tools/vault" && CGO_ENABLED=0 go build -trimpath -ldflags='-s -w' -o "$tmp/vault" github.com/hashicorp/vault)
+		rm -rf "$dir"; mv "$tmp" "$dir"
+	fi
+	echo "$dir"
+}
+
+ensure_keycloak() {
+	local dir="$cache/keycloak-$KEYCLOAK_VERSION"
+	if [[ ! -x "$dir/bin/kc.sh" ]]; then
+		log "fetching org.keycloak:keycloak-quarkus-dist:$KEYCLOAK_VERSION from Maven Central"
+		local tmp="$dir.part.$$"
+		rm -rf "$tmp"; mkdir -p "$tmp"
+		mvn -q -B dependency:copy \
+			-Dartifact="org.keycloak:keycloak-quarkus-dist:$KEYCLOAK_VERSION:zip" \
+			-DoutputDirectory="$tmp" >&2
+		(cd "$tmp" && unzip -q "keycloak-quarkus-dist-$KEYCLOAK_VERSION.zip")
+		rm -rf "$dir"; mv "$tmp/keycloak-$KEYCLOAK_VERSION" "$dir"; rm -rf "$tmp"
+	fi
+	echo "$dir"
+}
+
+case "${1:-}" in
+	envtest) ensure_envtest ;;
+	kube) shift; ensure_kube "$@" ;;
+	etcd) ensure_etcd ;;
+	vault) ensure_vault ;;
+	keycloak) ensure_keycloak ;;
+	*) echo "usage: $0 envtest | kube [BIN...] | etcd | vault | keycloak" >&2; exit 2 ;;
+esac

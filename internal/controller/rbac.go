@@ -1,0 +1,46 @@
+/*
+Copyright 2026 The vault-keycloak-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package controller holds what the controllers of both API groups share.
+//
+// The markers below are every permission the manager needs, in one place,
+// each with the reason; controller-gen turns them into config/rbac/role.yaml
+// and the bundle's clusterPermissions. No wildcards.
+package controller
+
+// The operator's own resources: read, add and remove finalizers, write status.
+// +kubebuilder:rbac:groups=vault.exemple.com,resources=vaultapps,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=vault.exemple.com,resources=vaultapps/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=vault.exemple.com,resources=vaultapps/finalizers,verbs=update
+// +kubebuilder:rbac:groups=secrets.carbogame.com,resources=keycloakclientcredentials,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=secrets.carbogame.com,resources=keycloakclientcredentials/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=secrets.carbogame.com,resources=keycloakclientcredentials/finalizers,verbs=update
+// +kubebuilder:rbac:groups=secrets.carbogame.com,resources=keycloakservers,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=secrets.carbogame.com,resources=keycloakservers/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=secrets.carbogame.com,resources=keycloakservers/finalizers,verbs=update
+
+// Target Secrets in any consenting namespace, and KeycloakServer credentials
+// in the operator's namespace. The cache holds only Secrets the operator owns
+// (label-filtered); other reads go to the API server directly.
+// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch;create;update;patch;delete
+
+// Namespaces carry the cluster admin's grants: the Vault capabilities a
+// namespace may use, and consent to receive Secrets from other namespaces.
+// +kubebuilder:rbac:groups="",resources=namespaces,verbs=get;list;watch
+
+// Events shown by kubectl describe.
+// +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch

@@ -1,0 +1,156 @@
+/*
+Copyright 2026 The vault-keycloak-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package harness starts the real services the tests and the demo run
+// against — a Vault dev server, a Keycloak dev server, a local control plane —
+// as local processes on 127.0.0.1, waits until each answers, and stops them.
+package harness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Process is a service started by the harness.
+type Process struct {
+	name    string
+	cmd     *exec.Cmd
+	logPath string
+	done    chan struct{}
+}
+
+// start runs a command in its own process group, its output in a log file
+// under logDir, so that Stop can end it with every child it spawned
+// (kc.sh starts a JVM).
+func start(name, logDir string, env []string, bin string, args ...string) (*Process, error) {
+	if err := os.MkdirAll(logDir, 0o755); err != nil {
+		return nil, err
+	}
+	logPath := filepath.Join(logDir, name+".log")
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
+	if err := cmd.Start(); err != nil {
+		_ = logFile.Close()
+		return nil, fmt.Errorf("start %s (%s): %w", name, bin, err)
+	}
+	p := &Process{name: name, cmd: cmd, logPath: logPath, done: make(chan struct{})}
+	go func() {
+		_ = cmd.Wait()
+		_ = logFile.Close()
+		close(p.done)
+	}()
+	return p, nil
+}
+
+// Stop ends the process group: SIGTERM, then SIGKILL after a grace period.
+func (p *Process) Stop() {
+	if p == nil {
+		return
+	}
+	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(20 * time.Second):
+		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+		<-p.done
+	}
+}
+
+// Exited reports whether the process has ended.
+func (p *Process) Exited() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// LogTail returns the last lines of the process's output, for error messages.
+func (p *Process) LogTail(lines int) string {
+	data, err := os.ReadFile(p.logPath)
+	if err != nil {
+		return ""
+	}
+	all := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	if len(all) > lines {
+		all = all[len(all)-lines:]
+	}
+	return strings.Join(all, "\n")
+}
+
+// waitHTTP polls url until it answers with a status below 500, the process
+// exits, or the timeout passes.
+func (p *Process) waitHTTP(ctx context.Context, url string, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	client := &http.Client{Timeout: 2 * time.Second}
+	for {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		if resp, err := client.Do(req); err == nil {
+			_ = resp.Body.Close()
+			if resp.StatusCode < 500 {
+				return nil
+			}
+		}
+		if p.Exited() {
+			return fmt.Errorf("%s exited before it answered on %s; last output:\n%s", p.name, url, p.LogTail(30))
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%s did not answer on %s within %s; last output:\n%s", p.name, url, timeout, p.LogTail(30))
+		case <-time.After(300 * time.Millisecond):
+		}
+	}
+}
+
+// FreePort returns a TCP port on 127.0.0.1 that nothing listens on now.
+func FreePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer func() { _ = l.Close() }()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// requireFile fails with what to run when a component is not built.
+func requireFile(path, what, envVar string) error {
+	if path == "" {
+		return fmt.Errorf("%s: %s is not set; run the tests with 'make test', which builds it into the cache and sets it", what, envVar)
+	}
+	if _, err := os.Stat(path); err != nil {
+		return fmt.Errorf("%s: %s=%s: %w; run 'make test' (or hack/ensure.sh) to build it", what, envVar, path, err)
+	}
+	return nil
+}
+
+var errNotConfigured = errors.New("not configured")

@@ -1,0 +1,88 @@
+/*
+Copyright 2026 The vault-keycloak-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package harness
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"time"
+)
+
+// Environment variables that carry a running Vault to the tests.
+const (
+	EnvVaultAddr  = "VAULT_ADDR"
+	EnvVaultToken = "VAULT_TOKEN"
+	// EnvVaultBin is the vault binary that hack/ensure.sh built.
+	EnvVaultBin = "VKO_VAULT_BIN"
+)
+
+// Vault is a real Vault server in dev mode: in memory, unsealed, with a
+// known root token.
+type Vault struct {
+	Addr  string
+	Token string
+	proc  *Process
+}
+
+// StartVault starts "vault server -dev" on a free loopback port and waits
+// until it is unsealed and active. logDir receives its output.
+func StartVault(ctx context.Context, logDir string) (*Vault, error) {
+	bin := os.Getenv(EnvVaultBin)
+	if err := requireFile(bin, "vault server", EnvVaultBin); err != nil {
+		return nil, err
+	}
+	port, err := FreePort()
+	if err != nil {
+		return nil, err
+	}
+	v := &Vault{Addr: "http://127.0.0.1:" + strconv.Itoa(port), Token: "root-token-for-tests"}
+	// HOME points into logDir: the dev server writes ~/.vault-token, and
+	// must not overwrite a developer's own.
+	v.proc, err = start("vault", logDir, []string{"HOME=" + logDir, "VAULT_ADDR=", "VAULT_TOKEN="}, bin,
+		"server", "-dev",
+		"-dev-listen-address=127.0.0.1:"+strconv.Itoa(port),
+		"-dev-root-token-id="+v.Token,
+		"-dev-no-store-token")
+	if err != nil {
+		return nil, err
+	}
+	// sys/health answers 200 only once the server is initialized, unsealed and active.
+	if err := v.proc.waitHTTP(ctx, v.Addr+"/v1/sys/health", 60*time.Second); err != nil {
+		v.proc.Stop()
+		return nil, err
+	}
+	return v, nil
+}
+
+// Stop ends the server; everything it held is gone (dev mode keeps no data).
+func (v *Vault) Stop() { v.proc.Stop() }
+
+// Env is what a child process needs to reach this Vault.
+func (v *Vault) Env() []string {
+	return []string{EnvVaultAddr + "=" + v.Addr, EnvVaultToken + "=" + v.Token}
+}
+
+// VaultFromEnv returns the Vault that make test (or the caller) started.
+func VaultFromEnv() (*Vault, error) {
+	addr, token := os.Getenv(EnvVaultAddr), os.Getenv(EnvVaultToken)
+	if addr == "" || token == "" {
+		return nil, fmt.Errorf("no Vault to test against: %s and %s are %w; run 'make test', which starts a real Vault dev server", EnvVaultAddr, EnvVaultToken, errNotConfigured)
+	}
+	return &Vault{Addr: addr, Token: token}, nil
+}
