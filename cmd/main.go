@@ -24,9 +24,8 @@ import (
 	"flag"
 	"os"
 
-	"k8s.io/apimachinery/pkg/runtime"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"time"
+
 	_ "k8s.io/client-go/plugin/pkg/client/auth"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
@@ -35,24 +34,11 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
-	secretsv1alpha1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1alpha1"
-	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
-	vaultv1alpha1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1alpha1"
-	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
+	"github.com/carbogame/vault-keycloak-operator/internal/operator"
+	vaultclient "github.com/carbogame/vault-keycloak-operator/internal/vault"
 )
 
-var (
-	scheme   = runtime.NewScheme()
-	setupLog = ctrl.Log.WithName("setup")
-)
-
-func init() {
-	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
-	utilruntime.Must(vaultv1alpha1.AddToScheme(scheme))
-	utilruntime.Must(vaultv1beta1.AddToScheme(scheme))
-	utilruntime.Must(secretsv1alpha1.AddToScheme(scheme))
-	utilruntime.Must(secretsv1beta1.AddToScheme(scheme))
-}
+var setupLog = ctrl.Log.WithName("setup")
 
 func main() {
 	var (
@@ -70,6 +56,20 @@ func main() {
 	flag.StringVar(&metricsCertPath, "metrics-cert-path", "", "The directory that holds the metrics server certificate.")
 	flag.BoolVar(&enableHTTP2, "enable-http2", false,
 		"Serve the metrics and webhook servers over HTTP/2 (off: HTTP/2 Stream Cancellation and Rapid Reset CVEs).")
+	vaultCfg := vaultclient.ConfigFromEnv()
+	flag.StringVar(&vaultCfg.Address, "vault-address", vaultCfg.Address, "Vault's address (default: VAULT_ADDR).")
+	flag.StringVar(&vaultCfg.AuthMount, "vault-auth-mount", vaultCfg.AuthMount,
+		"The Kubernetes auth mount the operator logs in through, with its ServiceAccount token, when VAULT_TOKEN is not set.")
+	flag.StringVar(&vaultCfg.AuthRole, "vault-auth-role", vaultCfg.AuthRole, "The role the operator logs in to Vault with.")
+	flag.StringVar(&vaultCfg.KVMount, "vault-kv-mount", vaultCfg.KVMount,
+		"The KV version 2 mount; each namespace owns <mount>/data/<namespace>/.")
+	flag.StringVar(&vaultCfg.KubernetesAuthMount, "vault-kubernetes-auth-mount", vaultCfg.KubernetesAuthMount,
+		"The Kubernetes auth mount where the VaultApps' roles are written.")
+	var maxConcurrent int
+	var maxBackoff time.Duration
+	flag.IntVar(&maxConcurrent, "max-concurrent-reconciles", 2, "How many objects of each kind are reconciled at once.")
+	flag.DurationVar(&maxBackoff, "max-backoff", 2*time.Minute, "The longest wait between two retries after a Vault or Keycloak failure.")
+	enableWebhooks := os.Getenv("ENABLE_WEBHOOKS") != "false"
 	opts := zap.Options{}
 	opts.BindFlags(flag.CommandLine)
 	flag.Parse()
@@ -91,7 +91,7 @@ func main() {
 	}
 
 	mgr, err := ctrl.NewManager(ctrl.GetConfigOrDie(), ctrl.Options{
-		Scheme:                 scheme,
+		Scheme:                 operator.NewScheme(),
 		Metrics:                metricsOptions,
 		WebhookServer:          webhook.NewServer(webhook.Options{TLSOpts: tlsOpts, CertDir: webhookCertPath}),
 		HealthProbeBindAddress: probeAddr,
@@ -100,6 +100,16 @@ func main() {
 	})
 	if err != nil {
 		setupLog.Error(err, "unable to create manager")
+		os.Exit(1)
+	}
+
+	if err := operator.Setup(mgr, operator.Options{
+		Vault:                   vaultCfg,
+		EnableWebhooks:          enableWebhooks,
+		MaxConcurrentReconciles: maxConcurrent,
+		MaxBackoff:              maxBackoff,
+	}); err != nil {
+		setupLog.Error(err, "unable to set up the controllers and webhooks")
 		os.Exit(1)
 	}
 

@@ -154,3 +154,19 @@ func requireFile(path, what, envVar string) error {
 }
 
 var errNotConfigured = errors.New("not configured")
+
+// waitTLS waits until something accepts TCP connections on addr.
+func waitTLS(ctx context.Context, addr string, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		conn, err := (&net.Dialer{Timeout: time.Second}).DialContext(ctx, "tcp", addr)
+		if err == nil {
+			_ = conn.Close()
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("nothing listens on %s after %s: %w", addr, timeout, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}

@@ -37,7 +37,10 @@ const (
 type Vault struct {
 	Addr  string
 	Token string
-	proc  *Process
+
+	bin, logDir string
+	port        int
+	proc        *Process
 }
 
 // StartVault starts "vault server -dev" on a free loopback port and waits
@@ -51,7 +54,17 @@ func StartVault(ctx context.Context, logDir string) (*Vault, error) {
 	if err != nil {
 		return nil, err
 	}
-	v := &Vault{Addr: "http://127.0.0.1:" + strconv.Itoa(port), Token: "root-token-for-tests"}
+	v := &Vault{Addr: "http://127.0.0.1:" + strconv.Itoa(port), Token: "root-token-for-tests", bin: bin, port: port, logDir: logDir}
+	return v, v.run(ctx)
+}
+
+// Restart starts a new dev server on the same address and token, after
+// Stop. Like every dev server, it starts empty.
+func (v *Vault) Restart(ctx context.Context) error { return v.run(ctx) }
+
+func (v *Vault) run(ctx context.Context) error {
+	bin, port, logDir := v.bin, v.port, v.logDir
+	var err error
 	// HOME points into logDir: the dev server writes ~/.vault-token, and
 	// must not overwrite a developer's own.
 	v.proc, err = start("vault", logDir, []string{"HOME=" + logDir, "VAULT_ADDR=", "VAULT_TOKEN="}, bin,
@@ -60,14 +73,14 @@ func StartVault(ctx context.Context, logDir string) (*Vault, error) {
 		"-dev-root-token-id="+v.Token,
 		"-dev-no-store-token")
 	if err != nil {
-		return nil, err
+		return err
 	}
 	// sys/health answers 200 only once the server is initialized, unsealed and active.
 	if err := v.proc.waitHTTP(ctx, v.Addr+"/v1/sys/health", 60*time.Second); err != nil {
 		v.proc.Stop()
-		return nil, err
+		return err
 	}
-	return v, nil
+	return nil
 }
 
 // Stop ends the server; everything it held is gone (dev mode keeps no data).

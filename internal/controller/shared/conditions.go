@@ -1,0 +1,77 @@
+/*
+Copyright 2026 The vault-keycloak-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package shared holds what the controllers of both API groups share: condition
+// types and the reasons used on conditions and Events.
+package shared
+
+import (
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Condition types. Ready is always the summary of the others.
+const (
+	TypeReady           = "Ready"
+	TypePolicySynced    = "PolicySynced"
+	TypeRoleSynced      = "RoleSynced"
+	TypeSourceAvailable = "SourceAvailable"
+	TypeSecretsSynced   = "SecretsSynced"
+	TypeConnected       = "Connected"
+)
+
+// Reasons, used both on conditions and on Events. They are part of the API:
+// alerting and scripts match on them, so they never change once released.
+const (
+	// ReasonSynced: the external state equals the spec.
+	ReasonSynced = "Synced"
+	// ReasonCreated: the external state was written for the first time.
+	ReasonCreated = "Created"
+	// ReasonUpdated: the external state was changed after a spec change.
+	ReasonUpdated = "Updated"
+	// ReasonDriftRepaired: the external state was changed by someone else and restored.
+	ReasonDriftRepaired = "DriftRepaired"
+	// ReasonNotAllowed: the spec asks for more than the cluster admin granted.
+	ReasonNotAllowed = "NotAllowed"
+	// ReasonVaultError: Vault did not answer, or refused.
+	ReasonVaultError = "VaultError"
+	// ReasonVaultNotConfigured: the operator was started without a Vault address.
+	ReasonVaultNotConfigured = "VaultNotConfigured"
+	// ReasonDeleted: external state removed on deletion.
+	ReasonDeleted = "Deleted"
+	// ReasonRetained: external state left in place on deletion (deletionPolicy Retain).
+	ReasonRetained = "Retained"
+	// ReasonDeleteFailed: the external state could not be removed yet; retried.
+	ReasonDeleteFailed = "DeleteFailed"
+	// ReasonPending: not reconciled yet.
+	ReasonPending = "Pending"
+)
+
+// SetCondition sets a condition for the object's current generation and
+// reports whether anything changed.
+func SetCondition(conditions *[]metav1.Condition, generation int64, typ string, ok bool, reason, message string) bool {
+	status := metav1.ConditionFalse
+	if ok {
+		status = metav1.ConditionTrue
+	}
+	return meta.SetStatusCondition(conditions, metav1.Condition{
+		Type:               typ,
+		Status:             status,
+		Reason:             reason,
+		Message:            message,
+		ObservedGeneration: generation,
+	})
+}

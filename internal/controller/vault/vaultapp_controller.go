@@ -1,0 +1,307 @@
+/*
+Copyright 2026 The vault-keycloak-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package vault reconciles VaultApps: it keeps one Vault ACL policy and one
+// Kubernetes-auth role per VaultApp equal to its spec.
+package vault
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/client-go/util/workqueue"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
+	"github.com/carbogame/vault-keycloak-operator/internal/controller/shared"
+	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
+	vaultclient "github.com/carbogame/vault-keycloak-operator/internal/vault"
+)
+
+// Finalizer keeps a VaultApp until its policy and role are removed from Vault.
+const Finalizer = "vault.exemple.com/cleanup"
+
+// VaultAppReconciler keeps Vault in step with VaultApps.
+type VaultAppReconciler struct {
+	client.Client
+	// Vault is nil when the operator runs without a Vault address; every
+	// VaultApp then says so in its Ready condition.
+	Vault    *vaultclient.Client
+	Recorder events.EventRecorder
+	// MaxConcurrentReconciles is how many VaultApps are reconciled at once.
+	MaxConcurrentReconciles int
+	// MaxBackoff caps the wait between two retries after a Vault failure.
+	MaxBackoff time.Duration
+}
+
+// Reconcile observes the VaultApp and Vault, compares them, and writes only
+// what differs.
+func (r *VaultAppReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	log := logf.FromContext(ctx)
+
+	var app vaultv1beta1.VaultApp
+	if err := r.Get(ctx, req.NamespacedName, &app); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	before := app.Status.DeepCopy()
+	name := tenancy.PolicyName(app.Namespace, app.Name)
+	app.Status.PolicyName, app.Status.RoleName = name, name
+
+	if !app.DeletionTimestamp.IsZero() {
+		return r.finalize(ctx, &app, before)
+	}
+	if controllerutil.AddFinalizer(&app, Finalizer) {
+		if err := r.Update(ctx, &app); err != nil {
+			return ctrl.Result{}, fmt.Errorf("add finalizer: %w", err)
+		}
+	}
+
+	// Observe: what the namespace may have.
+	var ns corev1.Namespace
+	if err := r.Get(ctx, client.ObjectKey{Name: app.Namespace}, &ns); err != nil {
+		return ctrl.Result{}, fmt.Errorf("read namespace %q: %w", app.Namespace, err)
+	}
+	if errs := tenancy.ValidateVaultApp(&app, tenancy.AllowedCapabilities(&ns)); len(errs) > 0 {
+		// Nothing is written to Vault; a change of the VaultApp or of the
+		// namespace's grants triggers the next attempt.
+		msg := errs.ToAggregate().Error()
+		r.setAll(&app, false, shared.ReasonNotAllowed, msg)
+		return ctrl.Result{}, r.updateStatus(ctx, &app, before, corev1.EventTypeWarning, shared.ReasonNotAllowed, msg)
+	}
+	if r.Vault == nil {
+		msg := "the operator runs without a Vault address (--vault-address or VAULT_ADDR)"
+		r.setAll(&app, false, shared.ReasonVaultNotConfigured, msg)
+		return ctrl.Result{}, r.updateStatus(ctx, &app, before, corev1.EventTypeWarning, shared.ReasonVaultNotConfigured, msg)
+	}
+
+	// Compare and act.
+	changed, err := r.sync(ctx, &app, name)
+	if err != nil {
+		log.Error(err, "sync with Vault failed", "policy", name)
+		r.setAll(&app, false, shared.ReasonVaultError, err.Error())
+		if serr := r.updateStatus(ctx, &app, before, corev1.EventTypeWarning, shared.ReasonVaultError, err.Error()); serr != nil {
+			return ctrl.Result{}, errors.Join(err, serr)
+		}
+		return ctrl.Result{}, err
+	}
+
+	reason := shared.ReasonSynced
+	switch {
+	case changed == nothing:
+	case before.ObservedGeneration == 0:
+		reason = shared.ReasonCreated
+	case before.ObservedGeneration != app.Generation:
+		reason = shared.ReasonUpdated
+	default:
+		reason = shared.ReasonDriftRepaired
+	}
+	shared.SetCondition(&app.Status.Conditions, app.Generation, shared.TypePolicySynced, true, shared.ReasonSynced, "policy "+name+" equals the spec")
+	shared.SetCondition(&app.Status.Conditions, app.Generation, shared.TypeRoleSynced, true, shared.ReasonSynced, "role "+name+" equals the spec")
+	shared.SetCondition(&app.Status.Conditions, app.Generation, shared.TypeReady, true, shared.ReasonSynced, "Vault policy and role are in step with the spec")
+	app.Status.ObservedGeneration = app.Generation
+	if changed != nothing || app.Status.LastSyncTime == nil {
+		now := metav1.Now()
+		app.Status.LastSyncTime = &now
+	}
+	note := ""
+	if changed != nothing {
+		note = fmt.Sprintf("%s %s in Vault", changed, name)
+		log.Info("wrote to Vault", "what", changed.String(), "name", name, "reason", reason)
+	}
+	if err := r.updateStatus(ctx, &app, before, corev1.EventTypeNormal, reason, note); err != nil {
+		return ctrl.Result{}, err
+	}
+	return ctrl.Result{RequeueAfter: refreshInterval(&app)}, nil
+}
+
+// written says what a sync wrote.
+type written int
+
+const (
+	nothing written = iota
+	policyOnly
+	roleOnly
+	policyAndRole
+)
+
+func (w written) String() string {
+	return [...]string{"nothing", "wrote policy", "wrote role", "wrote policy and role"}[w]
+}
+
+// sync reads the policy and the role, and writes each that differs.
+func (r *VaultAppReconciler) sync(ctx context.Context, app *vaultv1beta1.VaultApp, name string) (written, error) {
+	rules := make([]vaultclient.Rule, 0, len(app.Spec.Policy.Rules))
+	for _, rule := range app.Spec.Policy.Rules {
+		caps := make([]string, len(rule.Capabilities))
+		for i, c := range rule.Capabilities {
+			caps[i] = string(c)
+		}
+		rules = append(rules, vaultclient.Rule{Path: rule.Path, Capabilities: caps})
+	}
+	wantPolicy := r.Vault.RenderPolicy(app.Namespace+"/"+app.Name, app.Namespace, rules)
+	wantRole := vaultclient.Role{
+		ServiceAccounts: serviceAccounts(app),
+		Namespace:       app.Namespace,
+		Policies:        []string{name},
+		TTL:             tokenTTL(app),
+	}
+
+	var w written
+	havePolicy, found, err := r.Vault.ReadPolicy(ctx, name)
+	if err != nil {
+		return w, err
+	}
+	if !found || havePolicy != wantPolicy {
+		if err := r.Vault.WritePolicy(ctx, name, wantPolicy); err != nil {
+			return w, err
+		}
+		w = policyOnly
+	}
+	haveRole, found, err := r.Vault.ReadRole(ctx, name)
+	if err != nil {
+		return w, err
+	}
+	if !found || !haveRole.Equal(wantRole) {
+		if err := r.Vault.WriteRole(ctx, name, wantRole); err != nil {
+			return w, err
+		}
+		w |= roleOnly
+	}
+	return w, nil
+}
+
+// finalize removes the policy and role (or leaves them, with Retain), then
+// the finalizer. It works for a VaultApp whose creation failed: deleting
+// what does not exist is no error.
+func (r *VaultAppReconciler) finalize(ctx context.Context, app *vaultv1beta1.VaultApp, before *vaultv1beta1.VaultAppStatus) (ctrl.Result, error) {
+	if !controllerutil.ContainsFinalizer(app, Finalizer) {
+		return ctrl.Result{}, nil
+	}
+	name := app.Status.PolicyName
+	reason, note := shared.ReasonRetained, "left policy and role "+name+" in Vault (deletionPolicy Retain)"
+	if app.Spec.DeletionPolicy != vaultv1beta1.DeletionPolicyRetain {
+		if r.Vault == nil {
+			// Nothing was ever written without a Vault address.
+			reason, note = shared.ReasonDeleted, "no Vault configured: nothing to remove"
+		} else {
+			err := r.Vault.DeleteRole(ctx, name)
+			if err == nil {
+				err = r.Vault.DeletePolicy(ctx, name)
+			}
+			if err != nil {
+				r.setAll(app, false, shared.ReasonDeleteFailed, err.Error())
+				if serr := r.updateStatus(ctx, app, before, corev1.EventTypeWarning, shared.ReasonDeleteFailed, err.Error()); serr != nil {
+					return ctrl.Result{}, errors.Join(err, serr)
+				}
+				return ctrl.Result{}, err
+			}
+			reason, note = shared.ReasonDeleted, "removed policy and role "+name+" from Vault"
+		}
+	}
+	r.Recorder.Eventf(app, nil, corev1.EventTypeNormal, reason, "Delete", note)
+	controllerutil.RemoveFinalizer(app, Finalizer)
+	if err := r.Update(ctx, app); err != nil && !apierrors.IsNotFound(err) {
+		return ctrl.Result{}, fmt.Errorf("remove finalizer: %w", err)
+	}
+	return ctrl.Result{}, nil
+}
+
+// setAll sets every condition to the same outcome.
+func (r *VaultAppReconciler) setAll(app *vaultv1beta1.VaultApp, ok bool, reason, msg string) {
+	for _, t := range []string{shared.TypePolicySynced, shared.TypeRoleSynced, shared.TypeReady} {
+		shared.SetCondition(&app.Status.Conditions, app.Generation, t, ok, reason, msg)
+	}
+}
+
+// updateStatus writes the status only when it changed, and records an Event
+// for a change (not for a reconcile that found everything in step).
+func (r *VaultAppReconciler) updateStatus(ctx context.Context, app *vaultv1beta1.VaultApp, before *vaultv1beta1.VaultAppStatus, eventType, reason, note string) error {
+	if note != "" && (eventType == corev1.EventTypeNormal || !equality.Semantic.DeepEqual(before.Conditions, app.Status.Conditions)) {
+		r.Recorder.Eventf(app, nil, eventType, reason, "Reconcile", note)
+	}
+	if equality.Semantic.DeepEqual(*before, app.Status) {
+		return nil
+	}
+	if err := r.Status().Update(ctx, app); err != nil {
+		return fmt.Errorf("update status: %w", err)
+	}
+	return nil
+}
+
+func serviceAccounts(app *vaultv1beta1.VaultApp) []string {
+	if sas := app.Spec.KubernetesAuth.ServiceAccounts; len(sas) > 0 {
+		return sas
+	}
+	return []string{app.Name}
+}
+
+func tokenTTL(app *vaultv1beta1.VaultApp) time.Duration {
+	if ttl := app.Spec.KubernetesAuth.TokenTTL; ttl != nil {
+		return ttl.Duration
+	}
+	return time.Hour
+}
+
+func refreshInterval(app *vaultv1beta1.VaultApp) time.Duration {
+	if ri := app.Spec.RefreshInterval; ri != nil && ri.Duration >= tenancy.MinRefreshInterval {
+		return ri.Duration
+	}
+	return 5 * time.Minute
+}
+
+// SetupWithManager watches VaultApps, and Namespaces because their
+// annotation decides what the VaultApps inside may have.
+func (r *VaultAppReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	maxBackoff := r.MaxBackoff
+	if maxBackoff == 0 {
+		maxBackoff = 2 * time.Minute
+	}
+	return ctrl.NewControllerManagedBy(mgr).
+		For(&vaultv1beta1.VaultApp{}).
+		Watches(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(r.vaultAppsIn)).
+		WithOptions(controller.Options{
+			MaxConcurrentReconciles: max(1, r.MaxConcurrentReconciles),
+			RateLimiter:             workqueue.NewTypedItemExponentialFailureRateLimiter[reconcile.Request](500*time.Millisecond, maxBackoff),
+		}).
+		Named("vaultapp").
+		Complete(r)
+}
+
+func (r *VaultAppReconciler) vaultAppsIn(ctx context.Context, ns client.Object) []reconcile.Request {
+	var list vaultv1beta1.VaultAppList
+	if err := r.List(ctx, &list, client.InNamespace(ns.GetName())); err != nil {
+		logf.FromContext(ctx).Error(err, "list VaultApps of a namespace", "namespace", ns.GetName())
+		return nil
+	}
+	reqs := make([]reconcile.Request, len(list.Items))
+	for i, app := range list.Items {
+		reqs[i] = reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&app)}
+	}
+	return reqs
+}

@@ -1,0 +1,90 @@
+/*
+Copyright 2026 The vault-keycloak-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package operator wires the controllers and webhooks of both API groups
+// into a manager. cmd/main.go and the envtest suites call the same Setup, so
+// the tests run the wiring that ships.
+package operator
+
+import (
+	"fmt"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	secretsv1alpha1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1alpha1"
+	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
+	vaultv1alpha1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1alpha1"
+	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
+	vaultcontroller "github.com/carbogame/vault-keycloak-operator/internal/controller/vault"
+	vaultclient "github.com/carbogame/vault-keycloak-operator/internal/vault"
+	vaultwebhook "github.com/carbogame/vault-keycloak-operator/internal/webhook/vault/v1beta1"
+)
+
+// NewScheme returns a scheme with the built-in types and every version of
+// both API groups.
+func NewScheme() *runtime.Scheme {
+	s := runtime.NewScheme()
+	utilruntime.Must(clientgoscheme.AddToScheme(s))
+	utilruntime.Must(vaultv1alpha1.AddToScheme(s))
+	utilruntime.Must(vaultv1beta1.AddToScheme(s))
+	utilruntime.Must(secretsv1alpha1.AddToScheme(s))
+	utilruntime.Must(secretsv1beta1.AddToScheme(s))
+	return s
+}
+
+// Options configure what Setup registers.
+type Options struct {
+	// Vault is the Vault the VaultApps are written to; an empty Address
+	// leaves VaultApps reporting VaultNotConfigured.
+	Vault vaultclient.Config
+	// EnableWebhooks registers the admission and conversion webhooks.
+	EnableWebhooks bool
+	// MaxConcurrentReconciles per controller.
+	MaxConcurrentReconciles int
+	// MaxBackoff caps the wait between retries after an external failure.
+	MaxBackoff time.Duration
+}
+
+// Setup registers the webhooks and controllers of both API groups.
+func Setup(mgr ctrl.Manager, opts Options) error {
+	if opts.EnableWebhooks {
+		if err := vaultwebhook.SetupVaultAppWebhookWithManager(mgr); err != nil {
+			return fmt.Errorf("VaultApp webhooks: %w", err)
+		}
+	}
+
+	var vault *vaultclient.Client
+	if opts.Vault.Address != "" {
+		var err error
+		if vault, err = vaultclient.New(opts.Vault); err != nil {
+			return err
+		}
+	}
+	if err := (&vaultcontroller.VaultAppReconciler{
+		Client:                  mgr.GetClient(),
+		Vault:                   vault,
+		Recorder:                mgr.GetEventRecorder("vaultapp-controller"),
+		MaxConcurrentReconciles: opts.MaxConcurrentReconciles,
+		MaxBackoff:              opts.MaxBackoff,
+	}).SetupWithManager(mgr); err != nil {
+		return fmt.Errorf("VaultApp controller: %w", err)
+	}
+	return nil
+}

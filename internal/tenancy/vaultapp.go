@@ -1,0 +1,152 @@
+/*
+Copyright 2026 The vault-keycloak-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package tenancy holds the rules that keep one namespace inside what the
+// cluster admin granted it. The admission webhooks reject what breaks them,
+// and the controllers check them again before they act, since a webhook can
+// be bypassed (failurePolicy, objects that predate it).
+package tenancy
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
+)
+
+// AllowedCapabilitiesAnnotation, on a Namespace, lists the Vault capabilities
+// its VaultApps may use, comma-separated. Without it: read and list.
+const AllowedCapabilitiesAnnotation = "vault.exemple.com/allowed-capabilities"
+
+// DefaultCapabilities are what a namespace may use when the admin said nothing.
+var DefaultCapabilities = []vaultv1beta1.Capability{vaultv1beta1.CapabilityRead, vaultv1beta1.CapabilityList}
+
+// grantable are the capabilities an admin can grant at all: never sudo,
+// root or deny, whatever the annotation says.
+var grantable = []vaultv1beta1.Capability{
+	vaultv1beta1.CapabilityCreate, vaultv1beta1.CapabilityRead, vaultv1beta1.CapabilityUpdate,
+	vaultv1beta1.CapabilityPatch, vaultv1beta1.CapabilityDelete, vaultv1beta1.CapabilityList,
+}
+
+// AllowedCapabilities returns what the namespace's annotation grants. Words
+// that are not grantable capabilities are ignored.
+func AllowedCapabilities(ns *corev1.Namespace) []vaultv1beta1.Capability {
+	value, ok := ns.Annotations[AllowedCapabilitiesAnnotation]
+	if !ok {
+		return slices.Clone(DefaultCapabilities)
+	}
+	var out []vaultv1beta1.Capability
+	for _, word := range strings.Split(value, ",") {
+		c := vaultv1beta1.Capability(strings.TrimSpace(word))
+		if slices.Contains(grantable, c) && !slices.Contains(out, c) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// pathPattern: the characters a KV path may hold, with the Vault globs "+"
+// (one segment) and a trailing "*".
+var pathPattern = regexp.MustCompile(`^[A-Za-z0-9_.+*-]+(/[A-Za-z0-9_.+*-]+)*/?$`)
+
+// Bounds on the durations a VaultApp may ask for.
+const (
+	MinRefreshInterval = 30 * time.Second
+	MinTokenTTL        = time.Minute
+	MaxTokenTTL        = 24 * time.Hour
+)
+
+// ValidateVaultApp checks a VaultApp against the rules of its namespace.
+// Each error names the field and the rule it breaks.
+func ValidateVaultApp(app *vaultv1beta1.VaultApp, allowed []vaultv1beta1.Capability) field.ErrorList {
+	var errs field.ErrorList
+	spec := field.NewPath("spec")
+
+	rules := spec.Child("policy", "rules")
+	for i, r := range app.Spec.Policy.Rules {
+		errs = append(errs, validatePath(rules.Index(i).Child("path"), r.Path)...)
+		for j, c := range r.Capabilities {
+			if !slices.Contains(allowed, c) {
+				errs = append(errs, field.Forbidden(rules.Index(i).Child("capabilities").Index(j),
+					fmt.Sprintf("capability %q is not allowed in namespace %q: it may use %s (set by the cluster admin in the %s annotation of the namespace)",
+						c, app.Namespace, join(allowed), AllowedCapabilitiesAnnotation)))
+			}
+		}
+	}
+
+	sas := spec.Child("kubernetesAuth", "serviceAccounts")
+	for i, sa := range app.Spec.KubernetesAuth.ServiceAccounts {
+		for _, msg := range validation.IsDNS1123Subdomain(sa) {
+			errs = append(errs, field.Invalid(sas.Index(i), sa, "must be a ServiceAccount name: "+msg))
+		}
+	}
+	if ttl := app.Spec.KubernetesAuth.TokenTTL; ttl != nil && (ttl.Duration < MinTokenTTL || ttl.Duration > MaxTokenTTL) {
+		errs = append(errs, field.Invalid(spec.Child("kubernetesAuth", "tokenTTL"), ttl.Duration.String(),
+			fmt.Sprintf("must be between %s and %s", MinTokenTTL, MaxTokenTTL)))
+	}
+	if ri := app.Spec.RefreshInterval; ri != nil && ri.Duration < MinRefreshInterval {
+		errs = append(errs, field.Invalid(spec.Child("refreshInterval"), ri.Duration.String(),
+			fmt.Sprintf("must be at least %s", MinRefreshInterval)))
+	}
+	// The policy and role are named app.<namespace>.<name>, kept to 128
+	// characters so that they stay readable in Vault's audit logs.
+	if n := len(PolicyName(app.Namespace, app.Name)); n > 128 {
+		errs = append(errs, field.TooLong(field.NewPath("metadata", "name"), len(app.Name), 128-len(PolicyName(app.Namespace, ""))))
+	}
+	return errs
+}
+
+// validatePath keeps a rule's path inside the namespace's own prefix.
+func validatePath(fld *field.Path, p string) field.ErrorList {
+	switch {
+	case strings.HasPrefix(p, "/"):
+		return field.ErrorList{field.Invalid(fld, p, "must be relative to the namespace's prefix: no leading \"/\"")}
+	case slices.Contains(strings.Split(p, "/"), ".."), slices.Contains(strings.Split(p, "/"), "."):
+		return field.ErrorList{field.Invalid(fld, p, "must stay inside the namespace's prefix: no \".\" or \"..\" segment")}
+	case strings.Contains(strings.TrimSuffix(p, "*"), "*"):
+		return field.ErrorList{field.Invalid(fld, p, "may use \"*\" only as its last character (Vault's glob)")}
+	case !pathPattern.MatchString(p):
+		return field.ErrorList{field.Invalid(fld, p, "may hold only letters, digits, \"_\", \".\", \"-\", \"+\" and \"*\", in segments separated by single \"/\"")}
+	}
+	return nil
+}
+
+// PolicyName is the name of the Vault policy and role of a VaultApp:
+// app.<namespace>.<name>. A dot, not a dash, separates them: namespace names
+// cannot hold a dot, so no two VaultApps of different namespaces can share a
+// name (with dashes, a/b-c and a-b/c would both be app-a-b-c, and one
+// namespace could overwrite another's policy).
+func PolicyName(namespace, name string) string {
+	return "app." + namespace + "." + name
+}
+
+func join(caps []vaultv1beta1.Capability) string {
+	if len(caps) == 0 {
+		return "no capability"
+	}
+	words := make([]string, len(caps))
+	for i, c := range caps {
+		words[i] = string(c)
+	}
+	return strings.Join(words, ", ")
+}

@@ -1,0 +1,197 @@
+/*
+Copyright 2026 The vault-keycloak-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package vault is the operator's only speaker of the Vault protocol: a thin
+// layer over github.com/hashicorp/vault/api that logs in once, renews its
+// token before it expires, and reads, compares and writes ACL policies and
+// Kubernetes-auth roles. It knows nothing of Kubernetes objects.
+package vault
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"sync"
+	"time"
+
+	vaultapi "github.com/hashicorp/vault/api"
+	authk8s "github.com/hashicorp/vault/api/auth/kubernetes"
+)
+
+// Config says where Vault is and how the operator logs in.
+type Config struct {
+	// Address of Vault, for example https://vault.vault.svc:8200.
+	Address string
+	// Token, when set, is used as it is (local runs: VAULT_TOKEN).
+	Token string
+	// AuthMount is the Kubernetes auth mount the operator logs in through
+	// when it has no Token, with its own ServiceAccount token.
+	AuthMount string
+	// AuthRole is the role it logs in with.
+	AuthRole string
+	// ServiceAccountTokenPath is where the ServiceAccount token is mounted.
+	ServiceAccountTokenPath string
+	// KVMount is the KV version 2 mount whose <mount>/data/<namespace>/
+	// prefix belongs to each namespace.
+	KVMount string
+	// KubernetesAuthMount is the auth mount where VaultApp roles are written.
+	KubernetesAuthMount string
+	// Timeout of one request.
+	Timeout time.Duration
+}
+
+// ConfigFromEnv reads the standard VAULT_ADDR and VAULT_TOKEN, with defaults
+// for the rest.
+func ConfigFromEnv() Config {
+	return Config{
+		Address:                 os.Getenv("VAULT_ADDR"),
+		Token:                   os.Getenv("VAULT_TOKEN"),
+		AuthMount:               "kubernetes",
+		AuthRole:                "vault-keycloak-operator",
+		ServiceAccountTokenPath: "/var/run/secrets/kubernetes.io/serviceaccount/token",
+		KVMount:                 "secret",
+		KubernetesAuthMount:     "kubernetes",
+		Timeout:                 10 * time.Second,
+	}
+}
+
+// Client talks to one Vault. It is safe for concurrent use.
+type Client struct {
+	cfg Config
+	api *vaultapi.Client
+
+	mu sync.Mutex
+	// renewAt is when the token must be renewed; zero for a token that
+	// does not expire (a root or periodic token given in Token).
+	renewAt time.Time
+	// loggedIn is false until the first successful login.
+	loggedIn bool
+}
+
+// New returns a client; it does not contact Vault until first used.
+func New(cfg Config) (*Client, error) {
+	if cfg.Address == "" {
+		return nil, errors.New("vault address is empty: set --vault-address or VAULT_ADDR")
+	}
+	apiCfg := vaultapi.DefaultConfig()
+	apiCfg.Address = cfg.Address
+	apiCfg.Timeout = cfg.Timeout
+	// Retries belong to the controller's backoff, not to each request.
+	apiCfg.MaxRetries = 0
+	c, err := vaultapi.NewClient(apiCfg)
+	if err != nil {
+		return nil, fmt.Errorf("vault client for %s: %w", cfg.Address, err)
+	}
+	// The api package reads VAULT_TOKEN by itself; the token is set only
+	// through login below, so that what Config says is what is used.
+	c.ClearToken()
+	return &Client{cfg: cfg, api: c}, nil
+}
+
+// Config returns the client's configuration.
+func (c *Client) Config() Config { return c.cfg }
+
+// ensureToken logs in on first use, and renews (or logs in again) when the
+// token is close to its expiry: one login for the life of the token, never
+// one per reconcile.
+func (c *Client) ensureToken(ctx context.Context) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.loggedIn && (c.renewAt.IsZero() || time.Now().Before(c.renewAt)) {
+		return nil
+	}
+	if c.loggedIn && c.cfg.Token == "" {
+		secret, err := c.api.Auth().Token().RenewSelfWithContext(ctx, 0)
+		observe(OpRenew, err, true)
+		if err == nil && secret != nil && secret.Auth != nil {
+			c.setExpiry(secret.Auth.LeaseDuration)
+			return nil
+		}
+		// A token past its max TTL cannot be renewed: log in again.
+	}
+	return c.login(ctx)
+}
+
+func (c *Client) login(ctx context.Context) error {
+	if c.cfg.Token != "" {
+		c.api.SetToken(c.cfg.Token)
+		secret, err := c.api.Auth().Token().LookupSelfWithContext(ctx)
+		observe(OpLogin, err, true)
+		if err != nil {
+			return fmt.Errorf("look up the configured Vault token: %w", err)
+		}
+		ttl, _ := secret.TokenTTL()
+		c.setExpiry(int(ttl.Seconds()))
+		c.loggedIn = true
+		return nil
+	}
+	auth, err := authk8s.NewKubernetesAuth(c.cfg.AuthRole,
+		authk8s.WithMountPath(c.cfg.AuthMount),
+		authk8s.WithServiceAccountTokenPath(c.cfg.ServiceAccountTokenPath))
+	if err != nil {
+		return fmt.Errorf("vault kubernetes auth: %w", err)
+	}
+	secret, err := c.api.Auth().Login(ctx, auth)
+	observe(OpLogin, err, true)
+	if err != nil {
+		return fmt.Errorf("log in to Vault through auth/%s as role %q: %w", c.cfg.AuthMount, c.cfg.AuthRole, err)
+	}
+	if secret == nil || secret.Auth == nil {
+		return fmt.Errorf("log in to Vault through auth/%s: no token in the answer", c.cfg.AuthMount)
+	}
+	c.setExpiry(secret.Auth.LeaseDuration)
+	c.loggedIn = true
+	return nil
+}
+
+// setExpiry schedules renewal at two thirds of the token's TTL.
+func (c *Client) setExpiry(ttlSeconds int) {
+	if ttlSeconds <= 0 {
+		c.renewAt = time.Time{}
+		return
+	}
+	c.renewAt = time.Now().Add(time.Duration(ttlSeconds) * time.Second * 2 / 3)
+}
+
+// forgetToken makes the next call log in again; used when Vault says the
+// token is no longer valid (revoked by hand, or Vault restarted).
+func (c *Client) forgetToken() {
+	c.mu.Lock()
+	c.loggedIn = false
+	c.mu.Unlock()
+}
+
+// do runs one request with a valid token; on 403 it logs in once more and
+// retries, since a token revoked behind the operator's back looks like that.
+func (c *Client) do(ctx context.Context, op string, fn func() (found bool, err error)) error {
+	if err := c.ensureToken(ctx); err != nil {
+		return err
+	}
+	found, err := fn()
+	var respErr *vaultapi.ResponseError
+	if errors.As(err, &respErr) && respErr.StatusCode == http.StatusForbidden && c.cfg.Token == "" {
+		observe(op, err, found)
+		c.forgetToken()
+		if err := c.ensureToken(ctx); err != nil {
+			return err
+		}
+		found, err = fn()
+	}
+	observe(op, err, found)
+	return err
+}

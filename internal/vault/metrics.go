@@ -1,0 +1,67 @@
+/*
+Copyright 2026 The vault-keycloak-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package vault
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
+)
+
+// requestsTotal counts every request the operator sends to Vault. A
+// steady-state resync shows up here as reads only.
+var requestsTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
+	Name: "vko_vault_requests_total",
+	Help: "Requests sent to Vault, by operation (login, renew, read_policy, write_policy, delete_policy, read_role, write_role, delete_role) and outcome (success, not_found, error).",
+}, []string{"operation", "outcome"})
+
+func init() {
+	metrics.Registry.MustRegister(requestsTotal)
+}
+
+// Operation names, as they appear in the operation label.
+const (
+	OpLogin        = "login"
+	OpRenew        = "renew"
+	OpReadPolicy   = "read_policy"
+	OpWritePolicy  = "write_policy"
+	OpDeletePolicy = "delete_policy"
+	OpReadRole     = "read_role"
+	OpWriteRole    = "write_role"
+	OpDeleteRole   = "delete_role"
+)
+
+func observe(op string, err error, found bool) {
+	outcome := "success"
+	switch {
+	case err != nil:
+		outcome = "error"
+	case !found:
+		outcome = "not_found"
+	}
+	requestsTotal.WithLabelValues(op, outcome).Inc()
+}
+
+// RequestCount returns how many requests of an operation were sent, of any
+// outcome. Tests use it to prove that a resync wrote nothing.
+func RequestCount(op string) float64 {
+	var total float64
+	for _, outcome := range []string{"success", "not_found", "error"} {
+		total += testutil.ToFloat64(requestsTotal.WithLabelValues(op, outcome))
+	}
+	return total
+}

@@ -1,0 +1,136 @@
+/*
+Copyright 2026 The vault-keycloak-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package vault
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"time"
+)
+
+// Role is the part of a Kubernetes-auth role that the operator owns. Vault
+// holds more fields; the ones not listed here are left at Vault's defaults.
+type Role struct {
+	// ServiceAccounts that may log in (bound_service_account_names).
+	ServiceAccounts []string
+	// Namespace they must be in (bound_service_account_namespaces).
+	Namespace string
+	// Policies attached to the tokens issued (token_policies).
+	Policies []string
+	// TTL of the tokens issued (token_ttl).
+	TTL time.Duration
+}
+
+// Equal reports whether two roles grant the same thing.
+func (r Role) Equal(o Role) bool {
+	return sortedEqual(r.ServiceAccounts, o.ServiceAccounts) && r.Namespace == o.Namespace &&
+		sortedEqual(r.Policies, o.Policies) && r.TTL == o.TTL
+}
+
+func sortedEqual(a, b []string) bool {
+	a, b = slices.Clone(a), slices.Clone(b)
+	slices.Sort(a)
+	slices.Sort(b)
+	return slices.Equal(a, b)
+}
+
+func (c *Client) rolePath(name string) string {
+	return "auth/" + c.cfg.KubernetesAuthMount + "/role/" + name
+}
+
+// ReadRole returns the role, and false when it does not exist.
+func (c *Client) ReadRole(ctx context.Context, name string) (Role, bool, error) {
+	var role Role
+	var found bool
+	err := c.do(ctx, OpReadRole, func() (bool, error) {
+		secret, err := c.api.Logical().ReadWithContext(ctx, c.rolePath(name))
+		if err != nil || secret == nil || secret.Data == nil {
+			return false, err
+		}
+		found = true
+		role = Role{
+			ServiceAccounts: stringList(secret.Data["bound_service_account_names"]),
+			Policies:        stringList(secret.Data["token_policies"]),
+			TTL:             seconds(secret.Data["token_ttl"]),
+		}
+		// The operator always binds exactly one namespace; anything else
+		// (more namespaces, "*") is drift, shown as an impossible value.
+		if ns := stringList(secret.Data["bound_service_account_namespaces"]); len(ns) == 1 {
+			role.Namespace = ns[0]
+		} else {
+			role.Namespace = fmt.Sprint(ns)
+		}
+		return true, nil
+	})
+	if err != nil {
+		return Role{}, false, fmt.Errorf("read role %q: %w", name, err)
+	}
+	return role, found, nil
+}
+
+// WriteRole creates or replaces the role.
+func (c *Client) WriteRole(ctx context.Context, name string, r Role) error {
+	err := c.do(ctx, OpWriteRole, func() (bool, error) {
+		_, err := c.api.Logical().WriteWithContext(ctx, c.rolePath(name), map[string]any{
+			"bound_service_account_names":      r.ServiceAccounts,
+			"bound_service_account_namespaces": []string{r.Namespace},
+			"token_policies":                   r.Policies,
+			"token_ttl":                        int(r.TTL.Seconds()),
+		})
+		return true, err
+	})
+	if err != nil {
+		return fmt.Errorf("write role %q: %w", name, err)
+	}
+	return nil
+}
+
+// DeleteRole removes the role; removing one that is gone is no error.
+func (c *Client) DeleteRole(ctx context.Context, name string) error {
+	err := c.do(ctx, OpDeleteRole, func() (bool, error) {
+		_, err := c.api.Logical().DeleteWithContext(ctx, c.rolePath(name))
+		return true, err
+	})
+	if err != nil {
+		return fmt.Errorf("delete role %q: %w", name, err)
+	}
+	return nil
+}
+
+func stringList(v any) []string {
+	list, _ := v.([]any)
+	out := make([]string, 0, len(list))
+	for _, item := range list {
+		if s, ok := item.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func seconds(v any) time.Duration {
+	switch n := v.(type) {
+	case json.Number:
+		i, _ := n.Int64()
+		return time.Duration(i) * time.Second
+	case float64:
+		return time.Duration(n) * time.Second
+	}
+	return 0
+}

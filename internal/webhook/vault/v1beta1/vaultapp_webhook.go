@@ -1,0 +1,153 @@
+/*
+Copyright 2026 The vault-keycloak-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package v1beta1 holds the admission webhooks of VaultApp. They are
+// registered on the hub version with matchPolicy Equivalent, so the API
+// server converts a v1alpha1 request to v1beta1 before it calls them.
+package v1beta1
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	vaultv1alpha1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1alpha1"
+	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
+	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
+)
+
+// Defaults a VaultApp gets for what it leaves out.
+const (
+	DefaultRefreshInterval = 5 * time.Minute
+	DefaultTokenTTL        = time.Hour
+)
+
+// SetupVaultAppWebhookWithManager registers the defaulting, validating and
+// conversion webhooks of VaultApp.
+func SetupVaultAppWebhookWithManager(mgr ctrl.Manager) error {
+	return ctrl.NewWebhookManagedBy(mgr, &vaultv1beta1.VaultApp{}).
+		WithDefaulter(&VaultAppDefaulter{}).
+		WithValidator(&VaultAppValidator{Client: mgr.GetClient()}).
+		Complete()
+}
+
+// +kubebuilder:webhook:path=/mutate-vault-exemple-com-v1beta1-vaultapp,mutating=true,failurePolicy=fail,sideEffects=None,groups=vault.exemple.com,resources=vaultapps,verbs=create;update,versions=v1beta1,name=mvaultapp-v1beta1.vault.exemple.com,admissionReviewVersions=v1,matchPolicy=Equivalent
+
+// VaultAppDefaulter fills in what a VaultApp leaves out.
+type VaultAppDefaulter struct{}
+
+// Default sets the ServiceAccount (the VaultApp's name), refresh interval,
+// token TTL and deletion policy.
+func (d *VaultAppDefaulter) Default(_ context.Context, app *vaultv1beta1.VaultApp) error {
+	spec := &app.Spec
+	if len(spec.KubernetesAuth.ServiceAccounts) == 0 && app.Name != "" {
+		spec.KubernetesAuth.ServiceAccounts = []string{app.Name}
+	}
+	if spec.KubernetesAuth.TokenTTL == nil {
+		spec.KubernetesAuth.TokenTTL = &metav1.Duration{Duration: DefaultTokenTTL}
+	}
+	if spec.RefreshInterval == nil {
+		spec.RefreshInterval = &metav1.Duration{Duration: DefaultRefreshInterval}
+	}
+	if spec.DeletionPolicy == "" {
+		spec.DeletionPolicy = vaultv1beta1.DeletionPolicyDelete
+	}
+	return nil
+}
+
+// +kubebuilder:webhook:path=/validate-vault-exemple-com-v1beta1-vaultapp,mutating=false,failurePolicy=fail,sideEffects=None,groups=vault.exemple.com,resources=vaultapps,verbs=create;update,versions=v1beta1,name=vvaultapp-v1beta1.vault.exemple.com,admissionReviewVersions=v1,matchPolicy=Equivalent
+
+// VaultAppValidator rejects a VaultApp that asks for more than its
+// namespace may have, or whose paths leave the namespace's prefix.
+type VaultAppValidator struct {
+	Client client.Reader
+}
+
+// ValidateCreate checks a new VaultApp.
+func (v *VaultAppValidator) ValidateCreate(ctx context.Context, app *vaultv1beta1.VaultApp) (admission.Warnings, error) {
+	return nil, v.validate(ctx, app)
+}
+
+// ValidateUpdate checks a changed VaultApp. A VaultApp being deleted is let
+// through, so that removing a finalizer is never blocked by a rule the admin
+// tightened after the VaultApp was created.
+func (v *VaultAppValidator) ValidateUpdate(ctx context.Context, _, app *vaultv1beta1.VaultApp) (admission.Warnings, error) {
+	if app.DeletionTimestamp != nil {
+		return nil, nil
+	}
+	return nil, v.validate(ctx, app)
+}
+
+// ValidateDelete lets every deletion through.
+func (v *VaultAppValidator) ValidateDelete(context.Context, *vaultv1beta1.VaultApp) (admission.Warnings, error) {
+	return nil, nil
+}
+
+func (v *VaultAppValidator) validate(ctx context.Context, app *vaultv1beta1.VaultApp) error {
+	var ns corev1.Namespace
+	if err := v.Client.Get(ctx, client.ObjectKey{Name: app.Namespace}, &ns); err != nil {
+		return apierrors.NewInternalError(fmt.Errorf("read namespace %q for its Vault grants: %w", app.Namespace, err))
+	}
+	errs := tenancy.ValidateVaultApp(app, tenancy.AllowedCapabilities(&ns))
+	if len(errs) == 0 {
+		return nil
+	}
+	if req, err := admission.RequestFromContext(ctx); err == nil && req.RequestKind != nil && req.RequestKind.Version == vaultv1alpha1.GroupVersion.Version {
+		errs = inV1alpha1Terms(errs)
+	}
+	return apierrors.NewInvalid(vaultv1beta1.GroupVersion.WithKind("VaultApp").GroupKind(), app.Name, errs)
+}
+
+// v1alpha1Fields maps the hub's field paths to the ones a v1alpha1 user wrote.
+var v1alpha1Fields = []struct {
+	hub   *regexp.Regexp
+	alpha string
+}{
+	{regexp.MustCompile(`^spec\.policy\.rules\[(\d+)\]\.path$`), "spec.secretPaths[$1]"},
+	{regexp.MustCompile(`^spec\.policy\.rules\[\d+\]\.capabilities\[\d+\]$`), "spec.vaultPolicy"},
+	{regexp.MustCompile(`^spec\.kubernetesAuth\.serviceAccounts\[0\]$`), "spec.serviceAccount"},
+}
+
+// inV1alpha1Terms renames the fields of errors found on a converted v1alpha1
+// object, so that the message points at what its author can change. Errors
+// repeated by the renaming (one per rule for the same preset) are dropped.
+func inV1alpha1Terms(errs field.ErrorList) field.ErrorList {
+	var out field.ErrorList
+	seen := map[string]bool{}
+	for _, e := range errs {
+		e := *e
+		for _, m := range v1alpha1Fields {
+			if m.hub.MatchString(e.Field) {
+				e.Field = m.hub.ReplaceAllString(e.Field, m.alpha)
+				break
+			}
+		}
+		if key := e.Field + e.Type.String() + e.Detail; !seen[key] {
+			seen[key] = true
+			out = append(out, &e)
+		}
+	}
+	return out
+}

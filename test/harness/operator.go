@@ -1,0 +1,160 @@
+/*
+Copyright 2026 The vault-keycloak-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package harness
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"time"
+
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/controller-runtime/pkg/webhook"
+
+	"github.com/carbogame/vault-keycloak-operator/internal/operator"
+)
+
+// Operator is a control plane (kube-apiserver + etcd) with the CRDs and
+// webhook configurations installed, and the manager running in-process with
+// the webhooks served to that API server — the wiring of cmd/main.go.
+type Operator struct {
+	Env        *envtest.Environment
+	Config     *rest.Config
+	Client     client.Client
+	Kubeconfig string
+	// Kubectl is the kubectl built beside kube-apiserver.
+	Kubectl string
+	cancel  context.CancelFunc
+	done    chan error
+	logs    syncBuffer
+}
+
+// Logs returns everything the manager logged so far, for tests that prove
+// no secret reaches a log line.
+func (op *Operator) Logs() string { return op.logs.String() }
+
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// RepoRoot is the root of this repository, for config/ paths.
+func RepoRoot() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..")
+}
+
+// StartOperator starts the control plane and the manager with opts. Stop
+// ends both.
+func StartOperator(opts operator.Options) (*Operator, error) {
+	op := &Operator{}
+	logf.SetLogger(zap.New(zap.WriteTo(io.MultiWriter(os.Stderr, &op.logs)), zap.UseDevMode(true)))
+	assets := os.Getenv("KUBEBUILDER_ASSETS")
+	if err := requireFile(assets, "control plane", "KUBEBUILDER_ASSETS"); err != nil {
+		return nil, err
+	}
+	root := RepoRoot()
+	scheme := operator.NewScheme()
+	env := &envtest.Environment{
+		Scheme:                scheme,
+		CRDDirectoryPaths:     []string{filepath.Join(root, "config", "crd", "bases")},
+		ErrorIfCRDPathMissing: true,
+		WebhookInstallOptions: envtest.WebhookInstallOptions{Paths: []string{filepath.Join(root, "config", "webhook")}},
+	}
+	cfg, err := env.Start()
+	if err != nil {
+		return nil, fmt.Errorf("start kube-apiserver and etcd: %w", err)
+	}
+	op.Env, op.Config, op.Kubectl = env, cfg, filepath.Join(assets, "kubectl")
+	fail := func(err error) (*Operator, error) { _ = env.Stop(); return nil, err }
+
+	if op.Client, err = client.New(cfg, client.Options{Scheme: scheme}); err != nil {
+		return fail(err)
+	}
+	user, err := env.AddUser(envtest.User{Name: "test-admin", Groups: []string{"system:masters"}}, nil)
+	if err != nil {
+		return fail(err)
+	}
+	kubeconfig, err := user.KubeConfig()
+	if err != nil {
+		return fail(err)
+	}
+	dir, err := os.MkdirTemp("", "vko-envtest-")
+	if err != nil {
+		return fail(err)
+	}
+	op.Kubeconfig = filepath.Join(dir, "kubeconfig")
+	if err := os.WriteFile(op.Kubeconfig, kubeconfig, 0o600); err != nil {
+		return fail(err)
+	}
+
+	wh := env.WebhookInstallOptions
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		Scheme:  scheme,
+		Metrics: metricsserver.Options{BindAddress: "0"},
+		WebhookServer: webhook.NewServer(webhook.Options{
+			Host: wh.LocalServingHost, Port: wh.LocalServingPort, CertDir: wh.LocalServingCertDir,
+		}),
+	})
+	if err != nil {
+		return fail(err)
+	}
+	opts.EnableWebhooks = true
+	if err := operator.Setup(mgr, opts); err != nil {
+		return fail(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	op.cancel, op.done = cancel, make(chan error, 1)
+	go func() { op.done <- mgr.Start(ctx) }()
+
+	// The API server calls the webhooks: wait until they answer.
+	if err := waitTLS(ctx, fmt.Sprintf("%s:%d", wh.LocalServingHost, wh.LocalServingPort), 30*time.Second); err != nil {
+		op.Stop()
+		return nil, err
+	}
+	return op, nil
+}
+
+// Stop ends the manager, then the control plane.
+func (op *Operator) Stop() {
+	op.cancel()
+	<-op.done
+	_ = op.Env.Stop()
+}
