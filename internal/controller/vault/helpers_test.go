@@ -92,7 +92,7 @@ func events(t *testing.T, namespace, name string) map[string][]string {
 func waitEvent(t *testing.T, namespace, name, reason string) {
 	t.Helper()
 	NewWithT(t).Eventually(func() map[string][]string { return events(t, namespace, name) }).
-		WithTimeout(10*time.Second).Should(HaveKey(reason))
+		WithTimeout(10 * time.Second).Should(HaveKey(reason))
 }
 
 // readPolicy reads a policy as the Vault administrator.

@@ -23,8 +23,8 @@ import (
 	"testing"
 	"time"
 
-	. "github.com/onsi/gomega"
 	vaultapi "github.com/hashicorp/vault/api"
+	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -396,7 +396,7 @@ func waitGone(t *testing.T, app *vaultv1beta1.VaultApp) {
 	NewWithT(t).Eventually(func() bool {
 		err := op.Client.Get(context.Background(), client.ObjectKeyFromObject(app), &vaultv1beta1.VaultApp{})
 		return client.IgnoreNotFound(err) == nil && err != nil
-	}).WithTimeout(30 * time.Second).Should(BeTrue(), "VaultApp %s is still there", app.Name)
+	}).WithTimeout(30*time.Second).Should(BeTrue(), "VaultApp %s is still there", app.Name)
 }
 
 func conditionMessage(app *vaultv1beta1.VaultApp, typ string) string {
