@@ -85,12 +85,16 @@ func ValidateVaultApp(app *vaultv1beta1.VaultApp, allowed []vaultv1beta1.Capabil
 	rules := spec.Child("policy", "rules")
 	for i, r := range app.Spec.Policy.Rules {
 		errs = append(errs, validatePath(rules.Index(i).Child("path"), r.Path)...)
-		for j, c := range r.Capabilities {
+		var refused []vaultv1beta1.Capability
+		for _, c := range r.Capabilities {
 			if !slices.Contains(allowed, c) {
-				errs = append(errs, field.Forbidden(rules.Index(i).Child("capabilities").Index(j),
-					fmt.Sprintf("capability %q is not allowed in namespace %q: it may use %s (set by the cluster admin in the %s annotation of the namespace)",
-						c, app.Namespace, join(allowed), AllowedCapabilitiesAnnotation)))
+				refused = append(refused, c)
 			}
+		}
+		if len(refused) > 0 {
+			errs = append(errs, field.Forbidden(rules.Index(i).Child("capabilities"),
+				fmt.Sprintf("%s not allowed in namespace %q: it may use %s (the cluster admin sets this in the namespace's %s annotation)",
+					join(refused), app.Namespace, join(allowed), AllowedCapabilitiesAnnotation)))
 		}
 	}
 

@@ -300,7 +300,7 @@ func TestVaultAppThatNeverSyncedCanBeDeleted(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := waitCondition(t, client.ObjectKeyFromObject(app), shared.TypeReady, metav1.ConditionFalse, shared.ReasonNotAllowed, 20*time.Second)
-	if msg := conditionMessage(got, shared.TypeReady); !strings.Contains(msg, `capability "create" is not allowed in namespace`) {
+	if msg := conditionMessage(got, shared.TypeReady); !strings.Contains(msg, `create not allowed in namespace`) {
 		t.Errorf("Ready message = %q", msg)
 	}
 	waitEvent(t, ns, app.Name, shared.ReasonNotAllowed)

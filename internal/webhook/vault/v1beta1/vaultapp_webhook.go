@@ -26,6 +26,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -90,11 +91,13 @@ func (v *VaultAppValidator) ValidateCreate(ctx context.Context, app *vaultv1beta
 	return nil, v.validate(ctx, app)
 }
 
-// ValidateUpdate checks a changed VaultApp. A VaultApp being deleted is let
-// through, so that removing a finalizer is never blocked by a rule the admin
-// tightened after the VaultApp was created.
-func (v *VaultAppValidator) ValidateUpdate(ctx context.Context, _, app *vaultv1beta1.VaultApp) (admission.Warnings, error) {
-	if app.DeletionTimestamp != nil {
+// ValidateUpdate checks a changed spec. An update that leaves the spec as it
+// was (finalizers, labels, a deletion in progress) is let through: the admin
+// may have tightened the namespace's grants since the VaultApp was admitted,
+// and that must not block its finalizer or its deletion. The controller
+// reports such a VaultApp NotAllowed and writes nothing for it.
+func (v *VaultAppValidator) ValidateUpdate(ctx context.Context, old, app *vaultv1beta1.VaultApp) (admission.Warnings, error) {
+	if app.DeletionTimestamp != nil || equality.Semantic.DeepEqual(old.Spec, app.Spec) {
 		return nil, nil
 	}
 	return nil, v.validate(ctx, app)
@@ -126,7 +129,7 @@ var v1alpha1Fields = []struct {
 	alpha string
 }{
 	{regexp.MustCompile(`^spec\.policy\.rules\[(\d+)\]\.path$`), "spec.secretPaths[$1]"},
-	{regexp.MustCompile(`^spec\.policy\.rules\[\d+\]\.capabilities\[\d+\]$`), "spec.vaultPolicy"},
+	{regexp.MustCompile(`^spec\.policy\.rules\[\d+\]\.capabilities$`), "spec.vaultPolicy"},
 	{regexp.MustCompile(`^spec\.kubernetesAuth\.serviceAccounts\[0\]$`), "spec.serviceAccount"},
 }
 
