@@ -65,6 +65,9 @@ func main() {
 		"The KV version 2 mount; each namespace owns <mount>/data/<namespace>/.")
 	flag.StringVar(&vaultCfg.KubernetesAuthMount, "vault-kubernetes-auth-mount", vaultCfg.KubernetesAuthMount,
 		"The Kubernetes auth mount where the VaultApps' roles are written.")
+	operatorNamespace := os.Getenv("OPERATOR_NAMESPACE")
+	flag.StringVar(&operatorNamespace, "operator-namespace", operatorNamespace,
+		"The namespace of the KeycloakServers' credentials Secrets (default: OPERATOR_NAMESPACE, set from the pod's namespace).")
 	var maxConcurrent int
 	var maxBackoff time.Duration
 	flag.IntVar(&maxConcurrent, "max-concurrent-reconciles", 2, "How many objects of each kind are reconciled at once.")
@@ -92,6 +95,7 @@ func main() {
 
 	mgr, err := ctrl.NewManager(ctrl.GetConfigOrDie(), ctrl.Options{
 		Scheme:                 operator.NewScheme(),
+		Cache:                  operator.CacheOptions(),
 		Metrics:                metricsOptions,
 		WebhookServer:          webhook.NewServer(webhook.Options{TLSOpts: tlsOpts, CertDir: webhookCertPath}),
 		HealthProbeBindAddress: probeAddr,
@@ -105,6 +109,7 @@ func main() {
 
 	if err := operator.Setup(mgr, operator.Options{
 		Vault:                   vaultCfg,
+		OperatorNamespace:       operatorNamespace,
 		EnableWebhooks:          enableWebhooks,
 		MaxConcurrentReconciles: maxConcurrent,
 		MaxBackoff:              maxBackoff,

@@ -23,17 +23,23 @@ import (
 	"fmt"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	secretsv1alpha1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1alpha1"
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
 	vaultv1alpha1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1alpha1"
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
+	secretscontroller "github.com/carbogame/vault-keycloak-operator/internal/controller/secrets"
 	vaultcontroller "github.com/carbogame/vault-keycloak-operator/internal/controller/vault"
+	"github.com/carbogame/vault-keycloak-operator/internal/keycloak"
 	vaultclient "github.com/carbogame/vault-keycloak-operator/internal/vault"
+	secretswebhook "github.com/carbogame/vault-keycloak-operator/internal/webhook/secrets/v1beta1"
 	vaultwebhook "github.com/carbogame/vault-keycloak-operator/internal/webhook/vault/v1beta1"
 )
 
@@ -49,11 +55,24 @@ func NewScheme() *runtime.Scheme {
 	return s
 }
 
+// CacheOptions limit the manager's cache of Secrets to the ones the operator
+// manages: it watches those (a deleted or edited target is repaired at once)
+// without holding every Secret of the cluster in memory. Other Secrets (a
+// KeycloakServer's credentials, a foreign Secret in the way) are read from
+// the API server directly.
+func CacheOptions() cache.Options {
+	return cache.Options{ByObject: map[client.Object]cache.ByObject{
+		&corev1.Secret{}: {Label: secretscontroller.ManagedSecrets()},
+	}}
+}
+
 // Options configure what Setup registers.
 type Options struct {
 	// Vault is the Vault the VaultApps are written to; an empty Address
 	// leaves VaultApps reporting VaultNotConfigured.
 	Vault vaultclient.Config
+	// OperatorNamespace holds the KeycloakServers' credentials Secrets.
+	OperatorNamespace string
 	// EnableWebhooks registers the admission and conversion webhooks.
 	EnableWebhooks bool
 	// MaxConcurrentReconciles per controller.
@@ -67,6 +86,12 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 	if opts.EnableWebhooks {
 		if err := vaultwebhook.SetupVaultAppWebhookWithManager(mgr); err != nil {
 			return fmt.Errorf("VaultApp webhooks: %w", err)
+		}
+		if err := secretswebhook.SetupKeycloakClientCredentialWebhookWithManager(mgr); err != nil {
+			return fmt.Errorf("KeycloakClientCredential webhooks: %w", err)
+		}
+		if err := secretswebhook.SetupKeycloakServerWebhookWithManager(mgr); err != nil {
+			return fmt.Errorf("KeycloakServer webhooks: %w", err)
 		}
 	}
 
@@ -85,6 +110,26 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 		MaxBackoff:              opts.MaxBackoff,
 	}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("VaultApp controller: %w", err)
+	}
+
+	servers := &secretscontroller.ServerSource{Reader: mgr.GetAPIReader(), Namespace: opts.OperatorNamespace, Pool: keycloak.NewPool()}
+	if err := (&secretscontroller.KeycloakServerReconciler{
+		Client:     mgr.GetClient(),
+		Servers:    servers,
+		Recorder:   mgr.GetEventRecorder("keycloakserver-controller"),
+		MaxBackoff: opts.MaxBackoff,
+	}).SetupWithManager(mgr); err != nil {
+		return fmt.Errorf("KeycloakServer controller: %w", err)
+	}
+	if err := (&secretscontroller.KeycloakClientCredentialReconciler{
+		Client:                  mgr.GetClient(),
+		Reader:                  mgr.GetAPIReader(),
+		Servers:                 servers,
+		Recorder:                mgr.GetEventRecorder("keycloakclientcredential-controller"),
+		MaxConcurrentReconciles: opts.MaxConcurrentReconciles,
+		MaxBackoff:              opts.MaxBackoff,
+	}).SetupWithManager(mgr); err != nil {
+		return fmt.Errorf("KeycloakClientCredential controller: %w", err)
 	}
 	return nil
 }

@@ -58,6 +58,33 @@ const (
 	ReasonDeleteFailed = "DeleteFailed"
 	// ReasonPending: not reconciled yet.
 	ReasonPending = "Pending"
+
+	// ReasonConnected: the operator logged in to the Keycloak server.
+	ReasonConnected = "Connected"
+	// ReasonKeycloakError: Keycloak did not answer, or refused.
+	ReasonKeycloakError = "KeycloakError"
+	// ReasonUnauthorized: Keycloak refused the operator's credentials.
+	ReasonUnauthorized = "Unauthorized"
+	// ReasonCredentialsInvalid: the KeycloakServer's credentials Secret is missing or incomplete.
+	ReasonCredentialsInvalid = "CredentialsInvalid"
+	// ReasonServerNotFound: the KeycloakServer named in the source does not exist.
+	ReasonServerNotFound = "ServerNotFound"
+	// ReasonServerNotAllowed: the KeycloakServer does not list the resource's namespace.
+	ReasonServerNotAllowed = "ServerNotAllowed"
+	// ReasonClientNotFound: no client, or more than one, has the clientId.
+	ReasonClientNotFound = "ClientNotFound"
+	// ReasonNoUsableSecret: Keycloak returned an empty or masked secret; nothing is written.
+	ReasonNoUsableSecret = "NoUsableSecret"
+	// ReasonSecretNotOwned: a Secret of the target name exists and is not the operator's.
+	ReasonSecretNotOwned = "SecretNotOwned"
+	// ReasonTargetNotAllowed: the target namespace does not consent.
+	ReasonTargetNotAllowed = "TargetNotAllowed"
+	// ReasonTargetFailed: writing a target Secret failed.
+	ReasonTargetFailed = "TargetFailed"
+	// ReasonPartiallySynced: some targets are in step, others are not.
+	ReasonPartiallySynced = "PartiallySynced"
+	// ReasonRotated: the operator regenerated the client secret in Keycloak.
+	ReasonRotated = "Rotated"
 )
 
 // SetCondition sets a condition for the object's current generation and

@@ -29,7 +29,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
@@ -37,6 +36,7 @@ import (
 	vaultv1alpha1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1alpha1"
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
 	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
+	"github.com/carbogame/vault-keycloak-operator/internal/webhook/terms"
 )
 
 // Defaults a VaultApp gets for what it leaves out.
@@ -117,40 +117,13 @@ func (v *VaultAppValidator) validate(ctx context.Context, app *vaultv1beta1.Vaul
 	if len(errs) == 0 {
 		return nil
 	}
-	if req, err := admission.RequestFromContext(ctx); err == nil && req.RequestKind != nil && req.RequestKind.Version == vaultv1alpha1.GroupVersion.Version {
-		errs = inV1alpha1Terms(errs)
-	}
+	errs = terms.ForRequest(ctx, errs, vaultv1alpha1.GroupVersion.Version, v1alpha1Fields)
 	return apierrors.NewInvalid(vaultv1beta1.GroupVersion.WithKind("VaultApp").GroupKind(), app.Name, errs)
 }
 
 // v1alpha1Fields maps the hub's field paths to the ones a v1alpha1 user wrote.
-var v1alpha1Fields = []struct {
-	hub   *regexp.Regexp
-	alpha string
-}{
-	{regexp.MustCompile(`^spec\.policy\.rules\[(\d+)\]\.path$`), "spec.secretPaths[$1]"},
-	{regexp.MustCompile(`^spec\.policy\.rules\[\d+\]\.capabilities$`), "spec.vaultPolicy"},
-	{regexp.MustCompile(`^spec\.kubernetesAuth\.serviceAccounts\[0\]$`), "spec.serviceAccount"},
-}
-
-// inV1alpha1Terms renames the fields of errors found on a converted v1alpha1
-// object, so that the message points at what its author can change. Errors
-// repeated by the renaming (one per rule for the same preset) are dropped.
-func inV1alpha1Terms(errs field.ErrorList) field.ErrorList {
-	var out field.ErrorList
-	seen := map[string]bool{}
-	for _, e := range errs {
-		e := *e
-		for _, m := range v1alpha1Fields {
-			if m.hub.MatchString(e.Field) {
-				e.Field = m.hub.ReplaceAllString(e.Field, m.alpha)
-				break
-			}
-		}
-		if key := e.Field + e.Type.String() + e.Detail; !seen[key] {
-			seen[key] = true
-			out = append(out, &e)
-		}
-	}
-	return out
+var v1alpha1Fields = []terms.Rename{
+	{Hub: regexp.MustCompile(`^spec\.policy\.rules\[(\d+)\]\.path$`), Spoke: "spec.secretPaths[$1]"},
+	{Hub: regexp.MustCompile(`^spec\.policy\.rules\[\d+\]\.capabilities$`), Spoke: "spec.vaultPolicy"},
+	{Hub: regexp.MustCompile(`^spec\.kubernetesAuth\.serviceAccounts\[0\]$`), Spoke: "spec.serviceAccount"},
 }

@@ -1,0 +1,482 @@
+/*
+Copyright 2026 The vault-keycloak-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package secrets reconciles the secrets.carbogame.com group: KeycloakServers
+// (can the operator log in?) and KeycloakClientCredentials (copy a client's
+// secret into Secrets, and keep them in step).
+package secrets
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/client-go/util/workqueue"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
+	"github.com/carbogame/vault-keycloak-operator/internal/controller/shared"
+	"github.com/carbogame/vault-keycloak-operator/internal/keycloak"
+	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
+)
+
+// CredentialFinalizer keeps a KeycloakClientCredential until the Secrets it
+// wrote are removed (or, with Retain, released).
+const CredentialFinalizer = "secrets.carbogame.com/cleanup"
+
+// Defaults for what a KeycloakClientCredential leaves out.
+const (
+	DefaultRefreshInterval = 10 * time.Minute
+	MinRefreshInterval     = 30 * time.Second
+)
+
+// KeycloakClientCredentialReconciler copies Keycloak client secrets into Secrets.
+type KeycloakClientCredentialReconciler struct {
+	client.Client
+	// Reader reads what the cache does not hold: Secrets the operator does
+	// not own (to find a foreign Secret in the way).
+	Reader   client.Reader
+	Servers  *ServerSource
+	Recorder events.EventRecorder
+	// MaxConcurrentReconciles is how many resources are reconciled at once.
+	MaxConcurrentReconciles int
+	// MaxBackoff caps the wait between two retries after a Keycloak failure.
+	MaxBackoff time.Duration
+	// Now is the clock (tests move it for rotation); time.Now when nil.
+	Now func() time.Time
+}
+
+// sourceError is a failure to obtain the client secret, with its reason.
+type sourceError struct {
+	reason string
+	err    error
+	// retry: a transient failure, retried with backoff; otherwise the
+	// resource waits for a change (of itself, its server, its namespace).
+	retry bool
+}
+
+func (e *sourceError) Error() string { return e.err.Error() }
+
+// Reconcile observes the resource, Keycloak and the target Secrets, and
+// writes only the Secrets that differ.
+func (r *KeycloakClientCredentialReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	log := logf.FromContext(ctx)
+	var kcc secretsv1beta1.KeycloakClientCredential
+	if err := r.Get(ctx, req.NamespacedName, &kcc); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	before := kcc.Status.DeepCopy()
+
+	if !kcc.DeletionTimestamp.IsZero() {
+		return ctrl.Result{}, r.finalize(ctx, &kcc)
+	}
+	if controllerutil.AddFinalizer(&kcc, CredentialFinalizer) {
+		if err := r.Update(ctx, &kcc); err != nil {
+			return ctrl.Result{}, fmt.Errorf("add finalizer: %w", err)
+		}
+	}
+
+	// Observe the source: Keycloak's current secret (rotating it first when due).
+	data, srcErr := r.source(ctx, &kcc)
+	if srcErr != nil {
+		// The last good Secrets stay as they are.
+		log.Info("client secret not available", "reason", srcErr.reason, "error", srcErr.err.Error())
+		shared.SetCondition(&kcc.Status.Conditions, kcc.Generation, shared.TypeSourceAvailable, false, srcErr.reason, srcErr.Error())
+		shared.SetCondition(&kcc.Status.Conditions, kcc.Generation, shared.TypeReady, false, srcErr.reason, srcErr.Error())
+		r.warnOnChange(&kcc, before, srcErr.reason, srcErr.Error())
+		if err := r.writeStatus(ctx, &kcc, before); err != nil {
+			return ctrl.Result{}, err
+		}
+		if srcErr.retry {
+			return ctrl.Result{}, srcErr.err
+		}
+		return ctrl.Result{RequeueAfter: refreshInterval(&kcc)}, nil
+	}
+	shared.SetCondition(&kcc.Status.Conditions, kcc.Generation, shared.TypeSourceAvailable, true, shared.ReasonSynced,
+		fmt.Sprintf("read the secret of client %q in realm %q", kcc.Spec.Source.ClientID, kcc.Spec.Source.Realm))
+
+	// Compare and act, target by target.
+	results := make([]secretsv1beta1.TargetStatus, 0, len(targetNamespaces(&kcc)))
+	var failed []string
+	var retry error
+	for _, ns := range targetNamespaces(&kcc) {
+		res, err := r.syncTarget(ctx, &kcc, ns, data, before)
+		results = append(results, res)
+		if !res.Synced {
+			failed = append(failed, ns+": "+res.Message)
+		}
+		if err != nil {
+			retry = errors.Join(retry, err)
+		}
+	}
+	if err := r.pruneUntargeted(ctx, &kcc); err != nil {
+		retry = errors.Join(retry, err)
+	}
+	kcc.Status.Targets = results
+
+	if len(failed) == 0 {
+		msg := fmt.Sprintf("Secret %s is in step in %d namespace(s)", kcc.Spec.Target.SecretName, len(results))
+		shared.SetCondition(&kcc.Status.Conditions, kcc.Generation, shared.TypeSecretsSynced, true, shared.ReasonSynced, msg)
+		shared.SetCondition(&kcc.Status.Conditions, kcc.Generation, shared.TypeReady, true, shared.ReasonSynced, msg)
+		if kcc.Status.LastSyncTime == nil || !equality.Semantic.DeepEqual(before.Targets, kcc.Status.Targets) {
+			now := metav1.NewTime(r.now())
+			kcc.Status.LastSyncTime = &now
+		}
+	} else {
+		reason := shared.ReasonPartiallySynced
+		if len(failed) == len(results) {
+			reason = results[0].Reason
+		}
+		msg := fmt.Sprintf("%d of %d target(s) not in step: %s", len(failed), len(results), joinShort(failed))
+		shared.SetCondition(&kcc.Status.Conditions, kcc.Generation, shared.TypeSecretsSynced, false, reason, msg)
+		shared.SetCondition(&kcc.Status.Conditions, kcc.Generation, shared.TypeReady, false, reason, msg)
+	}
+	kcc.Status.ObservedGeneration = kcc.Generation
+	if err := r.writeStatus(ctx, &kcc, before); err != nil {
+		return ctrl.Result{}, err
+	}
+	if retry != nil {
+		return ctrl.Result{}, retry
+	}
+	return ctrl.Result{RequeueAfter: r.nextCheck(&kcc)}, nil
+}
+
+// source returns the Secret data of the client, from Keycloak.
+func (r *KeycloakClientCredentialReconciler) source(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential) (map[string][]byte, *sourceError) {
+	src := kcc.Spec.Source
+	var server secretsv1beta1.KeycloakServer
+	if err := r.Get(ctx, client.ObjectKey{Name: src.ServerRef.Name}, &server); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, &sourceError{reason: shared.ReasonServerNotFound, err: fmt.Errorf("KeycloakServer %q does not exist", src.ServerRef.Name)}
+		}
+		return nil, &sourceError{reason: shared.ReasonKeycloakError, err: err, retry: true}
+	}
+	if !tenancy.ServerAllows(&server, kcc.Namespace) {
+		return nil, &sourceError{reason: shared.ReasonServerNotAllowed,
+			err: fmt.Errorf("KeycloakServer %q does not list namespace %q in spec.allowedNamespaces", server.Name, kcc.Namespace)}
+	}
+	kc, err := r.Servers.Server(ctx, &server)
+	if err != nil {
+		return nil, classify(err)
+	}
+	if err := r.rotateIfDue(ctx, kcc, kc); err != nil {
+		return nil, classify(err)
+	}
+	cred, err := kc.ClientSecret(ctx, src.Realm, src.ClientID)
+	if err != nil {
+		return nil, classify(err)
+	}
+	return desiredData(kcc, cred.ClientID, cred.Secret, kc.IssuerURL(src.Realm), kc.TokenURL(src.Realm)), nil
+}
+
+// classify gives a Keycloak failure its reason, and says whether retrying
+// with backoff can help.
+func classify(err error) *sourceError {
+	switch {
+	case errors.Is(err, errCredentials):
+		return &sourceError{reason: shared.ReasonCredentialsInvalid, err: err}
+	case errors.Is(err, keycloak.ErrUnauthorized):
+		return &sourceError{reason: shared.ReasonUnauthorized, err: err}
+	case errors.Is(err, keycloak.ErrClientNotFound):
+		return &sourceError{reason: shared.ReasonClientNotFound, err: err}
+	case errors.Is(err, keycloak.ErrNoUsableSecret):
+		return &sourceError{reason: shared.ReasonNoUsableSecret, err: err}
+	}
+	return &sourceError{reason: shared.ReasonKeycloakError, err: err, retry: true}
+}
+
+// rotateIfDue regenerates the client secret in Keycloak when the rotation
+// interval has passed since the last rotation (or since creation).
+func (r *KeycloakClientCredentialReconciler) rotateIfDue(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential, kc *keycloak.Server) error {
+	due, ok := rotationDue(kcc)
+	if !ok || r.now().Before(due) {
+		return nil
+	}
+	if err := kc.RegenerateSecret(ctx, kcc.Spec.Source.Realm, kcc.Spec.Source.ClientID); err != nil {
+		return err
+	}
+	now := metav1.NewTime(r.now())
+	kcc.Status.LastRotationTime = &now
+	r.Recorder.Eventf(kcc, nil, corev1.EventTypeNormal, shared.ReasonRotated, "Rotate",
+		"regenerated the secret of client %q in Keycloak", kcc.Spec.Source.ClientID)
+	return nil
+}
+
+func rotationDue(kcc *secretsv1beta1.KeycloakClientCredential) (time.Time, bool) {
+	if kcc.Spec.Rotation == nil || kcc.Spec.Rotation.Interval.Duration <= 0 {
+		return time.Time{}, false
+	}
+	last := kcc.CreationTimestamp.Time
+	if kcc.Status.LastRotationTime != nil {
+		last = kcc.Status.LastRotationTime.Time
+	}
+	return last.Add(kcc.Spec.Rotation.Interval.Duration), true
+}
+
+// syncTarget brings one target Secret in step. The error is for a failure
+// worth retrying; a refusal (no consent, foreign Secret) is only reported.
+func (r *KeycloakClientCredentialReconciler) syncTarget(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential, ns string, data map[string][]byte, before *secretsv1beta1.KeycloakClientCredentialStatus) (secretsv1beta1.TargetStatus, error) {
+	res := secretsv1beta1.TargetStatus{Namespace: ns}
+	fail := func(reason, msg string, err error) (secretsv1beta1.TargetStatus, error) {
+		res.Reason, res.Message = reason, msg
+		if !slices.ContainsFunc(before.Targets, func(t secretsv1beta1.TargetStatus) bool { return t == res }) {
+			r.Recorder.Eventf(kcc, nil, corev1.EventTypeWarning, reason, "Sync", "namespace %s: %s", ns, msg)
+		}
+		return res, err
+	}
+	name := kcc.Spec.Target.SecretName
+
+	var namespace corev1.Namespace
+	if err := r.Get(ctx, client.ObjectKey{Name: ns}, &namespace); err != nil {
+		return fail(shared.ReasonTargetFailed, "read namespace: "+err.Error(), client.IgnoreNotFound(err))
+	}
+	if !tenancy.ConsentsTo(&namespace, kcc.Namespace) {
+		return fail(shared.ReasonTargetNotAllowed, fmt.Sprintf("namespace %s does not consent: its %s annotation does not list %q",
+			ns, tenancy.AllowedSourceNamespacesAnnotation, kcc.Namespace), nil)
+	}
+
+	var current corev1.Secret
+	err := r.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &current)
+	switch {
+	case apierrors.IsNotFound(err):
+		// Not in the cache: it may still exist, unmanaged. Ask the API server.
+		var foreign corev1.Secret
+		if ferr := r.Reader.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &foreign); ferr == nil {
+			return fail(shared.ReasonSecretNotOwned, fmt.Sprintf("Secret %s/%s exists and was not written for this resource: left untouched", ns, name), nil)
+		} else if !apierrors.IsNotFound(ferr) {
+			return fail(shared.ReasonTargetFailed, ferr.Error(), ferr)
+		}
+		if err := r.Create(ctx, newTargetSecret(kcc, ns, data)); err != nil {
+			return fail(shared.ReasonTargetFailed, "create Secret: "+err.Error(), err)
+		}
+		reason, verb := shared.ReasonCreated, "created"
+		if wasSynced(before, ns) {
+			reason, verb = shared.ReasonDriftRepaired, "re-created deleted"
+		}
+		r.Recorder.Eventf(kcc, nil, corev1.EventTypeNormal, reason, "Sync", "%s Secret %s/%s", verb, ns, name)
+	case err != nil:
+		return fail(shared.ReasonTargetFailed, err.Error(), err)
+	case !isOwnedBy(&current, kcc):
+		return fail(shared.ReasonSecretNotOwned, fmt.Sprintf("Secret %s/%s is managed for another resource: left untouched", ns, name), nil)
+	default:
+		edited := current.Annotations[DataHashAnnotation] != dataHash(current.Data)
+		if applyDesired(&current, kcc, data) {
+			// Updated in place: tools such as Reloader watch updates.
+			if err := r.Update(ctx, &current); err != nil {
+				return fail(shared.ReasonTargetFailed, "update Secret: "+err.Error(), err)
+			}
+			reason, msg := shared.ReasonUpdated, "updated Secret %s/%s"
+			if edited {
+				reason, msg = shared.ReasonDriftRepaired, "restored edited Secret %s/%s"
+			}
+			r.Recorder.Eventf(kcc, nil, corev1.EventTypeNormal, reason, "Sync", msg, ns, name)
+		}
+	}
+	res.Synced, res.Reason = true, shared.ReasonSynced
+	return res, nil
+}
+
+func wasSynced(status *secretsv1beta1.KeycloakClientCredentialStatus, ns string) bool {
+	return slices.ContainsFunc(status.Targets, func(t secretsv1beta1.TargetStatus) bool { return t.Namespace == ns && t.Synced })
+}
+
+// pruneUntargeted removes the Secrets this resource wrote in namespaces it
+// no longer targets.
+func (r *KeycloakClientCredentialReconciler) pruneUntargeted(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential) error {
+	var list corev1.SecretList
+	if err := r.List(ctx, &list, client.MatchingLabels(ownedBy(kcc))); err != nil {
+		return fmt.Errorf("list owned Secrets: %w", err)
+	}
+	targets := targetNamespaces(kcc)
+	var errs error
+	for i := range list.Items {
+		s := &list.Items[i]
+		if slices.Contains(targets, s.Namespace) && s.Name == kcc.Spec.Target.SecretName {
+			continue
+		}
+		if err := r.Delete(ctx, s); client.IgnoreNotFound(err) != nil {
+			errs = errors.Join(errs, fmt.Errorf("delete Secret %s/%s no longer targeted: %w", s.Namespace, s.Name, err))
+			continue
+		}
+		r.Recorder.Eventf(kcc, nil, corev1.EventTypeNormal, shared.ReasonDeleted, "Prune", "deleted Secret %s/%s, no longer a target", s.Namespace, s.Name)
+	}
+	return errs
+}
+
+// finalize removes the Secrets written for the resource (Delete), or leaves
+// them (Retain). Keycloak is not needed for either.
+func (r *KeycloakClientCredentialReconciler) finalize(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential) error {
+	if !controllerutil.ContainsFinalizer(kcc, CredentialFinalizer) {
+		return nil
+	}
+	if kcc.Spec.DeletionPolicy != secretsv1beta1.DeletionPolicyRetain {
+		var list corev1.SecretList
+		if err := r.List(ctx, &list, client.MatchingLabels(ownedBy(kcc))); err != nil {
+			return fmt.Errorf("list owned Secrets: %w", err)
+		}
+		for i := range list.Items {
+			if err := r.Delete(ctx, &list.Items[i]); client.IgnoreNotFound(err) != nil {
+				return fmt.Errorf("delete Secret %s/%s: %w", list.Items[i].Namespace, list.Items[i].Name, err)
+			}
+		}
+		r.Recorder.Eventf(kcc, nil, corev1.EventTypeNormal, shared.ReasonDeleted, "Delete", "deleted %d Secret(s)", len(list.Items))
+	} else {
+		r.Recorder.Eventf(kcc, nil, corev1.EventTypeNormal, shared.ReasonRetained, "Delete", "left the Secrets in place (deletionPolicy Retain)")
+	}
+	controllerutil.RemoveFinalizer(kcc, CredentialFinalizer)
+	if err := r.Update(ctx, kcc); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("remove finalizer: %w", err)
+	}
+	return nil
+}
+
+// warnOnChange records a Warning Event when the failure is new.
+func (r *KeycloakClientCredentialReconciler) warnOnChange(kcc *secretsv1beta1.KeycloakClientCredential, before *secretsv1beta1.KeycloakClientCredentialStatus, reason, msg string) {
+	if !equality.Semantic.DeepEqual(before.Conditions, kcc.Status.Conditions) {
+		r.Recorder.Eventf(kcc, nil, corev1.EventTypeWarning, reason, "Sync", "%s", msg)
+	}
+}
+
+// writeStatus writes the status only when it changed.
+func (r *KeycloakClientCredentialReconciler) writeStatus(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential, before *secretsv1beta1.KeycloakClientCredentialStatus) error {
+	if equality.Semantic.DeepEqual(*before, kcc.Status) {
+		return nil
+	}
+	if err := r.Status().Update(ctx, kcc); err != nil {
+		return fmt.Errorf("update status: %w", err)
+	}
+	return nil
+}
+
+func (r *KeycloakClientCredentialReconciler) now() time.Time {
+	if r.Now != nil {
+		return r.Now()
+	}
+	return time.Now()
+}
+
+// nextCheck is the refresh interval, or sooner when a rotation is due.
+func (r *KeycloakClientCredentialReconciler) nextCheck(kcc *secretsv1beta1.KeycloakClientCredential) time.Duration {
+	next := refreshInterval(kcc)
+	if due, ok := rotationDue(kcc); ok {
+		next = min(next, max(time.Second, due.Sub(r.now())))
+	}
+	return next
+}
+
+func targetNamespaces(kcc *secretsv1beta1.KeycloakClientCredential) []string {
+	if len(kcc.Spec.Target.Namespaces) == 0 {
+		return []string{kcc.Namespace}
+	}
+	return kcc.Spec.Target.Namespaces
+}
+
+func refreshInterval(kcc *secretsv1beta1.KeycloakClientCredential) time.Duration {
+	if ri := kcc.Spec.RefreshInterval; ri != nil && ri.Duration >= MinRefreshInterval {
+		return ri.Duration
+	}
+	return DefaultRefreshInterval
+}
+
+func joinShort(items []string) string {
+	const limit = 3
+	if len(items) > limit {
+		return fmt.Sprintf("%s; and %d more", strings.Join(items[:limit], "; "), len(items)-limit)
+	}
+	return strings.Join(items, "; ")
+}
+
+// Index of KeycloakClientCredentials by the KeycloakServer they read from.
+const serverRefIndex = "spec.source.serverRef.name"
+
+// SetupWithManager watches the resources, the Secrets they own (through the
+// label-filtered cache: a deleted or edited Secret is repaired at once), their
+// KeycloakServers, and Namespaces (consent).
+func (r *KeycloakClientCredentialReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &secretsv1beta1.KeycloakClientCredential{}, serverRefIndex,
+		func(o client.Object) []string {
+			return []string{o.(*secretsv1beta1.KeycloakClientCredential).Spec.Source.ServerRef.Name}
+		}); err != nil {
+		return err
+	}
+	maxBackoff := r.MaxBackoff
+	if maxBackoff == 0 {
+		maxBackoff = 2 * time.Minute
+	}
+	return ctrl.NewControllerManagedBy(mgr).
+		For(&secretsv1beta1.KeycloakClientCredential{}).
+		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(ownerOfSecret)).
+		Watches(&secretsv1beta1.KeycloakServer{}, handler.EnqueueRequestsFromMapFunc(r.usersOfServer)).
+		Watches(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(r.targetingNamespace)).
+		WithOptions(controller.Options{
+			MaxConcurrentReconciles: max(1, r.MaxConcurrentReconciles),
+			RateLimiter:             workqueue.NewTypedItemExponentialFailureRateLimiter[reconcile.Request](500*time.Millisecond, maxBackoff),
+		}).
+		Named("keycloakclientcredential").
+		Complete(r)
+}
+
+func ownerOfSecret(_ context.Context, o client.Object) []reconcile.Request {
+	ns, name := o.GetLabels()[OwnerNamespaceLabel], o.GetLabels()[OwnerNameLabel]
+	if ns == "" || name == "" {
+		return nil
+	}
+	return []reconcile.Request{{NamespacedName: client.ObjectKey{Namespace: ns, Name: name}}}
+}
+
+func (r *KeycloakClientCredentialReconciler) usersOfServer(ctx context.Context, o client.Object) []reconcile.Request {
+	var list secretsv1beta1.KeycloakClientCredentialList
+	if err := r.List(ctx, &list, client.MatchingFields{serverRefIndex: o.GetName()}); err != nil {
+		logf.FromContext(ctx).Error(err, "list users of a KeycloakServer", "server", o.GetName())
+		return nil
+	}
+	return requests(list.Items, func(*secretsv1beta1.KeycloakClientCredential) bool { return true })
+}
+
+func (r *KeycloakClientCredentialReconciler) targetingNamespace(ctx context.Context, o client.Object) []reconcile.Request {
+	var list secretsv1beta1.KeycloakClientCredentialList
+	if err := r.List(ctx, &list); err != nil {
+		logf.FromContext(ctx).Error(err, "list KeycloakClientCredentials")
+		return nil
+	}
+	return requests(list.Items, func(k *secretsv1beta1.KeycloakClientCredential) bool {
+		return slices.Contains(targetNamespaces(k), o.GetName())
+	})
+}
+
+func requests(items []secretsv1beta1.KeycloakClientCredential, keep func(*secretsv1beta1.KeycloakClientCredential) bool) []reconcile.Request {
+	var out []reconcile.Request
+	for i := range items {
+		if keep(&items[i]) {
+			out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&items[i])})
+		}
+	}
+	return out
+}

@@ -1,0 +1,116 @@
+/*
+Copyright 2026 The vault-keycloak-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package secrets
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/client-go/util/workqueue"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
+	"github.com/carbogame/vault-keycloak-operator/internal/controller/shared"
+)
+
+// ServerCheckInterval is how often a KeycloakServer's connection is checked.
+const ServerCheckInterval = 5 * time.Minute
+
+// KeycloakServerReconciler reports whether the operator can log in to each
+// KeycloakServer, and the version it runs.
+type KeycloakServerReconciler struct {
+	client.Client
+	Servers    *ServerSource
+	Recorder   events.EventRecorder
+	MaxBackoff time.Duration
+}
+
+// Reconcile logs in (through the pooled, cached token) and reads the
+// server's version.
+func (r *KeycloakServerReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	var server secretsv1beta1.KeycloakServer
+	if err := r.Get(ctx, req.NamespacedName, &server); err != nil {
+		if client.IgnoreNotFound(err) == nil {
+			r.Servers.Pool.Forget(req.Name)
+		}
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	before := server.Status.DeepCopy()
+
+	version, err := r.version(ctx, &server)
+	if err != nil {
+		src := classify(err)
+		shared.SetCondition(&server.Status.Conditions, server.Generation, shared.TypeConnected, false, src.reason, err.Error())
+		if !equality.Semantic.DeepEqual(before.Conditions, server.Status.Conditions) {
+			r.Recorder.Eventf(&server, nil, corev1.EventTypeWarning, src.reason, "Connect", "%s", err.Error())
+		}
+	} else {
+		server.Status.Version = version
+		shared.SetCondition(&server.Status.Conditions, server.Generation, shared.TypeConnected, true, shared.ReasonConnected,
+			fmt.Sprintf("logged in to realm %q; Keycloak %s", realmOf(&server), version))
+		if !equality.Semantic.DeepEqual(before.Conditions, server.Status.Conditions) {
+			r.Recorder.Eventf(&server, nil, corev1.EventTypeNormal, shared.ReasonConnected, "Connect", "connected to Keycloak %s", version)
+		}
+	}
+	server.Status.ObservedGeneration = server.Generation
+	if !equality.Semantic.DeepEqual(*before, server.Status) {
+		if err := r.Status().Update(ctx, &server); err != nil {
+			return ctrl.Result{}, fmt.Errorf("update status: %w", err)
+		}
+	}
+	if err != nil && classify(err).retry {
+		return ctrl.Result{}, err
+	}
+	return ctrl.Result{RequeueAfter: ServerCheckInterval}, nil
+}
+
+func (r *KeycloakServerReconciler) version(ctx context.Context, server *secretsv1beta1.KeycloakServer) (string, error) {
+	kc, err := r.Servers.Server(ctx, server)
+	if err != nil {
+		return "", err
+	}
+	return kc.Version(ctx)
+}
+
+func realmOf(s *secretsv1beta1.KeycloakServer) string {
+	if s.Spec.Realm == "" {
+		return "master"
+	}
+	return s.Spec.Realm
+}
+
+// SetupWithManager watches KeycloakServers.
+func (r *KeycloakServerReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	maxBackoff := r.MaxBackoff
+	if maxBackoff == 0 {
+		maxBackoff = 2 * time.Minute
+	}
+	return ctrl.NewControllerManagedBy(mgr).
+		For(&secretsv1beta1.KeycloakServer{}).
+		WithOptions(controller.Options{
+			RateLimiter: workqueue.NewTypedItemExponentialFailureRateLimiter[reconcile.Request](500*time.Millisecond, maxBackoff),
+		}).
+		Named("keycloakserver").
+		Complete(r)
+}

@@ -1,0 +1,85 @@
+/*
+Copyright 2026 The vault-keycloak-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package secrets
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
+	"github.com/carbogame/vault-keycloak-operator/internal/keycloak"
+)
+
+// Keys of the KeycloakServer credentials Secret.
+const (
+	CredentialClientID     = "clientId"
+	CredentialClientSecret = "clientSecret"
+	CredentialUsername     = "username"
+	CredentialPassword     = "password"
+)
+
+// errCredentials marks a KeycloakServer whose credentials Secret is missing
+// or incomplete: the admin must act, retrying sooner does not help.
+var errCredentials = errors.New("credentials unusable")
+
+// ServerSource turns a KeycloakServer into a pooled keycloak.Server.
+type ServerSource struct {
+	// Reader reads the credentials Secret straight from the API server:
+	// the cache holds only the Secrets the operator owns.
+	Reader client.Reader
+	// Namespace is the operator's own namespace, where credentials live.
+	Namespace string
+	Pool      *keycloak.Pool
+}
+
+// Server returns the pooled client of a KeycloakServer, built from its spec
+// and its credentials Secret.
+func (s *ServerSource) Server(ctx context.Context, server *secretsv1beta1.KeycloakServer) (*keycloak.Server, error) {
+	var creds corev1.Secret
+	key := client.ObjectKey{Namespace: s.Namespace, Name: server.Spec.CredentialsSecretRef.Name}
+	if err := s.Reader.Get(ctx, key, &creds); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, fmt.Errorf("%w: Secret %s not found in the operator's namespace", errCredentials, key)
+		}
+		return nil, fmt.Errorf("read credentials Secret %s: %w", key, err)
+	}
+	cfg := keycloak.ServerConfig{
+		URL:      server.Spec.URL,
+		Realm:    server.Spec.Realm,
+		Auth:     keycloak.AuthType(server.Spec.AuthType),
+		CABundle: server.Spec.CABundle,
+	}
+	need := []string{CredentialClientID, CredentialClientSecret}
+	if cfg.Auth == keycloak.Password {
+		need = []string{CredentialUsername, CredentialPassword}
+	} else {
+		cfg.Auth = keycloak.ClientCredentials
+	}
+	for _, k := range need {
+		if len(creds.Data[k]) == 0 {
+			return nil, fmt.Errorf("%w: Secret %s has no %q key (authType %s needs %q and %q)", errCredentials, key, k, cfg.Auth, need[0], need[1])
+		}
+	}
+	cfg.ClientID, cfg.ClientSecret = string(creds.Data[CredentialClientID]), string(creds.Data[CredentialClientSecret])
+	cfg.Username, cfg.Password = string(creds.Data[CredentialUsername]), string(creds.Data[CredentialPassword])
+	return s.Pool.Server(server.Name, cfg)
+}
