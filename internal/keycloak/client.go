@@ -125,6 +125,9 @@ type Server struct {
 }
 
 func newServer(name string, cfg ServerConfig) (*Server, error) {
+	// The fingerprint is of the configuration as given, before defaults, so
+	// that the pool finds this server again for the same KeycloakServer.
+	fingerprint := cfg.fingerprint()
 	if cfg.Realm == "" {
 		cfg.Realm = "master"
 	}
@@ -143,7 +146,7 @@ func newServer(name string, cfg ServerConfig) (*Server, error) {
 		}
 		rc.SetTLSClientConfig(&tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12})
 	}
-	return &Server{name: name, cfg: cfg, fingerprint: cfg.fingerprint(), gc: gc}, nil
+	return &Server{name: name, cfg: cfg, fingerprint: fingerprint, gc: gc}, nil
 }
 
 // accessToken returns the cached token, logging in when there is none or it

@@ -40,7 +40,10 @@ type Keycloak struct {
 	URL      string
 	User     string
 	Password string
-	proc     *Process
+
+	home, logDir       string
+	httpPort, mgmtPort int
+	proc               *Process
 }
 
 // StartKeycloak starts "kc.sh start-dev" on free loopback ports and waits
@@ -58,25 +61,33 @@ func StartKeycloak(ctx context.Context, logDir string) (*Keycloak, error) {
 	if err != nil {
 		return nil, err
 	}
-	k := &Keycloak{URL: "http://127.0.0.1:" + strconv.Itoa(httpPort), User: "admin", Password: "admin-password-for-tests"}
-	k.proc, err = start("keycloak", logDir,
+	k := &Keycloak{URL: "http://127.0.0.1:" + strconv.Itoa(httpPort), User: "admin", Password: "admin-password-for-tests",
+		home: home, logDir: logDir, httpPort: httpPort, mgmtPort: mgmtPort}
+	if k.proc, err = k.start(ctx); err != nil {
+		return nil, err
+	}
+	return k, nil
+}
+
+func (k *Keycloak) start(ctx context.Context) (*Process, error) {
+	proc, err := start("keycloak", k.logDir,
 		[]string{"KC_BOOTSTRAP_ADMIN_USERNAME=" + k.User, "KC_BOOTSTRAP_ADMIN_PASSWORD=" + k.Password},
-		filepath.Join(home, "bin", "kc.sh"),
+		filepath.Join(k.home, "bin", "kc.sh"),
 		"start-dev",
 		"--http-host=127.0.0.1",
-		"--http-port="+strconv.Itoa(httpPort),
-		"--http-management-port="+strconv.Itoa(mgmtPort),
+		"--http-port="+strconv.Itoa(k.httpPort),
+		"--http-management-port="+strconv.Itoa(k.mgmtPort),
 		// In memory: nothing is written into the shared cache, and two
 		// instances (the shared one and a test's own) never share a database.
 		"--db=dev-mem")
 	if err != nil {
 		return nil, err
 	}
-	if err := k.proc.waitHTTP(ctx, k.URL+"/realms/master", 5*time.Minute); err != nil {
-		k.proc.Stop()
+	if err := proc.waitHTTP(ctx, k.URL+"/realms/master", 5*time.Minute); err != nil {
+		proc.Stop()
 		return nil, err
 	}
-	return k, nil
+	return proc, nil
 }
 
 // Stop ends the server; its in-memory realms are gone.
@@ -94,4 +105,15 @@ func KeycloakFromEnv() (*Keycloak, error) {
 		return nil, fmt.Errorf("no Keycloak to test against: %s, %s and %s are %w; run 'make test', which starts a real Keycloak dev server", EnvKeycloakURL, EnvKeycloakUser, EnvKeycloakPassword, errNotConfigured)
 	}
 	return k, nil
+}
+
+// Restart starts a new dev server on the same address after Stop. Like
+// every dev server with an in-memory database, it starts empty.
+func (k *Keycloak) Restart(ctx context.Context) error {
+	if k.home == "" {
+		return fmt.Errorf("keycloak at %s was not started by this harness", k.URL)
+	}
+	var err error
+	k.proc, err = k.start(ctx)
+	return err
 }

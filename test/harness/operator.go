@@ -48,7 +48,7 @@ type Operator struct {
 	Client     client.Client
 	Kubeconfig string
 	// Kubectl is the kubectl built beside kube-apiserver.
-	Kubectl string
+	KubectlPath string
 	cancel  context.CancelFunc
 	done    chan error
 	logs    syncBuffer
@@ -102,7 +102,7 @@ func StartOperator(opts operator.Options) (*Operator, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start kube-apiserver and etcd: %w", err)
 	}
-	op.Env, op.Config, op.Kubectl = env, cfg, filepath.Join(assets, "kubectl")
+	op.Env, op.Config, op.KubectlPath = env, cfg, filepath.Join(assets, "kubectl")
 	fail := func(err error) (*Operator, error) { _ = env.Stop(); return nil, err }
 
 	if op.Client, err = client.New(cfg, client.Options{Scheme: scheme}); err != nil {
@@ -159,3 +159,4 @@ func (op *Operator) Stop() {
 	<-op.done
 	_ = op.Env.Stop()
 }
+

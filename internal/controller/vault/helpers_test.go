@@ -17,82 +17,36 @@ limitations under the License.
 package vault_test
 
 import (
-	"context"
-	"fmt"
-	"math/rand/v2"
-	"regexp"
-	"strings"
 	"testing"
 	"time"
 
-	. "github.com/onsi/gomega"
-	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
 	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
 	vaultclient "github.com/carbogame/vault-keycloak-operator/internal/vault"
+	"github.com/carbogame/vault-keycloak-operator/test/harness"
 )
-
-// newNamespace creates a namespace of its own for a test, with the given
-// annotations (the cluster admin's grants).
-func newNamespace(t *testing.T, annotations map[string]string) string {
-	t.Helper()
-	name := strings.ToLower(regexp.MustCompile(`[^a-zA-Z0-9]+`).ReplaceAllString(t.Name(), "-"))
-	if len(name) > 40 {
-		name = name[:40]
-	}
-	name = fmt.Sprintf("%s-%04d", strings.Trim(name, "-"), rand.IntN(10000))
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, Annotations: annotations}}
-	if err := op.Client.Create(context.Background(), ns); err != nil {
-		t.Fatalf("create namespace: %v", err)
-	}
-	return name
-}
 
 // allowAll is the grant of a namespace that may use every capability.
 var allowAll = map[string]string{tenancy.AllowedCapabilitiesAnnotation: "create,read,update,patch,delete,list"}
+
+func newNamespace(t *testing.T, annotations map[string]string) string {
+	t.Helper()
+	return op.NewNamespace(t, annotations)
+}
 
 // waitCondition waits until the VaultApp's condition has the status and
 // reason, and returns the VaultApp as it was then.
 func waitCondition(t *testing.T, key client.ObjectKey, typ string, status metav1.ConditionStatus, reason string, timeout time.Duration) *vaultv1beta1.VaultApp {
 	t.Helper()
-	g := NewWithT(t)
-	app := &vaultv1beta1.VaultApp{}
-	g.Eventually(func(g Gomega) {
-		g.Expect(op.Client.Get(context.Background(), key, app)).To(Succeed())
-		c := meta.FindStatusCondition(app.Status.Conditions, typ)
-		g.Expect(c).NotTo(BeNil(), "condition %s not set yet", typ)
-		g.Expect(c.Status).To(Equal(status), "condition %s: %s", typ, c.Message)
-		g.Expect(c.Reason).To(Equal(reason), "condition %s: %s", typ, c.Message)
-		g.Expect(c.ObservedGeneration).To(Equal(app.Generation))
-	}).WithTimeout(timeout).WithPolling(200 * time.Millisecond).Should(Succeed())
-	return app
+	return harness.WaitCondition(t, op, key, func(a *vaultv1beta1.VaultApp) []metav1.Condition { return a.Status.Conditions }, typ, status, reason, timeout)
 }
 
-// events returns the Events recorded about an object, by reason.
-func events(t *testing.T, namespace, name string) map[string][]string {
-	t.Helper()
-	var list corev1.EventList
-	if err := op.Client.List(context.Background(), &list, client.InNamespace(namespace)); err != nil {
-		t.Fatalf("list events: %v", err)
-	}
-	out := map[string][]string{}
-	for _, e := range list.Items {
-		if e.InvolvedObject.Name == name {
-			out[e.Reason] = append(out[e.Reason], e.Message)
-		}
-	}
-	return out
-}
-
-// waitEvent waits until an Event with the reason is recorded about the object.
 func waitEvent(t *testing.T, namespace, name, reason string) {
 	t.Helper()
-	NewWithT(t).Eventually(func() map[string][]string { return events(t, namespace, name) }).
-		WithTimeout(10 * time.Second).Should(HaveKey(reason))
+	op.WaitEvent(t, namespace, name, reason)
 }
 
 // readPolicy reads a policy as the Vault administrator.

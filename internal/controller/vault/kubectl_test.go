@@ -18,7 +18,6 @@ package vault_test
 
 import (
 	"context"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"testing"
@@ -31,15 +30,9 @@ import (
 	"github.com/carbogame/vault-keycloak-operator/test/harness"
 )
 
-// kubectl runs the kubectl built beside kube-apiserver against the test's
-// API server, and returns what it printed.
 func kubectl(t *testing.T, args ...string) string {
 	t.Helper()
-	out, err := exec.Command(op.Kubectl, append([]string{"--kubeconfig", op.Kubeconfig}, args...)...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("kubectl %v: %v\n%s", args, err, out)
-	}
-	return string(out)
+	return op.Kubectl(t, args...)
 }
 
 // TestSamplesApplyAndBecomeReady applies config/samples of both versions as

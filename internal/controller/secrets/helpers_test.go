@@ -1,0 +1,104 @@
+/*
+Copyright 2026 The vault-keycloak-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package secrets_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
+	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
+	"github.com/carbogame/vault-keycloak-operator/test/harness"
+)
+
+func waitCredential(t *testing.T, key client.ObjectKey, typ string, status metav1.ConditionStatus, reason string, timeout time.Duration) *secretsv1beta1.KeycloakClientCredential {
+	t.Helper()
+	return harness.WaitCondition(t, op, key, func(k *secretsv1beta1.KeycloakClientCredential) []metav1.Condition { return k.Status.Conditions },
+		typ, status, reason, timeout)
+}
+
+func waitServer(t *testing.T, name, typ string, status metav1.ConditionStatus, reason string, timeout time.Duration) *secretsv1beta1.KeycloakServer {
+	t.Helper()
+	return harness.WaitCondition(t, op, client.ObjectKey{Name: name}, func(k *secretsv1beta1.KeycloakServer) []metav1.Condition { return k.Status.Conditions },
+		typ, status, reason, timeout)
+}
+
+// newServer creates a KeycloakServer for the test, logging in to k's master
+// realm as its admin, usable from the namespaces listed.
+func newServer(t *testing.T, k *harness.Keycloak, allowed ...string) string {
+	t.Helper()
+	name := fmt.Sprintf("kc-%04d", rand.IntN(10000))
+	s := &secretsv1beta1.KeycloakServer{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: secretsv1beta1.KeycloakServerSpec{
+			URL:                  k.URL,
+			AuthType:             secretsv1beta1.AuthPassword,
+			CredentialsSecretRef: secretsv1beta1.SecretReference{Name: adminCredentials},
+			AllowedNamespaces:    allowed,
+		},
+	}
+	if err := op.Client.Create(context.Background(), s); err != nil {
+		t.Fatalf("create KeycloakServer: %v", err)
+	}
+	return name
+}
+
+// newClientID creates a confidential client in the suite's realm.
+func newClientID(t *testing.T, secret string) string {
+	t.Helper()
+	id := fmt.Sprintf("app-%04d", rand.IntN(10000))
+	if err := createClient(context.Background(), kc, realm, id, secret); err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+func credential(ns, name, server, clientID string, targets ...string) *secretsv1beta1.KeycloakClientCredential {
+	return &secretsv1beta1.KeycloakClientCredential{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+		Spec: secretsv1beta1.KeycloakClientCredentialSpec{
+			Source: secretsv1beta1.CredentialSource{ServerRef: secretsv1beta1.ServerReference{Name: server}, Realm: realm, ClientID: clientID},
+			Target: secretsv1beta1.TargetSpec{
+				SecretName: name + "-creds",
+				Namespaces: targets,
+				Keys:       secretsv1beta1.SecretKeys{ClientID: "key", ClientSecret: "secret"},
+			},
+			RefreshInterval: &metav1.Duration{Duration: 30 * time.Second},
+		},
+	}
+}
+
+// consenting is the annotation of a namespace that accepts Secrets from source.
+func consenting(source string) map[string]string {
+	return map[string]string{tenancy.AllowedSourceNamespacesAnnotation: source}
+}
+
+func secretOf(t *testing.T, ns, name string) *corev1.Secret {
+	t.Helper()
+	var s corev1.Secret
+	if err := op.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, &s); err != nil {
+		t.Fatalf("read Secret %s/%s: %v", ns, name, err)
+	}
+	return &s
+}

@@ -1,0 +1,335 @@
+/*
+Copyright 2026 The vault-keycloak-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package secrets_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/Nerzal/gocloak/v13"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	secretsv1alpha1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1alpha1"
+	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
+	"github.com/carbogame/vault-keycloak-operator/internal/controller/shared"
+)
+
+const readyWithin = 30 * time.Second
+
+func TestSecretWrittenInTwoNamespacesWithKeyMapping(t *testing.T) {
+	ctx := context.Background()
+	ns := op.NewNamespace(t, nil)
+	other := op.NewNamespace(t, consenting(ns))
+	server := newServer(t, kc, ns)
+	clientID := newClientID(t, "")
+	kcc := credential(ns, "gitea", server, clientID, ns, other)
+	kcc.Spec.Target.Keys.IssuerURL = "issuer"
+	kcc.Spec.Target.Keys.TokenURL = "token_url"
+	kcc.Spec.Target.Labels = map[string]string{"reloader.stakater.com/match": "true"}
+	if err := op.Client.Create(ctx, kcc); err != nil {
+		t.Fatal(err)
+	}
+	got := waitCredential(t, client.ObjectKeyFromObject(kcc), shared.TypeReady, metav1.ConditionTrue, shared.ReasonSynced, readyWithin)
+	waitCredential(t, client.ObjectKeyFromObject(kcc), shared.TypeSourceAvailable, metav1.ConditionTrue, shared.ReasonSynced, time.Second)
+	waitCredential(t, client.ObjectKeyFromObject(kcc), shared.TypeSecretsSynced, metav1.ConditionTrue, shared.ReasonSynced, time.Second)
+
+	want, err := clientSecretOf(ctx, kc, realm, clientID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, target := range []string{ns, other} {
+		s := secretOf(t, target, "gitea-creds")
+		NewWithT(t).Expect(s.Data).To(Equal(map[string][]byte{
+			"key":       []byte(clientID),
+			"secret":    []byte(want),
+			"issuer":    []byte(kc.URL + "/realms/" + realm),
+			"token_url": []byte(kc.URL + "/realms/" + realm + "/protocol/openid-connect/token"),
+		}), "Secret in %s", target)
+		NewWithT(t).Expect(s.Type).To(Equal(corev1.SecretTypeOpaque))
+		NewWithT(t).Expect(s.Labels).To(HaveKeyWithValue("reloader.stakater.com/match", "true"))
+	}
+	NewWithT(t).Expect(got.Status.Targets).To(ConsistOf(
+		secretsv1beta1.TargetStatus{Namespace: ns, Synced: true, Reason: shared.ReasonSynced},
+		secretsv1beta1.TargetStatus{Namespace: other, Synced: true, Reason: shared.ReasonSynced},
+	))
+	op.WaitEvent(t, ns, "gitea", shared.ReasonCreated)
+
+	// Read as v1alpha1: the shape of the seeds.
+	var alpha secretsv1alpha1.KeycloakClientCredential
+	if err := op.Client.Get(ctx, client.ObjectKeyFromObject(kcc), &alpha); err != nil {
+		t.Fatal(err)
+	}
+	NewWithT(t).Expect(alpha.Spec.Source).To(Equal(secretsv1alpha1.Source{KeycloakServer: server, Realm: realm, ClientID: clientID}))
+	NewWithT(t).Expect(alpha.Spec.Target.Namespace).To(Equal([]string{ns, other}))
+	NewWithT(t).Expect(alpha.Spec.Target.Fields).To(Equal(secretsv1alpha1.Fields{ClientID: "key", ClientSecret: "secret"}))
+	NewWithT(t).Expect(alpha.Spec.Target.RefreshPeriod.Duration).To(Equal(30 * time.Second))
+}
+
+func TestV1alpha1CredentialReadsBackAsV1beta1(t *testing.T) {
+	ctx := context.Background()
+	ns := op.NewNamespace(t, nil)
+	server := newServer(t, kc, ns)
+	clientID := newClientID(t, "")
+	alpha := &secretsv1alpha1.KeycloakClientCredential{
+		ObjectMeta: metav1.ObjectMeta{Name: "legacy", Namespace: ns},
+		Spec: secretsv1alpha1.KeycloakClientCredentialSpec{
+			Source: secretsv1alpha1.Source{KeycloakServer: server, Realm: realm, ClientID: clientID},
+			Target: secretsv1alpha1.Target{
+				SecretName: "legacy-creds", Namespace: []string{ns}, RefreshPeriod: &metav1.Duration{Duration: 10 * time.Minute},
+				Fields: secretsv1alpha1.Fields{ClientID: "key", ClientSecret: "secret"},
+			},
+		},
+	}
+	if err := op.Client.Create(ctx, alpha); err != nil {
+		t.Fatal(err)
+	}
+	beta := waitCredential(t, client.ObjectKeyFromObject(alpha), shared.TypeReady, metav1.ConditionTrue, shared.ReasonSynced, readyWithin)
+	NewWithT(t).Expect(beta.Spec.Source.ServerRef.Name).To(Equal(server))
+	NewWithT(t).Expect(beta.Spec.Target.Keys).To(Equal(secretsv1beta1.SecretKeys{ClientID: "key", ClientSecret: "secret"}))
+	NewWithT(t).Expect(beta.Spec.DeletionPolicy).To(Equal(secretsv1beta1.DeletionPolicyDelete), "defaulted")
+	want, _ := clientSecretOf(ctx, kc, realm, clientID)
+	NewWithT(t).Expect(string(secretOf(t, ns, "legacy-creds").Data["secret"])).To(Equal(want))
+
+	var back secretsv1alpha1.KeycloakClientCredential
+	if err := op.Client.Get(ctx, client.ObjectKeyFromObject(alpha), &back); err != nil {
+		t.Fatal(err)
+	}
+	NewWithT(t).Expect(back.Spec).To(Equal(alpha.Spec))
+}
+
+// TestSecretWorksAndARegeneratedSecretPropagates uses the Secret as its
+// workload would: a client-credentials token request to Keycloak.
+func TestSecretWorksAndARegeneratedSecretPropagates(t *testing.T) {
+	ctx := context.Background()
+	ns := op.NewNamespace(t, nil)
+	server := newServer(t, kc, ns)
+	clientID := newClientID(t, "")
+	kcc := credential(ns, "app", server, clientID)
+	if err := op.Client.Create(ctx, kcc); err != nil {
+		t.Fatal(err)
+	}
+	waitCredential(t, client.ObjectKeyFromObject(kcc), shared.TypeReady, metav1.ConditionTrue, shared.ReasonSynced, readyWithin)
+	old := secretOf(t, ns, "app-creds")
+	tokenRequest := func(s *corev1.Secret) error {
+		_, err := gocloak.NewClient(kc.URL).LoginClient(ctx, string(s.Data["key"]), string(s.Data["secret"]), realm)
+		return err
+	}
+	if err := tokenRequest(old); err != nil {
+		t.Fatalf("a token request with the Secret's values failed: %v", err)
+	}
+
+	if err := regenerate(ctx, kc, realm, clientID); err != nil {
+		t.Fatal(err)
+	}
+	var updated *corev1.Secret
+	NewWithT(t).Eventually(func() string {
+		updated = secretOf(t, ns, "app-creds")
+		return string(updated.Data["secret"])
+	}).WithTimeout(45*time.Second).WithPolling(time.Second).ShouldNot(Equal(string(old.Data["secret"])), "new secret propagated within refreshInterval")
+	NewWithT(t).Expect(updated.UID).To(Equal(old.UID), "updated in place, not re-created")
+	if err := tokenRequest(old); err == nil {
+		t.Fatal("the old secret still works after regeneration")
+	}
+	if err := tokenRequest(updated); err != nil {
+		t.Fatalf("the propagated secret does not work: %v", err)
+	}
+	op.WaitEvent(t, ns, "app", shared.ReasonUpdated)
+}
+
+func TestRotationRegeneratesTheSecretWhenDue(t *testing.T) {
+	ctx := context.Background()
+	ns := op.NewNamespace(t, nil)
+	server := newServer(t, kc, ns)
+	clientID := newClientID(t, "")
+	kcc := credential(ns, "rotated", server, clientID)
+	kcc.Spec.Rotation = &secretsv1beta1.RotationSpec{Interval: metav1.Duration{Duration: time.Hour}}
+	if err := op.Client.Create(ctx, kcc); err != nil {
+		t.Fatal(err)
+	}
+	got := waitCredential(t, client.ObjectKeyFromObject(kcc), shared.TypeReady, metav1.ConditionTrue, shared.ReasonSynced, readyWithin)
+	before := string(secretOf(t, ns, "rotated-creds").Data["secret"])
+	NewWithT(t).Expect(got.Status.LastRotationTime).To(BeNil(), "not due within the first hour")
+
+	// The last rotation was two hours ago: one is due now.
+	got.Status.LastRotationTime = &metav1.Time{Time: time.Now().Add(-2 * time.Hour)}
+	if err := op.Client.Status().Update(ctx, got); err != nil {
+		t.Fatal(err)
+	}
+	op.WaitEvent(t, ns, "rotated", shared.ReasonRotated)
+	NewWithT(t).Eventually(func() string { return string(secretOf(t, ns, "rotated-creds").Data["secret"]) }).
+		WithTimeout(10 * time.Second).ShouldNot(Equal(before))
+	now, _ := clientSecretOf(ctx, kc, realm, clientID)
+	NewWithT(t).Expect(string(secretOf(t, ns, "rotated-creds").Data["secret"])).To(Equal(now))
+}
+
+func TestDeletedOrEditedSecretIsRepairedAtOnce(t *testing.T) {
+	ctx := context.Background()
+	ns := op.NewNamespace(t, nil)
+	server := newServer(t, kc, ns)
+	clientID := newClientID(t, "")
+	kcc := credential(ns, "app", server, clientID)
+	kcc.Spec.RefreshInterval = &metav1.Duration{Duration: time.Hour} // repairs must not wait for the refresh
+	if err := op.Client.Create(ctx, kcc); err != nil {
+		t.Fatal(err)
+	}
+	waitCredential(t, client.ObjectKeyFromObject(kcc), shared.TypeReady, metav1.ConditionTrue, shared.ReasonSynced, readyWithin)
+	good := secretOf(t, ns, "app-creds").Data
+
+	edited := secretOf(t, ns, "app-creds")
+	edited.Data["secret"] = []byte("tampered")
+	if err := op.Client.Update(ctx, edited); err != nil {
+		t.Fatal(err)
+	}
+	NewWithT(t).Eventually(func() map[string][]byte { return secretOf(t, ns, "app-creds").Data }).
+		WithTimeout(2 * time.Second).WithPolling(50 * time.Millisecond).Should(Equal(good))
+	op.WaitEvent(t, ns, "app", shared.ReasonDriftRepaired)
+
+	if err := op.Client.Delete(ctx, secretOf(t, ns, "app-creds")); err != nil {
+		t.Fatal(err)
+	}
+	NewWithT(t).Eventually(func() error {
+		return op.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "app-creds"}, &corev1.Secret{})
+	}).WithTimeout(2 * time.Second).WithPolling(50 * time.Millisecond).Should(Succeed())
+	NewWithT(t).Expect(secretOf(t, ns, "app-creds").Data).To(Equal(good))
+}
+
+func TestRefusals(t *testing.T) {
+	ctx := context.Background()
+	ns := op.NewNamespace(t, nil)
+	server := newServer(t, kc, ns)
+
+	t.Run("target namespace without consent", func(t *testing.T) {
+		refusing := op.NewNamespace(t, nil)
+		kcc := credential(ns, "partial", server, newClientID(t, ""), ns, refusing)
+		if err := op.Client.Create(ctx, kcc); err != nil {
+			t.Fatal(err)
+		}
+		got := waitCredential(t, client.ObjectKeyFromObject(kcc), shared.TypeReady, metav1.ConditionFalse, shared.ReasonPartiallySynced, readyWithin)
+		NewWithT(t).Expect(got.Status.Targets).To(ContainElement(secretsv1beta1.TargetStatus{
+			Namespace: refusing, Synced: false, Reason: shared.ReasonTargetNotAllowed,
+			Message: "namespace " + refusing + " does not consent: its secrets.carbogame.com/allowed-source-namespaces annotation does not list \"" + ns + "\"",
+		}))
+		secretOf(t, ns, "partial-creds") // the consenting target proceeds
+		err := op.Client.Get(ctx, client.ObjectKey{Namespace: refusing, Name: "partial-creds"}, &corev1.Secret{})
+		NewWithT(t).Expect(apierrors.IsNotFound(err)).To(BeTrue(), "no Secret in the refusing namespace")
+		op.WaitEvent(t, ns, "partial", shared.ReasonTargetNotAllowed)
+	})
+
+	t.Run("foreign Secret of the same name", func(t *testing.T) {
+		foreign := &corev1.Secret{
+			ObjectMeta: metav1.ObjectMeta{Name: "taken-creds", Namespace: ns},
+			StringData: map[string]string{"secret": "someone else's"},
+		}
+		if err := op.Client.Create(ctx, foreign); err != nil {
+			t.Fatal(err)
+		}
+		kcc := credential(ns, "taken", server, newClientID(t, ""))
+		if err := op.Client.Create(ctx, kcc); err != nil {
+			t.Fatal(err)
+		}
+		waitCredential(t, client.ObjectKeyFromObject(kcc), shared.TypeReady, metav1.ConditionFalse, shared.ReasonSecretNotOwned, readyWithin)
+		var s corev1.Secret
+		if err := op.Client.Get(ctx, client.ObjectKeyFromObject(foreign), &s); err != nil {
+			t.Fatal(err)
+		}
+		NewWithT(t).Expect(s.Data).To(Equal(map[string][]byte{"secret": []byte("someone else's")}), "foreign Secret untouched")
+		op.WaitEvent(t, ns, "taken", shared.ReasonSecretNotOwned)
+	})
+
+	t.Run("masked secret", func(t *testing.T) {
+		kcc := credential(ns, "masked", server, newClientID(t, "**********"))
+		if err := op.Client.Create(ctx, kcc); err != nil {
+			t.Fatal(err)
+		}
+		got := waitCredential(t, client.ObjectKeyFromObject(kcc), shared.TypeSourceAvailable, metav1.ConditionFalse, shared.ReasonNoUsableSecret, readyWithin)
+		NewWithT(t).Expect(got.Status.Conditions).To(ContainElement(HaveField("Message", ContainSubstring("Keycloak returned a masked secret"))))
+		err := op.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "masked-creds"}, &corev1.Secret{})
+		NewWithT(t).Expect(apierrors.IsNotFound(err)).To(BeTrue(), "nothing written")
+	})
+
+	t.Run("server that does not allow the namespace", func(t *testing.T) {
+		other := newServer(t, kc, "someone-else")
+		kcc := credential(ns, "barred", other, newClientID(t, ""))
+		err := op.Client.Create(ctx, kcc)
+		want := `admission webhook "vkeycloakclientcredential-v1beta1.secrets.carbogame.com" denied the request: KeycloakClientCredential.secrets.carbogame.com "barred" is invalid: spec.source.serverRef.name: Forbidden: KeycloakServer "` + other + `" does not allow namespace "` + ns + `" (its spec.allowedNamespaces: someone-else)`
+		if err == nil || err.Error() != want {
+			t.Fatalf("create: %v\nwant: %s", err, want)
+		}
+	})
+}
+
+func TestDeletionRemovesOrRetainsSecrets(t *testing.T) {
+	ctx := context.Background()
+	for _, policy := range []secretsv1beta1.DeletionPolicy{secretsv1beta1.DeletionPolicyDelete, secretsv1beta1.DeletionPolicyRetain} {
+		t.Run(string(policy), func(t *testing.T) {
+			ns := op.NewNamespace(t, nil)
+			kcc := credential(ns, "app", newServer(t, kc, ns), newClientID(t, ""))
+			kcc.Spec.DeletionPolicy = policy
+			if err := op.Client.Create(ctx, kcc); err != nil {
+				t.Fatal(err)
+			}
+			waitCredential(t, client.ObjectKeyFromObject(kcc), shared.TypeReady, metav1.ConditionTrue, shared.ReasonSynced, readyWithin)
+			if err := op.Client.Delete(ctx, kcc); err != nil {
+				t.Fatal(err)
+			}
+			waitGone(t, kcc)
+			err := op.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "app-creds"}, &corev1.Secret{})
+			if policy == secretsv1beta1.DeletionPolicyDelete {
+				NewWithT(t).Expect(apierrors.IsNotFound(err)).To(BeTrue(), "Secret removed")
+			} else {
+				NewWithT(t).Expect(err).NotTo(HaveOccurred(), "Secret retained")
+			}
+		})
+	}
+
+	// A resource whose source never worked is still deleted.
+	t.Run("never synced", func(t *testing.T) {
+		ns := op.NewNamespace(t, nil)
+		kcc := credential(ns, "orphan", "no-such-server", "none")
+		if err := op.Client.Create(ctx, kcc); err != nil {
+			t.Fatal(err)
+		}
+		waitCredential(t, client.ObjectKeyFromObject(kcc), shared.TypeReady, metav1.ConditionFalse, shared.ReasonServerNotFound, readyWithin)
+		if err := op.Client.Delete(ctx, kcc); err != nil {
+			t.Fatal(err)
+		}
+		waitGone(t, kcc)
+	})
+}
+
+func waitGone(t *testing.T, kcc *secretsv1beta1.KeycloakClientCredential) {
+	t.Helper()
+	NewWithT(t).Eventually(func() bool {
+		err := op.Client.Get(context.Background(), client.ObjectKeyFromObject(kcc), &secretsv1beta1.KeycloakClientCredential{})
+		return apierrors.IsNotFound(err)
+	}).WithTimeout(20*time.Second).Should(BeTrue(), "%s still there", kcc.Name)
+}
+
+func contains(haystack string, needles ...string) bool {
+	for _, n := range needles {
+		if n != "" && strings.Contains(haystack, n) {
+			return true
+		}
+	}
+	return false
+}
