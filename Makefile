@@ -70,9 +70,9 @@ lint: golangci-lint ## Run golangci-lint.
 	$(GOLANGCI_LINT) run
 
 .PHONY: verify-generated
-verify-generated: manifests generate ## Fail if generated files differ from what is committed.
-	@git diff --exit-code -- api config bundle || { echo "generated files are stale: run 'make manifests generate bundle' and commit" >&2; exit 1; }
-	@test -z "$$(git status --porcelain -- api config bundle)" || { git status --porcelain -- api config bundle; echo "untracked generated files: commit them" >&2; exit 1; }
+verify-generated: manifests generate bundle catalog ## Fail if generated files differ from what is committed.
+	@git diff --exit-code -- api config bundle catalog || { echo "generated files are stale: run 'make manifests generate bundle catalog' and commit" >&2; exit 1; }
+	@test -z "$$(git status --porcelain -- api config bundle catalog)" || { git status --porcelain -- api config bundle catalog; echo "untracked generated files: commit them" >&2; exit 1; }
 
 .PHONY: envtest
 envtest: ## Build kube-apiserver, etcd and kubectl into the cache (for KUBEBUILDER_ASSETS).
@@ -142,8 +142,12 @@ undeploy: kustomize ## Remove the operator from the cluster of the current kubec
 ##@ Bundle
 
 .PHONY: bundle
-bundle: manifests kustomize ## Generate the OLM bundle into bundle/.
-	@echo "bundle: the CSV generator is not written yet (issue 5); bundle/ holds only its metadata" >&2; exit 1
+bundle: manifests ## Generate the OLM bundle into bundle/ from config/ (VERSION=x.y.z).
+	go run ./hack/bundle --version $(VERSION) --image $(IMG) --channels $(CHANNELS) --default-channel $(DEFAULT_CHANNEL) $(if $(REPLACES),--replaces $(REPLACES))
+
+.PHONY: catalog
+catalog: ## Render a file-based catalog for the bundle into catalog/.
+	go run ./hack/catalog --bundle bundle --out catalog/vault-keycloak-operator/index.yaml --channel $(DEFAULT_CHANNEL)
 
 .PHONY: bundle-build
 bundle-build: ## Build the bundle image (needs a Docker engine).

@@ -10,6 +10,7 @@
 #   etcd      etcd server
 #   vault     vault server
 #   keycloak  an unpacked keycloak-quarkus-dist (kc.sh under bin/)
+#   opm       opm, which renders and serves file-based catalogs
 #
 # The cache root is $VKO_CACHE_DIR, by default the user's cache directory.
 set -euo pipefail
@@ -89,6 +90,19 @@ ensure_vault() {
 	echo "$dir"
 }
 
+ensure_opm() {
+	local dir
+	dir="$cache/opm-$OPM_VERSION-$(key "$here/tools/opm")"
+	if [[ ! -x "$dir/opm" ]]; then
+		log "building opm $OPM_VERSION"
+		local tmp="$dir.part.$$"
+		rm -rf "$tmp"; mkdir -p "$tmp"
+		(cd "$here/tools/opm" && CGO_ENABLED=1 go build -trimpath -ldflags='-s -w' -tags json1,containers_image_openpgp -o "$tmp/opm" github.com/operator-framework/operator-registry/cmd/opm)
+		rm -rf "$dir"; mv "$tmp" "$dir"
+	fi
+	echo "$dir"
+}
+
 ensure_keycloak() {
 	local dir="$cache/keycloak-$KEYCLOAK_VERSION"
 	if [[ ! -x "$dir/bin/kc.sh" ]]; then
@@ -110,5 +124,6 @@ case "${1:-}" in
 	etcd) ensure_etcd ;;
 	vault) ensure_vault ;;
 	keycloak) ensure_keycloak ;;
-	*) echo "usage: $0 envtest | kube [BIN...] | etcd | vault | keycloak" >&2; exit 2 ;;
+	opm) ensure_opm ;;
+	*) echo "usage: $0 envtest | kube [BIN...] | etcd | vault | keycloak | opm" >&2; exit 2 ;;
 esac

@@ -49,9 +49,9 @@ type Operator struct {
 	Kubeconfig string
 	// Kubectl is the kubectl built beside kube-apiserver.
 	KubectlPath string
-	cancel  context.CancelFunc
-	done    chan error
-	logs    syncBuffer
+	cancel      context.CancelFunc
+	done        chan error
+	logs        syncBuffer
 }
 
 // Logs returns everything the manager logged so far, for tests that prove
@@ -159,4 +159,3 @@ func (op *Operator) Stop() {
 	<-op.done
 	_ = op.Env.Stop()
 }
-

@@ -134,4 +134,3 @@ func touch(t *testing.T, obj client.Object) {
 		t.Fatal(err)
 	}
 }
-
