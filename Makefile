@@ -147,7 +147,7 @@ bundle: manifests ## Generate the OLM bundle into bundle/ from config/ (VERSION=
 
 .PHONY: catalog
 catalog: ## Render a file-based catalog for the bundle into catalog/.
-	go run ./hack/catalog --bundle bundle --out catalog/vault-keycloak-operator/index.yaml --channel $(DEFAULT_CHANNEL)
+	CHANNEL=$(DEFAULT_CHANNEL) hack/catalog.sh
 
 .PHONY: bundle-build
 bundle-build: ## Build the bundle image (needs a Docker engine).

@@ -30,6 +30,7 @@ import (
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrlconfig "sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
@@ -81,9 +82,27 @@ func RepoRoot() string {
 	return filepath.Join(filepath.Dir(file), "..", "..")
 }
 
+// Config of a test operator.
+type Config struct {
+	Options operator.Options
+	// Identity, when set, is who the manager acts as (impersonated), instead
+	// of the control plane's admin: the RBAC tests run it as the CSV's
+	// ServiceAccount with exactly the CSV's permissions.
+	Identity *rest.ImpersonationConfig
+	// BeforeManager runs with an admin client before the manager starts,
+	// for what must exist first (the identity's RBAC).
+	BeforeManager func(client.Client) error
+}
+
 // StartOperator starts the control plane and the manager with opts. Stop
 // ends both.
 func StartOperator(opts operator.Options) (*Operator, error) {
+	return Start(Config{Options: opts})
+}
+
+// Start starts the control plane and the manager as cfg says.
+func Start(config Config) (*Operator, error) {
+	opts := config.Options
 	op := &Operator{}
 	logf.SetLogger(zap.New(zap.WriteTo(io.MultiWriter(os.Stderr, &op.logs)), zap.UseDevMode(true)))
 	assets := os.Getenv("KUBEBUILDER_ASSETS")
@@ -125,11 +144,22 @@ func StartOperator(opts operator.Options) (*Operator, error) {
 		return fail(err)
 	}
 
+	if config.BeforeManager != nil {
+		if err := config.BeforeManager(op.Client); err != nil {
+			return fail(err)
+		}
+	}
+	mgrCfg := rest.CopyConfig(cfg)
+	if config.Identity != nil {
+		mgrCfg.Impersonate = *config.Identity
+	}
 	wh := env.WebhookInstallOptions
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
-		Scheme:  scheme,
-		Cache:   operator.CacheOptions(),
-		Metrics: metricsserver.Options{BindAddress: "0"},
+	mgr, err := ctrl.NewManager(mgrCfg, ctrl.Options{
+		Scheme: scheme,
+		Cache:  operator.CacheOptions(),
+		// Tests may run more than one manager in a process.
+		Controller: ctrlconfig.Controller{SkipNameValidation: &skipNameValidation},
+		Metrics:    metricsserver.Options{BindAddress: "0"},
 		WebhookServer: webhook.NewServer(webhook.Options{
 			Host: wh.LocalServingHost, Port: wh.LocalServingPort, CertDir: wh.LocalServingCertDir,
 		}),
@@ -152,6 +182,8 @@ func StartOperator(opts operator.Options) (*Operator, error) {
 	}
 	return op, nil
 }
+
+var skipNameValidation = true
 
 // Stop ends the manager, then the control plane.
 func (op *Operator) Stop() {

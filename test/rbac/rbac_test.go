@@ -1,0 +1,251 @@
+/*
+Copyright 2026 The vault-keycloak-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package rbac proves that the permissions the bundle's CSV declares are
+// enough for the operator's flows: the manager runs as the CSV's
+// ServiceAccount (impersonated) with exactly those rules, as OLM grants them.
+package rbac
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/Nerzal/gocloak/v13"
+	vaultapi "github.com/hashicorp/vault/api"
+	. "github.com/onsi/gomega"
+	"github.com/operator-framework/api/pkg/manifests"
+	"github.com/operator-framework/api/pkg/operators/v1alpha1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
+	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
+	"github.com/carbogame/vault-keycloak-operator/internal/controller/shared"
+	"github.com/carbogame/vault-keycloak-operator/internal/operator"
+	vaultclient "github.com/carbogame/vault-keycloak-operator/internal/vault"
+	"github.com/carbogame/vault-keycloak-operator/test/harness"
+)
+
+const (
+	operatorNamespace = "vko-system"
+	rbacRealm         = "rbac"
+)
+
+// csvStrategy reads the install strategy of the bundle's CSV.
+func csvStrategy(t *testing.T) v1alpha1.StrategyDetailsDeployment {
+	t.Helper()
+	b, err := manifests.GetBundleFromDir(filepath.Join(harness.RepoRoot(), "bundle"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b.CSV.Spec.InstallStrategy.StrategySpec
+}
+
+// startAsServiceAccount starts the operator acting as the CSV's
+// ServiceAccount, granted exactly the strategy's permissions.
+func startAsServiceAccount(t *testing.T, strategy v1alpha1.StrategyDetailsDeployment) *harness.Operator {
+	t.Helper()
+	v, err := harness.VaultFromEnv()
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := harness.KeycloakFromEnv()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sa := strategy.ClusterPermissions[0].ServiceAccountName
+	vaultCfg := vaultclient.ConfigFromEnv()
+	vaultCfg.Address, vaultCfg.Token = v.Addr, v.Token
+	op, err := harness.Start(harness.Config{
+		Options: operator.Options{Vault: vaultCfg, OperatorNamespace: operatorNamespace, MaxBackoff: 2 * time.Second},
+		Identity: &rest.ImpersonationConfig{
+			UserName: "system:serviceaccount:" + operatorNamespace + ":" + sa,
+			Groups:   []string{"system:serviceaccounts", "system:serviceaccounts:" + operatorNamespace, "system:authenticated"},
+		},
+		BeforeManager: func(c client.Client) error { return grant(c, sa, strategy, k) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(op.Stop)
+	return op
+}
+
+// grant creates what OLM creates from the CSV — the ServiceAccount, a Role
+// and RoleBinding per permissions entry, a ClusterRole and ClusterRoleBinding
+// per clusterPermissions entry — and the admin's part: the operator
+// namespace with the Keycloak credentials.
+func grant(c client.Client, sa string, s v1alpha1.StrategyDetailsDeployment, k *harness.Keycloak) error {
+	ctx := context.Background()
+	subject := []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: sa, Namespace: operatorNamespace}}
+	objs := []client.Object{
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: operatorNamespace}},
+		&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: sa, Namespace: operatorNamespace}},
+		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "keycloak-admin", Namespace: operatorNamespace},
+			StringData: map[string]string{"username": k.User, "password": k.Password}},
+	}
+	for i, p := range s.Permissions {
+		name := fmt.Sprintf("csv-permissions-%d", i)
+		objs = append(objs,
+			&rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: operatorNamespace}, Rules: p.Rules},
+			&rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: operatorNamespace}, Subjects: subject,
+				RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: name}})
+	}
+	for i, p := range s.ClusterPermissions {
+		name := fmt.Sprintf("csv-cluster-permissions-%d", i)
+		objs = append(objs,
+			&rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: name}, Rules: p.Rules},
+			&rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: name}, Subjects: subject,
+				RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: name}})
+	}
+	for _, o := range objs {
+		if err := c.Create(ctx, o); err != nil {
+			return fmt.Errorf("create %T %s: %w", o, o.GetName(), err)
+		}
+	}
+	return nil
+}
+
+// flows runs the VaultApp and KeycloakClientCredential flows and returns
+// their Ready conditions once both are Ready, or when the bound passes.
+func flows(t *testing.T, op *harness.Operator, within time.Duration) (vault, keycloak metav1.Condition) {
+	t.Helper()
+	ctx := context.Background()
+	prepareServices(t)
+	k, _ := harness.KeycloakFromEnv()
+	ns := op.NewNamespace(t, nil)
+
+	app := &vaultv1beta1.VaultApp{
+		ObjectMeta: metav1.ObjectMeta{Name: "shop-api", Namespace: ns},
+		Spec: vaultv1beta1.VaultAppSpec{Policy: vaultv1beta1.PolicySpec{Rules: []vaultv1beta1.PolicyRule{
+			{Path: "db/*", Capabilities: []vaultv1beta1.Capability{"read"}},
+		}}},
+	}
+	server := &secretsv1beta1.KeycloakServer{
+		ObjectMeta: metav1.ObjectMeta{Name: "kc-" + ns},
+		Spec: secretsv1beta1.KeycloakServerSpec{URL: k.URL, AuthType: secretsv1beta1.AuthPassword,
+			CredentialsSecretRef: secretsv1beta1.SecretReference{Name: "keycloak-admin"}, AllowedNamespaces: []string{ns}},
+	}
+	kcc := &secretsv1beta1.KeycloakClientCredential{
+		ObjectMeta: metav1.ObjectMeta{Name: "app", Namespace: ns},
+		Spec: secretsv1beta1.KeycloakClientCredentialSpec{
+			Source: secretsv1beta1.CredentialSource{ServerRef: secretsv1beta1.ServerReference{Name: server.Name}, Realm: rbacRealm, ClientID: "app"},
+			Target: secretsv1beta1.TargetSpec{SecretName: "app-creds"},
+		},
+	}
+	for _, o := range []client.Object{app, server, kcc} {
+		if err := op.Client.Create(ctx, o); err != nil {
+			t.Fatalf("create %s: %v", o.GetName(), err)
+		}
+	}
+	ready := func(conds []metav1.Condition) metav1.Condition {
+		for _, c := range conds {
+			if c.Type == shared.TypeReady {
+				return c
+			}
+		}
+		return metav1.Condition{Status: metav1.ConditionUnknown, Reason: "NotReconciled"}
+	}
+	deadline := time.Now().Add(within)
+	for {
+		_ = op.Client.Get(ctx, client.ObjectKeyFromObject(app), app)
+		_ = op.Client.Get(ctx, client.ObjectKeyFromObject(kcc), kcc)
+		vault, keycloak = ready(app.Status.Conditions), ready(kcc.Status.Conditions)
+		if (vault.Status == metav1.ConditionTrue && keycloak.Status == metav1.ConditionTrue) || time.Now().After(deadline) {
+			return vault, keycloak
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+}
+
+// prepareServices does the Vault and Keycloak administrators' part: a
+// Kubernetes auth mount for the roles, a realm and a client.
+func prepareServices(t *testing.T) {
+	t.Helper()
+	ctx := context.Background()
+	v, _ := harness.VaultFromEnv()
+	cfg := vaultapi.DefaultConfig()
+	cfg.Address = v.Addr
+	vc, err := vaultapi.NewClient(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vc.SetToken(v.Token)
+	auths, err := vc.Sys().ListAuth()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := auths["kubernetes/"]; !ok {
+		if err := vc.Sys().EnableAuthWithOptions("kubernetes", &vaultapi.EnableAuthOptions{Type: "kubernetes"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	k, _ := harness.KeycloakFromEnv()
+	gc := gocloak.NewClient(k.URL)
+	token, err := gc.LoginAdmin(ctx, k.User, k.Password, "master")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := gc.GetRealm(ctx, token.AccessToken, rbacRealm); err == nil {
+		return
+	}
+	if _, err := gc.CreateRealm(ctx, token.AccessToken, gocloak.RealmRepresentation{Realm: gocloak.StringP(rbacRealm), Enabled: gocloak.BoolP(true)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := gc.CreateClient(ctx, token.AccessToken, rbacRealm, gocloak.Client{ClientID: gocloak.StringP("app"),
+		PublicClient: gocloak.BoolP(false), ServiceAccountsEnabled: gocloak.BoolP(true)}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestCSVPermissionsAreEnoughForBothFlows(t *testing.T) {
+	op := startAsServiceAccount(t, csvStrategy(t))
+	vault, keycloak := flows(t, op, 60*time.Second)
+	NewWithT(t).Expect(vault.Status).To(Equal(metav1.ConditionTrue), "VaultApp: %s %s", vault.Reason, vault.Message)
+	NewWithT(t).Expect(keycloak.Status).To(Equal(metav1.ConditionTrue), "KeycloakClientCredential: %s %s", keycloak.Reason, keycloak.Message)
+}
+
+// TestWithoutCreatingSecretsTheKeycloakFlowFails shows the test has teeth:
+// the same flows, with the one verb that writes new Secrets taken away.
+func TestWithoutCreatingSecretsTheKeycloakFlowFails(t *testing.T) {
+	strategy := csvStrategy(t)
+	removed := false
+	for i, rule := range strategy.ClusterPermissions[0].Rules {
+		if slices.Contains(rule.Resources, "secrets") && slices.Contains(rule.Verbs, "create") {
+			strategy.ClusterPermissions[0].Rules[i].Verbs = slices.DeleteFunc(slices.Clone(rule.Verbs), func(v string) bool { return v == "create" })
+			removed = true
+		}
+	}
+	if !removed {
+		t.Fatal("the CSV grants no create on secrets: nothing to remove")
+	}
+	op := startAsServiceAccount(t, strategy)
+	vault, keycloak := flows(t, op, 20*time.Second)
+	NewWithT(t).Expect(vault.Status).To(Equal(metav1.ConditionTrue), "VaultApp needs no Secret: %s", vault.Message)
+	NewWithT(t).Expect(keycloak.Status).To(Equal(metav1.ConditionFalse))
+	NewWithT(t).Expect(keycloak.Reason).To(Equal(shared.ReasonTargetFailed))
+	if !strings.Contains(keycloak.Message, "forbidden") {
+		t.Errorf("Ready message = %q, want the API server's refusal", keycloak.Message)
+	}
+}
