@@ -305,7 +305,9 @@ func (b *Bundle) fill(in *inputs, opts Options) error {
 func mergePermissions(perms []v1alpha1.StrategyDeploymentPermissions) []v1alpha1.StrategyDeploymentPermissions {
 	var out []v1alpha1.StrategyDeploymentPermissions
 	for _, p := range perms {
-		i := slices.IndexFunc(out, func(o v1alpha1.StrategyDeploymentPermissions) bool { return o.ServiceAccountName == p.ServiceAccountName })
+		i := slices.IndexFunc(out, func(o v1alpha1.StrategyDeploymentPermissions) bool {
+			return o.ServiceAccountName == p.ServiceAccountName
+		})
 		if i < 0 {
 			out = append(out, p)
 			continue
