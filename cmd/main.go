@@ -22,18 +22,21 @@ package main
 import (
 	"crypto/tls"
 	"flag"
+	"fmt"
 	"os"
 
 	"time"
 
 	_ "k8s.io/client-go/plugin/pkg/client/auth"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
+	"github.com/carbogame/vault-keycloak-operator/internal/migration"
 	"github.com/carbogame/vault-keycloak-operator/internal/operator"
 	vaultclient "github.com/carbogame/vault-keycloak-operator/internal/vault"
 )
@@ -41,6 +44,12 @@ import (
 var setupLog = ctrl.Log.WithName("setup")
 
 func main() {
+	// "manager migrate" migrates the stored objects of the operator's CRDs
+	// to the storage version once, and exits: the on-demand form of what the
+	// manager does on start.
+	if len(os.Args) > 1 && os.Args[1] == "migrate" {
+		os.Exit(migrate(os.Args[2:]))
+	}
 	var (
 		metricsAddr, probeAddr, webhookCertPath, metricsCertPath string
 		enableLeaderElection, secureMetrics, enableHTTP2         bool
@@ -72,6 +81,9 @@ func main() {
 	var maxBackoff time.Duration
 	flag.IntVar(&maxConcurrent, "max-concurrent-reconciles", 2, "How many objects of each kind are reconciled at once.")
 	flag.DurationVar(&maxBackoff, "max-backoff", 2*time.Minute, "The longest wait between two retries after a Vault or Keycloak failure.")
+	var migrateOnStart bool
+	flag.BoolVar(&migrateOnStart, "migrate-on-start", true,
+		"Once leader, rewrite objects stored in an older version of the CRDs and trim their status.storedVersions.")
 	enableWebhooks := os.Getenv("ENABLE_WEBHOOKS") != "false"
 	opts := zap.Options{}
 	opts.BindFlags(flag.CommandLine)
@@ -113,6 +125,7 @@ func main() {
 		EnableWebhooks:          enableWebhooks,
 		MaxConcurrentReconciles: maxConcurrent,
 		MaxBackoff:              maxBackoff,
+		MigrateOnStart:          migrateOnStart,
 	}); err != nil {
 		setupLog.Error(err, "unable to set up the controllers and webhooks")
 		os.Exit(1)
@@ -132,4 +145,29 @@ func main() {
 		setupLog.Error(err, "problem running manager")
 		os.Exit(1)
 	}
+}
+
+func migrate(args []string) int {
+	fs := flag.NewFlagSet("migrate", flag.ExitOnError)
+	opts := zap.Options{}
+	opts.BindFlags(fs)
+	_ = fs.Parse(args)
+	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&opts)))
+	log := ctrl.Log.WithName("migration")
+
+	c, err := client.New(ctrl.GetConfigOrDie(), client.Options{Scheme: operator.NewScheme()})
+	if err != nil {
+		log.Error(err, "unable to create a client")
+		return 1
+	}
+	m := &migration.Migrator{Client: c, Log: log}
+	results, err := m.Migrate(ctrl.SetupSignalHandler(), operator.OwnedCRDs...)
+	for _, r := range results {
+		fmt.Printf("%s: storage version %s, %d object(s) rewritten, up to date before: %v\n", r.CRD, r.Storage, r.Migrated, r.UpToDate)
+	}
+	if err != nil {
+		log.Error(err, "migration failed")
+		return 1
+	}
+	return 0
 }

@@ -44,3 +44,8 @@ package controller
 // Events shown by kubectl describe.
 // +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+
+// The storage-version migrator reads the operator's own CRDs and trims their
+// status.storedVersions after rewriting every object; no other CRD.
+// +kubebuilder:rbac:groups=apiextensions.k8s.io,resources=customresourcedefinitions,resourceNames=vaultapps.vault.exemple.com;keycloakclientcredentials.secrets.carbogame.com;keycloakservers.secrets.carbogame.com,verbs=get
+// +kubebuilder:rbac:groups=apiextensions.k8s.io,resources=customresourcedefinitions/status,resourceNames=vaultapps.vault.exemple.com;keycloakclientcredentials.secrets.carbogame.com;keycloakservers.secrets.carbogame.com,verbs=update

@@ -24,6 +24,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -38,6 +39,7 @@ import (
 	secretscontroller "github.com/carbogame/vault-keycloak-operator/internal/controller/secrets"
 	vaultcontroller "github.com/carbogame/vault-keycloak-operator/internal/controller/vault"
 	"github.com/carbogame/vault-keycloak-operator/internal/keycloak"
+	"github.com/carbogame/vault-keycloak-operator/internal/migration"
 	vaultclient "github.com/carbogame/vault-keycloak-operator/internal/vault"
 	secretswebhook "github.com/carbogame/vault-keycloak-operator/internal/webhook/secrets/v1beta1"
 	vaultwebhook "github.com/carbogame/vault-keycloak-operator/internal/webhook/vault/v1beta1"
@@ -48,6 +50,7 @@ import (
 func NewScheme() *runtime.Scheme {
 	s := runtime.NewScheme()
 	utilruntime.Must(clientgoscheme.AddToScheme(s))
+	utilruntime.Must(apiextensionsv1.AddToScheme(s))
 	utilruntime.Must(vaultv1alpha1.AddToScheme(s))
 	utilruntime.Must(vaultv1beta1.AddToScheme(s))
 	utilruntime.Must(secretsv1alpha1.AddToScheme(s))
@@ -66,6 +69,23 @@ func CacheOptions() cache.Options {
 	}}
 }
 
+// OwnedCRDs are the CRDs of both API groups.
+var OwnedCRDs = []string{
+	"vaultapps.vault.exemple.com",
+	"keycloakclientcredentials.secrets.carbogame.com",
+	"keycloakservers.secrets.carbogame.com",
+}
+
+// NewMigrator returns a storage-version migrator that reads from the API
+// server directly (not through a cache: it pages through every object).
+func NewMigrator(mgr ctrl.Manager) (*migration.Migrator, error) {
+	c, err := client.New(mgr.GetConfig(), client.Options{Scheme: mgr.GetScheme()})
+	if err != nil {
+		return nil, err
+	}
+	return &migration.Migrator{Client: c, Recorder: mgr.GetEventRecorder("storage-version-migrator"), Log: ctrl.Log.WithName("migration")}, nil
+}
+
 // Options configure what Setup registers.
 type Options struct {
 	// Vault is the Vault the VaultApps are written to; an empty Address
@@ -79,6 +99,12 @@ type Options struct {
 	MaxConcurrentReconciles int
 	// MaxBackoff caps the wait between retries after an external failure.
 	MaxBackoff time.Duration
+	// WebhooksOnly registers the webhooks (conversion among them) and no
+	// controller: for tests of conversion and migration alone.
+	WebhooksOnly bool
+	// MigrateOnStart runs the storage-version migration once the manager
+	// leads.
+	MigrateOnStart bool
 }
 
 // Setup registers the webhooks and controllers of both API groups.
@@ -93,6 +119,10 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 		if err := secretswebhook.SetupKeycloakServerWebhookWithManager(mgr); err != nil {
 			return fmt.Errorf("KeycloakServer webhooks: %w", err)
 		}
+	}
+
+	if opts.WebhooksOnly {
+		return nil
 	}
 
 	var vault *vaultclient.Client
@@ -130,6 +160,16 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 		MaxBackoff:              opts.MaxBackoff,
 	}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("KeycloakClientCredential controller: %w", err)
+	}
+
+	if opts.MigrateOnStart {
+		m, err := NewMigrator(mgr)
+		if err != nil {
+			return fmt.Errorf("storage version migrator: %w", err)
+		}
+		if err := mgr.Add(&migration.OnStart{Migrator: m, CRDs: OwnedCRDs}); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -89,6 +89,8 @@ type Config struct {
 	// of the control plane's admin: the RBAC tests run it as the CSV's
 	// ServiceAccount with exactly the CSV's permissions.
 	Identity *rest.ImpersonationConfig
+	// CRDDir holds the CRDs installed at start; config/crd/bases if empty.
+	CRDDir string
 	// BeforeManager runs with an admin client before the manager starts,
 	// for what must exist first (the identity's RBAC).
 	BeforeManager func(client.Client) error
@@ -110,10 +112,14 @@ func Start(config Config) (*Operator, error) {
 		return nil, err
 	}
 	root := RepoRoot()
+	crdDir := config.CRDDir
+	if crdDir == "" {
+		crdDir = filepath.Join(root, "config", "crd", "bases")
+	}
 	scheme := operator.NewScheme()
 	env := &envtest.Environment{
 		Scheme:                scheme,
-		CRDDirectoryPaths:     []string{filepath.Join(root, "config", "crd", "bases")},
+		CRDDirectoryPaths:     []string{crdDir},
 		ErrorIfCRDPathMissing: true,
 		WebhookInstallOptions: envtest.WebhookInstallOptions{Paths: []string{filepath.Join(root, "config", "webhook")}},
 	}

@@ -77,8 +77,8 @@ type KeycloakClientCredentialReconciler struct {
 type sourceError struct {
 	reason string
 	err    error
-	// retry: a transient failure, retried with backoff; otherwise the
-	// resource waits for a change (of itself, its server, its namespace).
+	// retry: retried with backoff; otherwise the resource waits for a
+	// change of what the operator watches (itself, its server).
 	retry bool
 }
 
@@ -196,20 +196,23 @@ func (r *KeycloakClientCredentialReconciler) source(ctx context.Context, kcc *se
 	return desiredData(kcc, cred.ClientID, cred.Secret, kc.IssuerURL(src.Realm), kc.TokenURL(src.Realm)), nil
 }
 
-// classify gives a Keycloak failure its reason, and says whether retrying
-// with backoff can help.
+// classify gives a Keycloak failure its reason. Every one of them is
+// retried with capped backoff: each is mended outside what the operator
+// watches (in Keycloak, or in the credentials Secret, which is not cached),
+// so no event would announce the fix.
 func classify(err error) *sourceError {
+	reason := shared.ReasonKeycloakError
 	switch {
 	case errors.Is(err, errCredentials):
-		return &sourceError{reason: shared.ReasonCredentialsInvalid, err: err}
+		reason = shared.ReasonCredentialsInvalid
 	case errors.Is(err, keycloak.ErrUnauthorized):
-		return &sourceError{reason: shared.ReasonUnauthorized, err: err}
+		reason = shared.ReasonUnauthorized
 	case errors.Is(err, keycloak.ErrClientNotFound):
-		return &sourceError{reason: shared.ReasonClientNotFound, err: err}
+		reason = shared.ReasonClientNotFound
 	case errors.Is(err, keycloak.ErrNoUsableSecret):
-		return &sourceError{reason: shared.ReasonNoUsableSecret, err: err}
+		reason = shared.ReasonNoUsableSecret
 	}
-	return &sourceError{reason: shared.ReasonKeycloakError, err: err, retry: true}
+	return &sourceError{reason: reason, err: err, retry: true}
 }
 
 // rotateIfDue regenerates the client secret in Keycloak when the rotation

@@ -79,8 +79,8 @@ func (r *KeycloakServerReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 			return ctrl.Result{}, fmt.Errorf("update status: %w", err)
 		}
 	}
-	if err != nil && classify(err).retry {
-		return ctrl.Result{}, err
+	if err != nil {
+		return ctrl.Result{}, err // retried with capped backoff
 	}
 	return ctrl.Result{RequeueAfter: ServerCheckInterval}, nil
 }
