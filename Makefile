@@ -92,12 +92,11 @@ test: manifests generate fmt vet ## Run all tests against a real kube-apiserver,
 		go test ./... -timeout $(TEST_TIMEOUT) -coverprofile cover.out
 
 .PHONY: demo
-demo: manifests ## Run the operator on a local control plane with a real Vault and Keycloak.
+demo: manifests ## Show the operator at work on a local control plane with a real Vault and Keycloak (DEMO_ARGS=--once: one pass).
 	KUBEBUILDER_ASSETS="$$($(ENSURE) envtest)" \
 	VKO_VAULT_BIN="$$($(ENSURE) vault)/vault" \
 	VKO_KEYCLOAK_HOME="$$($(ENSURE) keycloak)" \
-	go run ./test/harness/cmd/with-services --control-plane -- \
-		go run ./cmd/main.go --leader-elect=false --metrics-bind-address=0 --health-probe-bind-address=127.0.0.1:8081
+	go run ./hack/demo $(DEMO_ARGS) 2>$${DEMO_LOG:-/tmp/vko-demo-manager.log}
 
 ##@ Build
 

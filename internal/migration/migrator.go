@@ -226,6 +226,5 @@ func (m *Migrator) fail(name string, crd *apiextensionsv1.CustomResourceDefiniti
 	return err
 }
 
-
 // ObjectsMigrated returns the counter of objects rewritten for a CRD.
 func ObjectsMigrated(crd string) prometheus.Counter { return objectsMigrated.WithLabelValues(crd) }

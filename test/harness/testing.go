@@ -98,9 +98,18 @@ func (op *Operator) WaitEvent(t *testing.T, namespace, name, reason string) {
 // API server, and returns what it printed.
 func (op *Operator) Kubectl(t *testing.T, args ...string) string {
 	t.Helper()
+	out, err := op.RunKubectl(args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// RunKubectl runs kubectl against the operator's API server.
+func (op *Operator) RunKubectl(args ...string) (string, error) {
 	out, err := exec.Command(op.KubectlPath, append([]string{"--kubeconfig", op.Kubeconfig}, args...)...).CombinedOutput()
 	if err != nil {
-		t.Fatalf("kubectl %v: %v\n%s", args, err, out)
+		return string(out), fmt.Errorf("kubectl %v: %w\n%s", args, err, out)
 	}
-	return string(out)
+	return string(out), nil
 }

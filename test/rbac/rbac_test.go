@@ -28,8 +28,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/Nerzal/gocloak/v13"
-	vaultapi "github.com/hashicorp/vault/api"
 	. "github.com/onsi/gomega"
 	"github.com/operator-framework/api/pkg/manifests"
 	"github.com/operator-framework/api/pkg/operators/v1alpha1"
@@ -132,7 +130,7 @@ func grant(c client.Client, sa string, s v1alpha1.StrategyDetailsDeployment, k *
 func flows(t *testing.T, op *harness.Operator, within time.Duration) (vault, keycloak metav1.Condition) {
 	t.Helper()
 	ctx := context.Background()
-	prepareServices(t)
+	prepareServices(t, op)
 	k, _ := harness.KeycloakFromEnv()
 	ns := op.NewNamespace(t, nil)
 
@@ -180,41 +178,26 @@ func flows(t *testing.T, op *harness.Operator, within time.Duration) (vault, key
 }
 
 // prepareServices does the Vault and Keycloak administrators' part: a
-// Kubernetes auth mount for the roles, a realm and a client.
-func prepareServices(t *testing.T) {
+// Kubernetes auth method for the roles, a realm and a client.
+func prepareServices(t *testing.T, op *harness.Operator) {
 	t.Helper()
 	ctx := context.Background()
 	v, _ := harness.VaultFromEnv()
-	cfg := vaultapi.DefaultConfig()
-	cfg.Address = v.Addr
-	vc, err := vaultapi.NewClient(cfg)
-	if err != nil {
+	if err := v.ConfigureKubernetesAuth(ctx, op.Client, op.Config); err != nil {
 		t.Fatal(err)
-	}
-	vc.SetToken(v.Token)
-	auths, err := vc.Sys().ListAuth()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, ok := auths["kubernetes/"]; !ok {
-		if err := vc.Sys().EnableAuthWithOptions("kubernetes", &vaultapi.EnableAuthOptions{Type: "kubernetes"}); err != nil {
-			t.Fatal(err)
-		}
 	}
 	k, _ := harness.KeycloakFromEnv()
-	gc := gocloak.NewClient(k.URL)
-	token, err := gc.LoginAdmin(ctx, k.User, k.Password, "master")
+	a, err := k.Admin(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := gc.GetRealm(ctx, token.AccessToken, rbacRealm); err == nil {
+	if _, err := a.GC.GetRealm(ctx, a.Token, rbacRealm); err == nil {
 		return
 	}
-	if _, err := gc.CreateRealm(ctx, token.AccessToken, gocloak.RealmRepresentation{Realm: gocloak.StringP(rbacRealm), Enabled: gocloak.BoolP(true)}); err != nil {
+	if err := a.CreateRealm(ctx, rbacRealm); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := gc.CreateClient(ctx, token.AccessToken, rbacRealm, gocloak.Client{ClientID: gocloak.StringP("app"),
-		PublicClient: gocloak.BoolP(false), ServiceAccountsEnabled: gocloak.BoolP(true)}); err != nil {
+	if err := a.CreateClient(ctx, rbacRealm, "app", ""); err != nil {
 		t.Fatal(err)
 	}
 }

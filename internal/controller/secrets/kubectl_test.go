@@ -26,7 +26,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/Nerzal/gocloak/v13"
 	"github.com/prometheus/common/expfmt"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -183,35 +182,16 @@ func TestNoSecretValueInLogsEventsStatusOrMetrics(t *testing.T) {
 	}
 }
 
-// serviceAccountWithAdminRole creates a client in the master realm whose
-// service account holds the admin role: the credentials a cluster admin
-// gives the operator for authType ClientCredentials.
+// serviceAccountWithAdminRole creates the operator's client in the master
+// realm, as a cluster admin would for authType ClientCredentials.
 func serviceAccountWithAdminRole(t *testing.T, clientID string) (string, string) {
 	t.Helper()
 	ctx := context.Background()
-	if err := createClient(ctx, kc, "master", clientID, ""); err != nil {
-		t.Fatal(err)
-	}
-	gc, token, err := keycloakAdmin(ctx, kc)
+	a, err := kc.Admin(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	clients, err := gc.GetClients(ctx, token, "master", gocloak.GetClientsParams{ClientID: &clientID})
-	if err != nil || len(clients) != 1 {
-		t.Fatalf("find client: %v", err)
-	}
-	user, err := gc.GetClientServiceAccount(ctx, token, "master", *clients[0].ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	role, err := gc.GetRealmRole(ctx, token, "master", "admin")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := gc.AddRealmRoleToUser(ctx, token, "master", *user.ID, []gocloak.Role{*role}); err != nil {
-		t.Fatal(err)
-	}
-	secret, err := clientSecretOf(ctx, kc, "master", clientID)
+	secret, err := a.CreateOperatorClient(ctx, clientID)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,7 +24,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/Nerzal/gocloak/v13"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -84,80 +83,37 @@ func run(m *testing.M) int {
 	return m.Run()
 }
 
-// keycloakAdmin logs in to a Keycloak as its bootstrap admin: the test
-// stands for the Keycloak administrator.
-func keycloakAdmin(ctx context.Context, k *harness.Keycloak) (*gocloak.GoCloak, string, error) {
-	gc := gocloak.NewClient(k.URL)
-	token, err := gc.LoginAdmin(ctx, k.User, k.Password, "master")
-	if err != nil {
-		return nil, "", fmt.Errorf("log in to Keycloak as admin: %w", err)
-	}
-	return gc, token.AccessToken, nil
-}
-
 func createRealm(ctx context.Context, k *harness.Keycloak, name string) error {
-	gc, token, err := keycloakAdmin(ctx, k)
+	a, err := k.Admin(ctx)
 	if err != nil {
 		return err
 	}
-	if _, err := gc.CreateRealm(ctx, token, gocloak.RealmRepresentation{Realm: &name, Enabled: gocloak.BoolP(true)}); err != nil {
-		return fmt.Errorf("create realm %s: %w", name, err)
-	}
-	return nil
+	return a.CreateRealm(ctx, name)
 }
 
-// createClient creates a confidential client with a service account (so
-// that it can request tokens with client credentials). A secret, when given,
-// is set as the client's secret.
 func createClient(ctx context.Context, k *harness.Keycloak, realm, clientID, secret string) error {
-	gc, token, err := keycloakAdmin(ctx, k)
+	a, err := k.Admin(ctx)
 	if err != nil {
 		return err
 	}
-	c := gocloak.Client{
-		ClientID:               &clientID,
-		Enabled:                gocloak.BoolP(true),
-		PublicClient:           gocloak.BoolP(false),
-		ServiceAccountsEnabled: gocloak.BoolP(true),
-		StandardFlowEnabled:    gocloak.BoolP(false),
-	}
-	if secret != "" {
-		c.Secret = &secret
-	}
-	if _, err := gc.CreateClient(ctx, token, realm, c); err != nil {
-		return fmt.Errorf("create client %s: %w", clientID, err)
-	}
-	return nil
+	return a.CreateClient(ctx, realm, clientID, secret)
 }
 
-// clientSecretOf reads a client's secret as the admin, to compare with
-// what the operator wrote.
+// clientSecretOf reads a client's secret as the admin, to compare with what
+// the operator wrote.
 func clientSecretOf(ctx context.Context, k *harness.Keycloak, realm, clientID string) (string, error) {
-	gc, token, err := keycloakAdmin(ctx, k)
+	a, err := k.Admin(ctx)
 	if err != nil {
 		return "", err
 	}
-	clients, err := gc.GetClients(ctx, token, realm, gocloak.GetClientsParams{ClientID: &clientID})
-	if err != nil || len(clients) != 1 {
-		return "", fmt.Errorf("find client %s: %v (%d found)", clientID, err, len(clients))
-	}
-	cred, err := gc.GetClientSecret(ctx, token, realm, *clients[0].ID)
-	if err != nil {
-		return "", err
-	}
-	return gocloak.PString(cred.Value), nil
+	return a.ClientSecret(ctx, realm, clientID)
 }
 
 // regenerate makes Keycloak issue a new secret, as an admin does after an incident.
 func regenerate(ctx context.Context, k *harness.Keycloak, realm, clientID string) error {
-	gc, token, err := keycloakAdmin(ctx, k)
+	a, err := k.Admin(ctx)
 	if err != nil {
 		return err
 	}
-	clients, err := gc.GetClients(ctx, token, realm, gocloak.GetClientsParams{ClientID: &clientID})
-	if err != nil || len(clients) != 1 {
-		return fmt.Errorf("find client %s: %v", clientID, err)
-	}
-	_, err = gc.RegenerateClientSecret(ctx, token, realm, *clients[0].ID)
-	return err
+	return a.RegenerateSecret(ctx, realm, clientID)
 }

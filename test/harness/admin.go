@@ -1,0 +1,228 @@
+/*
+Copyright 2026 The vault-keycloak-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package harness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/Nerzal/gocloak/v13"
+	vaultapi "github.com/hashicorp/vault/api"
+	authenticationv1 "k8s.io/api/authentication/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// What the Vault and Keycloak administrators do once, before the operator
+// can work: the tests and the demo do it the same way, and the README tells
+// a cluster admin to do the same.
+
+// AdminClient returns a Vault client with the dev server's root token.
+func (v *Vault) AdminClient() (*vaultapi.Client, error) {
+	cfg := vaultapi.DefaultConfig()
+	cfg.Address = v.Addr
+	c, err := vaultapi.NewClient(cfg)
+	if err != nil {
+		return nil, err
+	}
+	c.SetToken(v.Token)
+	return c, nil
+}
+
+// ConfigureKubernetesAuth enables Vault's Kubernetes auth method at
+// "kubernetes" and points it at the API server of cfg, with a reviewer
+// ServiceAccount (vault-system/vault-reviewer) allowed to call TokenReview.
+// Running it again is harmless.
+func (v *Vault) ConfigureKubernetesAuth(ctx context.Context, c client.Client, cfg *rest.Config) error {
+	admin, err := v.AdminClient()
+	if err != nil {
+		return err
+	}
+	auths, err := admin.Sys().ListAuthWithContext(ctx)
+	if err != nil {
+		return fmt.Errorf("list Vault auth methods: %w", err)
+	}
+	if _, ok := auths["kubernetes/"]; !ok {
+		if err := admin.Sys().EnableAuthWithOptionsWithContext(ctx, "kubernetes", &vaultapi.EnableAuthOptions{Type: "kubernetes"}); err != nil {
+			return fmt.Errorf("enable kubernetes auth: %w", err)
+		}
+	}
+	const ns, sa = "vault-system", "vault-reviewer"
+	for _, obj := range []client.Object{
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}},
+		&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: sa, Namespace: ns}},
+		&rbacv1.ClusterRoleBinding{
+			ObjectMeta: metav1.ObjectMeta{Name: "vault-reviewer-auth-delegator"},
+			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "system:auth-delegator"},
+			Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: sa, Namespace: ns}},
+		},
+	} {
+		if err := c.Create(ctx, obj); err != nil && !apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("create %T %s: %w", obj, obj.GetName(), err)
+		}
+	}
+	reviewer, err := ServiceAccountToken(ctx, cfg, ns, sa)
+	if err != nil {
+		return err
+	}
+	_, err = admin.Logical().WriteWithContext(ctx, "auth/kubernetes/config", map[string]any{
+		"kubernetes_host":      cfg.Host,
+		"kubernetes_ca_cert":   string(cfg.CAData),
+		"token_reviewer_jwt":   reviewer,
+		"disable_local_ca_jwt": true,
+	})
+	if err != nil {
+		return fmt.Errorf("configure kubernetes auth: %w", err)
+	}
+	return nil
+}
+
+// ServiceAccountToken asks the API server for a token of the ServiceAccount,
+// as the kubelet does for a pod.
+func ServiceAccountToken(ctx context.Context, cfg *rest.Config, namespace, name string) (string, error) {
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return "", err
+	}
+	expiry := int64(600)
+	tr, err := cs.CoreV1().ServiceAccounts(namespace).CreateToken(ctx, name,
+		&authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: &expiry}}, metav1.CreateOptions{})
+	if err != nil {
+		return "", fmt.Errorf("request a token for %s/%s: %w", namespace, name, err)
+	}
+	return tr.Status.Token, nil
+}
+
+// KeycloakAdmin is a session of Keycloak's bootstrap admin.
+type KeycloakAdmin struct {
+	GC    *gocloak.GoCloak
+	Token string
+}
+
+// Admin logs in as the bootstrap admin of the master realm.
+func (k *Keycloak) Admin(ctx context.Context) (*KeycloakAdmin, error) {
+	gc := gocloak.NewClient(k.URL)
+	token, err := gc.LoginAdmin(ctx, k.User, k.Password, "master")
+	if err != nil {
+		return nil, fmt.Errorf("log in to Keycloak as admin: %w", err)
+	}
+	return &KeycloakAdmin{GC: gc, Token: token.AccessToken}, nil
+}
+
+// CreateRealm creates an enabled realm; one that exists already is kept
+// (the demo and the tests may share a Keycloak).
+func (a *KeycloakAdmin) CreateRealm(ctx context.Context, name string) error {
+	if _, err := a.GC.CreateRealm(ctx, a.Token, gocloak.RealmRepresentation{Realm: &name, Enabled: gocloak.BoolP(true)}); err != nil && !exists(err) {
+		return fmt.Errorf("create realm %s: %w", name, err)
+	}
+	return nil
+}
+
+// CreateClient creates a confidential client with a service account (so it
+// can request tokens with client credentials); secret, when not empty, is
+// set as its secret. A client that exists already is kept.
+func (a *KeycloakAdmin) CreateClient(ctx context.Context, realm, clientID, secret string) error {
+	c := gocloak.Client{
+		ClientID:               &clientID,
+		Enabled:                gocloak.BoolP(true),
+		PublicClient:           gocloak.BoolP(false),
+		ServiceAccountsEnabled: gocloak.BoolP(true),
+		StandardFlowEnabled:    gocloak.BoolP(false),
+	}
+	if secret != "" {
+		c.Secret = &secret
+	}
+	if _, err := a.GC.CreateClient(ctx, a.Token, realm, c); err != nil && !exists(err) {
+		return fmt.Errorf("create client %s in realm %s: %w", clientID, realm, err)
+	}
+	return nil
+}
+
+// clientUUID is the internal id of the client with that clientId.
+func (a *KeycloakAdmin) clientUUID(ctx context.Context, realm, clientID string) (string, error) {
+	clients, err := a.GC.GetClients(ctx, a.Token, realm, gocloak.GetClientsParams{ClientID: &clientID})
+	if err != nil {
+		return "", err
+	}
+	for _, c := range clients {
+		if gocloak.PString(c.ClientID) == clientID {
+			return gocloak.PString(c.ID), nil
+		}
+	}
+	return "", fmt.Errorf("client %s not found in realm %s", clientID, realm)
+}
+
+// ClientSecret reads a client's secret.
+func (a *KeycloakAdmin) ClientSecret(ctx context.Context, realm, clientID string) (string, error) {
+	id, err := a.clientUUID(ctx, realm, clientID)
+	if err != nil {
+		return "", err
+	}
+	cred, err := a.GC.GetClientSecret(ctx, a.Token, realm, id)
+	if err != nil {
+		return "", err
+	}
+	return gocloak.PString(cred.Value), nil
+}
+
+// RegenerateSecret makes Keycloak issue a new secret for the client.
+func (a *KeycloakAdmin) RegenerateSecret(ctx context.Context, realm, clientID string) error {
+	id, err := a.clientUUID(ctx, realm, clientID)
+	if err != nil {
+		return err
+	}
+	_, err = a.GC.RegenerateClientSecret(ctx, a.Token, realm, id)
+	return err
+}
+
+// CreateOperatorClient creates a client in the master realm whose service
+// account holds the admin role — the credentials a cluster admin gives the
+// operator for authType ClientCredentials — and returns its secret.
+func (a *KeycloakAdmin) CreateOperatorClient(ctx context.Context, clientID string) (string, error) {
+	if err := a.CreateClient(ctx, "master", clientID, ""); err != nil {
+		return "", err
+	}
+	id, err := a.clientUUID(ctx, "master", clientID)
+	if err != nil {
+		return "", err
+	}
+	user, err := a.GC.GetClientServiceAccount(ctx, a.Token, "master", id)
+	if err != nil {
+		return "", err
+	}
+	role, err := a.GC.GetRealmRole(ctx, a.Token, "master", "admin")
+	if err != nil {
+		return "", err
+	}
+	if err := a.GC.AddRealmRoleToUser(ctx, a.Token, "master", gocloak.PString(user.ID), []gocloak.Role{*role}); err != nil {
+		return "", err
+	}
+	return a.ClientSecret(ctx, "master", clientID)
+}
+
+// exists reports Keycloak's 409 Conflict: the thing is there already.
+func exists(err error) bool {
+	var apiErr *gocloak.APIError
+	return errors.As(err, &apiErr) && apiErr.Code == http.StatusConflict
+}
