@@ -41,7 +41,9 @@ func TestAdmissionRejectsBrokenCredentials(t *testing.T) {
 		mutate func(*secretsv1beta1.KeycloakClientCredential)
 		want   string
 	}{
-		{"refresh too often", func(k *secretsv1beta1.KeycloakClientCredential) { k.Spec.RefreshInterval = &metav1.Duration{Duration: 10 * time.Second} },
+		{"refresh too often", func(k *secretsv1beta1.KeycloakClientCredential) {
+			k.Spec.RefreshInterval = &metav1.Duration{Duration: 10 * time.Second}
+		},
 			denied(`spec.refreshInterval: Invalid value: "10s": must be at least 30s`)},
 		{"rotation too often", func(k *secretsv1beta1.KeycloakClientCredential) {
 			k.Spec.Rotation = &secretsv1beta1.RotationSpec{Interval: metav1.Duration{Duration: time.Minute}}
