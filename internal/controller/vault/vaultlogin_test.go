@@ -1,0 +1,107 @@
+/*
+Copyright 2026 The vault-keycloak-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package vault_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	vaultclient "github.com/carbogame/vault-keycloak-operator/internal/vault"
+)
+
+// operatorPolicy is what the README tells a Vault admin to grant the operator.
+const operatorPolicy = `
+path "sys/policies/acl/app.*"      { capabilities = ["create", "read", "update", "delete"] }
+path "auth/kubernetes/role/app.*"  { capabilities = ["create", "read", "update", "delete"] }
+`
+
+// TestOperatorLogsInThroughKubernetesAuthOnce is the in-cluster path: no
+// VAULT_TOKEN, the operator's ServiceAccount token, the role the README
+// describes. Many calls make one login; a token revoked behind its back
+// makes one more, not an error.
+func TestOperatorLogsInThroughKubernetesAuthOnce(t *testing.T) {
+	ctx := context.Background()
+	const ns, sa = "vko-login", "vault-keycloak-operator-controller-manager"
+	if err := op.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := op.Client.Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: sa, Namespace: ns}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := admin.Sys().PutPolicy("vault-keycloak-operator", operatorPolicy); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := admin.Logical().Write("auth/kubernetes/role/vault-keycloak-operator", map[string]any{
+		"bound_service_account_names":      []string{sa},
+		"bound_service_account_namespaces": []string{ns},
+		"token_policies":                   []string{"vault-keycloak-operator"},
+		"token_ttl":                        3600,
+	}); err != nil {
+		t.Fatal(err)
+	}
+	jwt, err := serviceAccountToken(ctx, ns, sa)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tokenPath := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(tokenPath, []byte(jwt), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	cfg := vaultclient.ConfigFromEnv()
+	cfg.Address, cfg.Token, cfg.ServiceAccountTokenPath = vaultServer.Addr, "", tokenPath
+	c, err := vaultclient.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	logins := vaultclient.RequestCount(vaultclient.OpLogin)
+	const name = "app.vko-login.probe"
+	for range 5 {
+		if err := c.WritePolicy(ctx, name, `path "secret/data/vko-login/*" { capabilities = ["read"] }`); err != nil {
+			t.Fatalf("write policy as the operator: %v", err)
+		}
+		if _, found, err := c.ReadPolicy(ctx, name); err != nil || !found {
+			t.Fatalf("read policy as the operator: found=%v err=%v", found, err)
+		}
+	}
+	if got := vaultclient.RequestCount(vaultclient.OpLogin) - logins; got != 1 {
+		t.Fatalf("%v logins for 10 calls, want 1", got)
+	}
+
+	// Outside its policy, the operator is refused.
+	if err := c.WritePolicy(ctx, "root-like", `path "*" { capabilities = ["sudo"] }`); err == nil {
+		t.Fatal("the operator wrote a policy outside app.*")
+	}
+
+	// Every token issued through the login path is revoked by an admin.
+	if _, err := admin.Logical().Write("sys/leases/revoke-prefix/auth/kubernetes/login", nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := c.ReadPolicy(ctx, name); err != nil {
+		t.Fatalf("after the token was revoked: %v", err)
+	}
+	// One refused write above, one refused read after revocation: each
+	// logs in again once, and nothing more.
+	if got := vaultclient.RequestCount(vaultclient.OpLogin) - logins; got != 3 {
+		t.Fatalf("%v logins in all, want 3 (first, after the refusal, after revocation)", got)
+	}
+}
