@@ -35,7 +35,8 @@ KUSTOMIZE_VERSION ?= v5.8.1
 GOLANGCI_LINT_VERSION ?= v2.15.0
 
 ENSURE := hack/ensure.sh
-# Go test timeout: envtest suites start a kube-apiserver each.
+# Go test timeout: envtest suites start a kube-apiserver each. -count=1 below:
+# results are never reused from the build cache, since they stand on live services.
 TEST_TIMEOUT ?= 30m
 
 .PHONY: all
@@ -89,7 +90,7 @@ test: manifests generate fmt vet ## Run all tests against a real kube-apiserver,
 	VKO_VAULT_BIN="$$($(ENSURE) vault)/vault" \
 	VKO_KEYCLOAK_HOME="$$($(ENSURE) keycloak)" \
 	go run ./test/harness/cmd/with-services -- \
-		go test ./... -timeout $(TEST_TIMEOUT) -coverprofile cover.out
+		go test ./... -count=1 -timeout $(TEST_TIMEOUT) -coverprofile cover.out
 
 .PHONY: demo
 demo: manifests ## Show the operator at work on a local control plane with a real Vault and Keycloak (DEMO_ARGS=--once: one pass).

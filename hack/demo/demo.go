@@ -58,7 +58,7 @@ var samples = []struct {
 }
 
 func run(ctx context.Context, out io.Writer, once bool) error {
-	say := func(format string, a ...any) { fmt.Fprintf(out, format+"\n", a...) }
+	say := func(format string, a ...any) { _, _ = fmt.Fprintf(out, format+"\n", a...) }
 	section := func(title string) { say("\n=== %s", title) }
 	logDir, err := os.MkdirTemp("", "vko-demo-")
 	if err != nil {

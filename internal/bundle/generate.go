@@ -68,6 +68,8 @@ type Bundle struct {
 	opts      Options
 }
 
+const kindClusterRole = "ClusterRole"
+
 // webhookServicePort is where the manager serves its webhooks.
 const webhookServicePort = 9443
 
@@ -106,7 +108,6 @@ type inputs struct {
 	roles          map[string][]rbacv1.PolicyRule // "Role/name" or "ClusterRole/name"
 	clusterRoles   []*unstructured.Unstructured
 	bindings       []rbacv1.RoleBinding // ClusterRoleBindings too, by kind of roleRef
-	clusterBinding map[string]bool
 	webhooks       []v1alpha1.WebhookDescription
 	webhookService string
 	services       []*unstructured.Unstructured
@@ -130,13 +131,13 @@ func (in *inputs) add(u *unstructured.Unstructured) error {
 		in.deployments = append(in.deployments, d)
 	case gvk.Kind == "ServiceAccount":
 		in.serviceAccount = u.GetName()
-	case gvk.Kind == "Role" || gvk.Kind == "ClusterRole":
+	case gvk.Kind == "Role" || gvk.Kind == kindClusterRole:
 		var r rbacv1.ClusterRole
 		if err := fromUnstructured(u, &r); err != nil {
 			return err
 		}
 		in.roles[gvk.Kind+"/"+u.GetName()] = r.Rules
-		if gvk.Kind == "ClusterRole" {
+		if gvk.Kind == kindClusterRole {
 			in.clusterRoles = append(in.clusterRoles, u)
 		}
 	case gvk.Kind == "RoleBinding" || gvk.Kind == "ClusterRoleBinding":
@@ -253,7 +254,7 @@ func (b *Bundle) fill(in *inputs, opts Options) error {
 		}
 		bound[key] = true
 		perm := v1alpha1.StrategyDeploymentPermissions{ServiceAccountName: in.serviceAccount, Rules: rules}
-		if rb.Kind == "ClusterRoleBinding" || rb.RoleRef.Kind == "ClusterRole" && rb.Namespace == "" {
+		if rb.Kind == "ClusterRoleBinding" || rb.RoleRef.Kind == kindClusterRole && rb.Namespace == "" {
 			strategy.ClusterPermissions = append(strategy.ClusterPermissions, perm)
 		} else {
 			strategy.Permissions = append(strategy.Permissions, perm)

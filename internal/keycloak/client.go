@@ -118,10 +118,9 @@ type Server struct {
 	fingerprint [32]byte
 	gc          *gocloak.GoCloak
 
-	mu        sync.Mutex
-	token     *gocloak.JWT
-	renewAt   time.Time
-	refreshAt time.Time
+	mu      sync.Mutex
+	token   *gocloak.JWT
+	renewAt time.Time
 }
 
 func newServer(name string, cfg ServerConfig) (*Server, error) {

@@ -130,7 +130,7 @@ func TestMigrationFromStoredV1alpha1(t *testing.T) {
 		}
 	}
 	NewWithT(t).Expect(after).To(HaveLen(len(before)))
-	NewWithT(t).Expect(len(before)).To(Equal(2 * len(created)))
+	NewWithT(t).Expect(before).To(HaveLen(2 * len(created)))
 
 	// Idempotent: a third run rewrites nothing.
 	results, err = m.Migrate(ctx, operator.OwnedCRDs...)

@@ -194,6 +194,8 @@ var skipNameValidation = true
 // Stop ends the manager, then the control plane.
 func (op *Operator) Stop() {
 	op.cancel()
-	<-op.done
+	if err := <-op.done; err != nil {
+		logf.Log.Error(err, "manager stopped with an error")
+	}
 	_ = op.Env.Stop()
 }

@@ -26,7 +26,7 @@ import (
 	"testing"
 	"time"
 
-	. "github.com/onsi/gomega" //nolint:revive // gomega reads best dot-imported
+	"github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -60,14 +60,14 @@ type Conditioned[T any] interface {
 func WaitCondition[T any, P Conditioned[T]](t *testing.T, op *Operator, key client.ObjectKey, conditions func(P) []metav1.Condition, typ string, status metav1.ConditionStatus, reason string, timeout time.Duration) P {
 	t.Helper()
 	obj := P(new(T))
-	NewWithT(t).Eventually(func(g Gomega) {
-		g.Expect(op.Client.Get(context.Background(), key, obj)).To(Succeed())
+	gomega.NewWithT(t).Eventually(func(g gomega.Gomega) {
+		g.Expect(op.Client.Get(context.Background(), key, obj)).To(gomega.Succeed())
 		c := meta.FindStatusCondition(conditions(obj), typ)
-		g.Expect(c).NotTo(BeNil(), "condition %s not set yet", typ)
-		g.Expect(c.Status).To(Equal(status), "condition %s: %s", typ, c.Message)
-		g.Expect(c.Reason).To(Equal(reason), "condition %s: %s", typ, c.Message)
-		g.Expect(c.ObservedGeneration).To(Equal(obj.GetGeneration()))
-	}).WithTimeout(timeout).WithPolling(200 * time.Millisecond).Should(Succeed())
+		g.Expect(c).NotTo(gomega.BeNil(), "condition %s not set yet", typ)
+		g.Expect(c.Status).To(gomega.Equal(status), "condition %s: %s", typ, c.Message)
+		g.Expect(c.Reason).To(gomega.Equal(reason), "condition %s: %s", typ, c.Message)
+		g.Expect(c.ObservedGeneration).To(gomega.Equal(obj.GetGeneration()))
+	}).WithTimeout(timeout).WithPolling(200 * time.Millisecond).Should(gomega.Succeed())
 	return obj
 }
 
@@ -90,8 +90,8 @@ func (op *Operator) Events(t *testing.T, namespace, name string) map[string][]st
 // WaitEvent waits until an Event with the reason is recorded about the object.
 func (op *Operator) WaitEvent(t *testing.T, namespace, name, reason string) {
 	t.Helper()
-	NewWithT(t).Eventually(func() map[string][]string { return op.Events(t, namespace, name) }).
-		WithTimeout(10 * time.Second).Should(HaveKey(reason))
+	gomega.NewWithT(t).Eventually(func() map[string][]string { return op.Events(t, namespace, name) }).
+		WithTimeout(10 * time.Second).Should(gomega.HaveKey(reason))
 }
 
 // Kubectl runs the kubectl built beside kube-apiserver against the test's

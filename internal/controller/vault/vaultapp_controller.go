@@ -91,12 +91,12 @@ func (r *VaultAppReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 		// Nothing is written to Vault; a change of the VaultApp or of the
 		// namespace's grants triggers the next attempt.
 		msg := errs.ToAggregate().Error()
-		r.setAll(&app, false, shared.ReasonNotAllowed, msg)
+		r.failAll(&app, shared.ReasonNotAllowed, msg)
 		return ctrl.Result{}, r.updateStatus(ctx, &app, before, corev1.EventTypeWarning, shared.ReasonNotAllowed, msg)
 	}
 	if r.Vault == nil {
 		msg := "the operator runs without a Vault address (--vault-address or VAULT_ADDR)"
-		r.setAll(&app, false, shared.ReasonVaultNotConfigured, msg)
+		r.failAll(&app, shared.ReasonVaultNotConfigured, msg)
 		return ctrl.Result{}, r.updateStatus(ctx, &app, before, corev1.EventTypeWarning, shared.ReasonVaultNotConfigured, msg)
 	}
 
@@ -104,7 +104,7 @@ func (r *VaultAppReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 	changed, err := r.sync(ctx, &app, name)
 	if err != nil {
 		log.Error(err, "sync with Vault failed", "policy", name)
-		r.setAll(&app, false, shared.ReasonVaultError, err.Error())
+		r.failAll(&app, shared.ReasonVaultError, err.Error())
 		if serr := r.updateStatus(ctx, &app, before, corev1.EventTypeWarning, shared.ReasonVaultError, err.Error()); serr != nil {
 			return ctrl.Result{}, errors.Join(err, serr)
 		}
@@ -215,7 +215,7 @@ func (r *VaultAppReconciler) finalize(ctx context.Context, app *vaultv1beta1.Vau
 				err = r.Vault.DeletePolicy(ctx, name)
 			}
 			if err != nil {
-				r.setAll(app, false, shared.ReasonDeleteFailed, err.Error())
+				r.failAll(app, shared.ReasonDeleteFailed, err.Error())
 				if serr := r.updateStatus(ctx, app, before, corev1.EventTypeWarning, shared.ReasonDeleteFailed, err.Error()); serr != nil {
 					return ctrl.Result{}, errors.Join(err, serr)
 				}
@@ -232,10 +232,10 @@ func (r *VaultAppReconciler) finalize(ctx context.Context, app *vaultv1beta1.Vau
 	return ctrl.Result{}, nil
 }
 
-// setAll sets every condition to the same outcome.
-func (r *VaultAppReconciler) setAll(app *vaultv1beta1.VaultApp, ok bool, reason, msg string) {
+// failAll sets every condition to False with the same reason.
+func (r *VaultAppReconciler) failAll(app *vaultv1beta1.VaultApp, reason, msg string) {
 	for _, t := range []string{shared.TypePolicySynced, shared.TypeRoleSynced, shared.TypeReady} {
-		shared.SetCondition(&app.Status.Conditions, app.Generation, t, ok, reason, msg)
+		shared.SetCondition(&app.Status.Conditions, app.Generation, t, false, reason, msg)
 	}
 }
 
