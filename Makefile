@@ -92,6 +92,15 @@ test: manifests generate fmt vet ## Run all tests against a real kube-apiserver,
 	go run ./test/harness/cmd/with-services -- \
 		go test ./... -count=1 -timeout $(TEST_TIMEOUT) -coverprofile cover.out
 
+.PHONY: olm-e2e
+olm-e2e: ## Install the bundle through an OLM Subscription on a local cluster (kwok; no container runtime).
+	KUBEBUILDER_ASSETS="$$($(ENSURE) envtest)" \
+	VKO_KUBE_DIR="$$($(ENSURE) kube)" \
+	VKO_KWOK_BIN="$$($(ENSURE) kwok)/kwok" \
+	VKO_OLM_DIR="$$($(ENSURE) olm)" \
+	VKO_OPM_BIN="$$($(ENSURE) opm)/opm" \
+	go test -tags olm ./test/olm/ -count=1 -v -timeout 20m
+
 .PHONY: demo
 demo: manifests ## Show the operator at work on a local control plane with a real Vault and Keycloak (DEMO_ARGS=--once: one pass).
 	KUBEBUILDER_ASSETS="$$($(ENSURE) envtest)" \

@@ -11,6 +11,8 @@
 #   vault     vault server
 #   keycloak  an unpacked keycloak-quarkus-dist (kc.sh under bin/)
 #   opm       opm, which renders and serves file-based catalogs
+#   olm       OLM's olm and catalog operators
+#   kwok      kwok, which fakes Nodes and Pods
 #
 # The cache root is $VKO_CACHE_DIR, by default the user's cache directory.
 set -euo pipefail
@@ -103,6 +105,25 @@ ensure_opm() {
 	echo "$dir"
 }
 
+# build_tool NAME MODULE_DIR TAGS PKG... — go build commands of a tool module
+# into one cache entry, keyed like the others.
+build_tool() {
+	local name=$1 mod=$2 tags=$3; shift 3
+	local dir
+	dir="$cache/$name-$(key "$here/tools/$mod")"
+	if [[ ! -f "$dir/.complete" ]]; then
+		local tmp="$dir.part.$$"
+		rm -rf "$tmp"; mkdir -p "$tmp"
+		for pkg in "$@"; do
+			log "building $pkg"
+			(cd "$here/tools/$mod" && go build -trimpath -ldflags='-s -w' -tags "$tags" -o "$tmp/" "$pkg")
+		done
+		touch "$tmp/.complete"
+		rm -rf "$dir"; mv "$tmp" "$dir"
+	fi
+	echo "$dir"
+}
+
 ensure_keycloak() {
 	local dir="$cache/keycloak-$KEYCLOAK_VERSION"
 	if [[ ! -x "$dir/bin/kc.sh" ]]; then
@@ -125,5 +146,7 @@ case "${1:-}" in
 	vault) ensure_vault ;;
 	keycloak) ensure_keycloak ;;
 	opm) ensure_opm ;;
-	*) echo "usage: $0 envtest | kube [BIN...] | etcd | vault | keycloak | opm" >&2; exit 2 ;;
+	olm) build_tool "olm-$OLM_VERSION" olm "" github.com/operator-framework/operator-lifecycle-manager/cmd/olm github.com/operator-framework/operator-lifecycle-manager/cmd/catalog ;;
+	kwok) build_tool "kwok-$KWOK_VERSION" kwok "" sigs.k8s.io/kwok/cmd/kwok ;;
+	*) echo "usage: $0 envtest | kube [BIN...] | etcd | vault | keycloak | opm | olm | kwok" >&2; exit 2 ;;
 esac

@@ -1,0 +1,195 @@
+/*
+Copyright 2026 The vault-keycloak-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package harness
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+)
+
+// Environment variables that point at the binaries of an OLM cluster,
+// filled in by 'make olm-e2e' from hack/ensure.sh.
+const (
+	EnvKubeDir = "VKO_KUBE_DIR" // kube-controller-manager, kube-scheduler
+	EnvKwokBin = "VKO_KWOK_BIN"
+	EnvOLMDir  = "VKO_OLM_DIR" // olm, catalog
+	EnvOPMBin  = "VKO_OPM_BIN"
+)
+
+// OLMCluster is a cluster that OLM can install into, with no container
+// runtime: kube-apiserver and etcd, kube-controller-manager (deployments and
+// replicasets) and kube-scheduler, kwok faking one Node and running its pods,
+// and OLM's olm and catalog operators, all local processes.
+type OLMCluster struct {
+	Env        *envtest.Environment
+	Config     *rest.Config
+	Client     client.Client
+	Kubeconfig string
+	logDir     string
+	procs      []*Process
+}
+
+// StartOLMCluster starts it all; Stop ends it all.
+func StartOLMCluster(ctx context.Context, logDir string) (*OLMCluster, error) {
+	for _, v := range []string{EnvKubeDir, EnvKwokBin, EnvOLMDir, EnvOPMBin, "KUBEBUILDER_ASSETS"} {
+		if err := requireFile(os.Getenv(v), "OLM cluster", v); err != nil {
+			return nil, err
+		}
+	}
+	olmCRDs, err := moduleDir("olm", "github.com/operator-framework/operator-lifecycle-manager")
+	if err != nil {
+		return nil, err
+	}
+	env := &envtest.Environment{
+		CRDDirectoryPaths:     []string{filepath.Join(olmCRDs, "deploy", "chart", "crds")},
+		ErrorIfCRDPathMissing: true,
+	}
+	// The API server calls a webhook Service's endpoints, not its cluster
+	// IP: nothing routes cluster IPs here.
+	env.ControlPlane.GetAPIServer().Configure().Set("enable-aggregator-routing", "true")
+	cfg, err := env.Start()
+	if err != nil {
+		return nil, fmt.Errorf("start kube-apiserver and etcd: %w", err)
+	}
+	c := &OLMCluster{Env: env, Config: cfg, logDir: logDir}
+	fail := func(err error) (*OLMCluster, error) { c.Stop(); return nil, err }
+	if c.Client, err = client.New(cfg, client.Options{}); err != nil {
+		return fail(err)
+	}
+	user, err := env.AddUser(envtest.User{Name: "cluster-admin", Groups: []string{"system:masters"}}, nil)
+	if err != nil {
+		return fail(err)
+	}
+	kubeconfig, err := user.KubeConfig()
+	if err != nil {
+		return fail(err)
+	}
+	c.Kubeconfig = filepath.Join(logDir, "kubeconfig")
+	if err := os.WriteFile(c.Kubeconfig, kubeconfig, 0o600); err != nil {
+		return fail(err)
+	}
+
+	kube, kwokBin, olmDir := os.Getenv(EnvKubeDir), os.Getenv(EnvKwokBin), os.Getenv(EnvOLMDir)
+	kwokStages, err := moduleDir("kwok", "sigs.k8s.io/kwok")
+	if err != nil {
+		return fail(err)
+	}
+	for _, p := range []struct {
+		name string
+		env  []string
+		bin  string
+		args []string
+	}{
+		{"kube-controller-manager", nil, filepath.Join(kube, "kube-controller-manager"), []string{
+			"--kubeconfig=" + c.Kubeconfig, "--controllers=deployment,replicaset",
+			"--leader-elect=false", "--use-service-account-credentials=false", "--secure-port=0"}},
+		{"kube-scheduler", nil, filepath.Join(kube, "kube-scheduler"), []string{
+			"--kubeconfig=" + c.Kubeconfig, "--leader-elect=false", "--secure-port=0"}},
+		{"kwok", nil, kwokBin, []string{
+			"--kubeconfig=" + c.Kubeconfig, "--manage-all-nodes=true",
+			"--config=" + filepath.Join(kwokStages, "kustomize", "stage", "node", "fast", "node-initialize.yaml"),
+			"--config=" + filepath.Join(kwokStages, "kustomize", "stage", "node", "heartbeat", "node-heartbeat.yaml"),
+			"--config=" + filepath.Join(kwokStages, "kustomize", "stage", "pod", "fast", "pod-ready.yaml"),
+			"--config=" + filepath.Join(kwokStages, "kustomize", "stage", "pod", "fast", "pod-complete.yaml"),
+			"--config=" + filepath.Join(kwokStages, "kustomize", "stage", "pod", "fast", "pod-delete.yaml")}},
+		// OLM reads KUBECONFIG from the environment only; with CI set, its
+		// own validating round-tripper panics on objects it did not label.
+		{"olm", []string{"KUBECONFIG=" + c.Kubeconfig, "OPERATOR_NAMESPACE=olm", "OPERATOR_NAME=olm-operator", "CI="},
+			filepath.Join(olmDir, "olm"), []string{"--namespace=olm", "--writeStatusName="}},
+		{"catalog", []string{"CI="}, filepath.Join(olmDir, "catalog"), []string{
+			"--kubeconfig=" + c.Kubeconfig, "--namespace=olm", "--writeStatusName="}},
+	} {
+		if p.name == "olm" {
+			// Both operators need the namespace they run for.
+			if err := c.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "olm"}}); err != nil {
+				return fail(err)
+			}
+		}
+		proc, err := start(p.name, logDir, p.env, p.bin, p.args...)
+		if err != nil {
+			return fail(err)
+		}
+		c.procs = append(c.procs, proc)
+	}
+	return c, nil
+}
+
+// Stop ends every process, then the control plane.
+func (c *OLMCluster) Stop() {
+	for i := len(c.procs) - 1; i >= 0; i-- {
+		c.procs[i].Stop()
+	}
+	_ = c.Env.Stop()
+}
+
+// Logs returns the last lines of each process's output, for failures.
+func (c *OLMCluster) Logs(lines int) string {
+	var b strings.Builder
+	for _, p := range c.procs {
+		fmt.Fprintf(&b, "--- %s\n%s\n", p.name, p.LogTail(lines))
+	}
+	return b.String()
+}
+
+// ServeCatalog runs 'opm serve' on a catalog directory and returns its
+// address, for a CatalogSource's spec.address.
+func (c *OLMCluster) ServeCatalog(ctx context.Context, dir string) (string, error) {
+	port, err := FreePort()
+	if err != nil {
+		return "", err
+	}
+	proc, err := start("opm-serve-"+strconv.Itoa(port), c.logDir, nil, os.Getenv(EnvOPMBin), "serve", dir, "--port", strconv.Itoa(port),
+		"--cache-dir", filepath.Join(c.logDir, "opm-cache-"+strconv.Itoa(port)))
+	if err != nil {
+		return "", err
+	}
+	c.procs = append(c.procs, proc)
+	addr := "127.0.0.1:" + strconv.Itoa(port)
+	if err := waitTLS(ctx, addr, 60*1e9); err != nil {
+		return "", fmt.Errorf("opm serve: %w\n%s", err, proc.LogTail(20))
+	}
+	return addr, nil
+}
+
+// moduleDir is where a tool module's dependency lies in the module cache
+// (OLM's CRDs and kwok's stages ship inside their modules).
+func moduleDir(tool, module string) (string, error) {
+	cmd := exec.Command("go", "list", "-m", "-json", module)
+	cmd.Dir = filepath.Join(RepoRoot(), "hack", "tools", tool)
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("locate %s: %w", module, err)
+	}
+	var m struct{ Dir string }
+	if err := json.Unmarshal(out, &m); err != nil || m.Dir == "" {
+		return "", fmt.Errorf("locate %s: no directory in %s", module, out)
+	}
+	return m.Dir, nil
+}
+

@@ -1,0 +1,193 @@
+/*
+Copyright 2026 The vault-keycloak-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+//go:build olm
+
+// Package olm installs the operator the way its users do: OLM resolves a
+// Subscription against our own catalog, and installs the bundle's CSV on a
+// local cluster with no container runtime (kwok runs the pods).
+package olm
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"testing"
+	"time"
+
+	operatorsv1 "github.com/operator-framework/api/pkg/operators/v1"
+	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/carbogame/vault-keycloak-operator/test/harness"
+)
+
+const installNamespace = "operators"
+
+func TestSubscriptionInstallsTheBundle(t *testing.T) {
+	ctx := context.Background()
+	logDir := t.TempDir()
+	cluster, err := harness.StartOLMCluster(ctx, logDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cluster.Stop)
+	scheme := runtime.NewScheme()
+	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme, operatorsv1alpha1.AddToScheme, operatorsv1.AddToScheme} {
+		if err := add(scheme); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c, err := client.New(cluster.Config, client.Options{Scheme: scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	addNode(t, c)
+
+	addr, err := cluster.ServeCatalog(ctx, filepath.Join(harness.RepoRoot(), "catalog"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, obj := range []client.Object{
+		&operatorsv1alpha1.CatalogSource{
+			ObjectMeta: metav1.ObjectMeta{Name: "vault-keycloak-operator", Namespace: "olm"},
+			Spec:       operatorsv1alpha1.CatalogSourceSpec{SourceType: operatorsv1alpha1.SourceTypeGrpc, Address: addr, DisplayName: "ours"},
+		},
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: installNamespace}},
+		&operatorsv1.OperatorGroup{ObjectMeta: metav1.ObjectMeta{Name: "global", Namespace: installNamespace}},
+		&operatorsv1alpha1.Subscription{
+			ObjectMeta: metav1.ObjectMeta{Name: "vault-keycloak-operator", Namespace: installNamespace},
+			Spec: &operatorsv1alpha1.SubscriptionSpec{
+				CatalogSource: "vault-keycloak-operator", CatalogSourceNamespace: "olm",
+				Package: "vault-keycloak-operator", Channel: "stable", InstallPlanApproval: operatorsv1alpha1.ApprovalAutomatic,
+			},
+		},
+	} {
+		if err := c.Create(ctx, obj); err != nil {
+			t.Fatalf("create %s: %v", obj.GetName(), err)
+		}
+	}
+
+	csv := waitCSV(t, c, cluster, "vault-keycloak-operator.v0.1.0", 6*time.Minute)
+	t.Logf("CSV %s: %s", csv.Name, csv.Status.Phase)
+
+	// What OLM created from the CSV.
+	for _, name := range []string{"vaultapps.vault.exemple.com", "keycloakclientcredentials.secrets.carbogame.com", "keycloakservers.secrets.carbogame.com"} {
+		var crd apiextensionsv1.CustomResourceDefinition
+		if err := c.Get(ctx, client.ObjectKey{Name: name}, &crd); err != nil {
+			t.Fatalf("CRD %s: %v", name, err)
+		}
+		conv := crd.Spec.Conversion
+		if conv == nil || conv.Strategy != apiextensionsv1.WebhookConverter || conv.Webhook == nil || len(conv.Webhook.ClientConfig.CABundle) == 0 {
+			t.Errorf("CRD %s: conversion %+v, want Webhook with OLM's caBundle", name, conv)
+		}
+	}
+	var vwcs admissionregistrationv1.ValidatingWebhookConfigurationList
+	var mwcs admissionregistrationv1.MutatingWebhookConfigurationList
+	if err := c.List(ctx, &vwcs); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.List(ctx, &mwcs); err != nil {
+		t.Fatal(err)
+	}
+	if len(vwcs.Items) != 3 || len(mwcs.Items) != 3 {
+		t.Errorf("%d validating and %d mutating webhook configurations, want 3 and 3", len(vwcs.Items), len(mwcs.Items))
+	}
+	dep := csv.Spec.InstallStrategy.StrategySpec.DeploymentSpecs[0].Name
+	for _, obj := range []client.Object{
+		&corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: dep + "-service", Namespace: installNamespace}},
+		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: dep + "-service-cert", Namespace: installNamespace}},
+		&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: csv.Spec.InstallStrategy.StrategySpec.ClusterPermissions[0].ServiceAccountName, Namespace: installNamespace}},
+	} {
+		if err := c.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
+			t.Errorf("%T %s: %v", obj, obj.GetName(), err)
+		}
+	}
+}
+
+// addNode creates the one fake Node kwok manages, and clears the
+// not-ready taint the API server's admission puts on a new Node.
+func addNode(t *testing.T, c client.Client) {
+	t.Helper()
+	ctx := context.Background()
+	node := &corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{Name: "kwok-node-0",
+			Annotations: map[string]string{"node.alpha.kubernetes.io/ttl": "0", "kwok.x-k8s.io/node": "fake"},
+			Labels:      map[string]string{"kubernetes.io/hostname": "kwok-node-0", "type": "kwok"}},
+		Status: corev1.NodeStatus{Allocatable: corev1.ResourceList{
+			corev1.ResourceCPU: resource.MustParse("32"), corev1.ResourceMemory: resource.MustParse("256Gi"), corev1.ResourcePods: resource.MustParse("110"),
+		}},
+	}
+	if err := c.Create(ctx, node); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(time.Minute)
+	for {
+		if err := c.Get(ctx, client.ObjectKeyFromObject(node), node); err == nil {
+			ready := false
+			for _, cond := range node.Status.Conditions {
+				ready = ready || (cond.Type == corev1.NodeReady && cond.Status == corev1.ConditionTrue)
+			}
+			if ready {
+				node.Spec.Taints = nil
+				if err := c.Update(ctx, node); err == nil {
+					return
+				}
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("node %s not Ready: %+v", node.Name, node.Status.Conditions)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+}
+
+// waitCSV waits for the CSV to succeed, and prints OLM's view when it does not.
+func waitCSV(t *testing.T, c client.Client, cluster *harness.OLMCluster, name string, timeout time.Duration) *operatorsv1alpha1.ClusterServiceVersion {
+	t.Helper()
+	ctx := context.Background()
+	csv := &operatorsv1alpha1.ClusterServiceVersion{}
+	deadline := time.Now().Add(timeout)
+	for {
+		err := c.Get(ctx, client.ObjectKey{Namespace: installNamespace, Name: name}, csv)
+		if err == nil && csv.Status.Phase == operatorsv1alpha1.CSVPhaseSucceeded {
+			return csv
+		}
+		if time.Now().After(deadline) {
+			var subs operatorsv1alpha1.SubscriptionList
+			var plans operatorsv1alpha1.InstallPlanList
+			_ = c.List(ctx, &subs, client.InNamespace(installNamespace))
+			_ = c.List(ctx, &plans, client.InNamespace(installNamespace))
+			msg := fmt.Sprintf("CSV %s: %v phase %q reason %q message %q\n", name, err, csv.Status.Phase, csv.Status.Reason, csv.Status.Message)
+			for _, s := range subs.Items {
+				msg += fmt.Sprintf("Subscription %s: state %q conditions %+v\n", s.Name, s.Status.State, s.Status.Conditions)
+			}
+			for _, p := range plans.Items {
+				msg += fmt.Sprintf("InstallPlan %s: phase %q conditions %+v\n", p.Name, p.Status.Phase, p.Status.Conditions)
+			}
+			t.Fatalf("%s\n%s", msg, cluster.Logs(15))
+		}
+		time.Sleep(time.Second)
+	}
+}
+
