@@ -192,4 +192,3 @@ func moduleDir(tool, module string) (string, error) {
 	}
 	return m.Dir, nil
 }
-

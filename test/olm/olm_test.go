@@ -1,3 +1,5 @@
+//go:build olm
+
 /*
 Copyright 2026 The vault-keycloak-operator Authors.
 
@@ -13,8 +15,6 @@ WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 See the License for the specific language governing permissions and
 limitations under the License.
 */
-
-//go:build olm
 
 // Package olm installs the operator the way its users do: OLM resolves a
 // Subscription against our own catalog, and installs the bundle's CSV on a
@@ -190,4 +190,3 @@ func waitCSV(t *testing.T, c client.Client, cluster *harness.OLMCluster, name st
 		time.Sleep(time.Second)
 	}
 }
-
