@@ -89,17 +89,18 @@ test: manifests generate fmt vet ## Run all tests against a real kube-apiserver,
 	KUBEBUILDER_ASSETS="$$($(ENSURE) envtest)" \
 	VKO_VAULT_BIN="$$($(ENSURE) vault)/vault" \
 	VKO_KEYCLOAK_HOME="$$($(ENSURE) keycloak)" \
+	$(OLM_ENV) \
 	go run ./test/harness/cmd/with-services -- \
 		go test ./... -count=1 -timeout $(TEST_TIMEOUT) -coverprofile cover.out
 
+# Where the OLM install test finds its cluster's binaries.
+OLM_ENV = VKO_KUBE_DIR="$$($(ENSURE) kube)" VKO_KWOK_BIN="$$($(ENSURE) kwok)/kwok" \
+	VKO_OLM_DIR="$$($(ENSURE) olm)" VKO_OPM_BIN="$$($(ENSURE) opm)/opm"
+
 .PHONY: olm-e2e
-olm-e2e: ## Install the bundle through an OLM Subscription on a local cluster (kwok; no container runtime).
-	KUBEBUILDER_ASSETS="$$($(ENSURE) envtest)" \
-	VKO_KUBE_DIR="$$($(ENSURE) kube)" \
-	VKO_KWOK_BIN="$$($(ENSURE) kwok)/kwok" \
-	VKO_OLM_DIR="$$($(ENSURE) olm)" \
-	VKO_OPM_BIN="$$($(ENSURE) opm)/opm" \
-	go test -tags olm ./test/olm/ -count=1 -v -timeout 20m
+olm-e2e: ## Install the bundle through an OLM Subscription on a local cluster (kwok; no container runtime); part of make test.
+	KUBEBUILDER_ASSETS="$$($(ENSURE) envtest)" $(OLM_ENV) \
+	go test ./test/olm/ -count=1 -v -timeout 20m
 
 .PHONY: demo
 demo: manifests ## Show the operator at work on a local control plane with a real Vault and Keycloak (DEMO_ARGS=--once: one pass).

@@ -38,8 +38,12 @@ kube_bins=(kube-apiserver kubectl kube-controller-manager kube-scheduler)
 ensure_kube() {
 	local want=("$@")
 	((${#want[@]})) || want=("${kube_bins[@]}")
-	local dir
-	dir="$cache/kube-$KUBE_VERSION-$(key "$here/tools/kube")"
+	local dir ldflags
+	# Stamp the version in, as Kubernetes' own build does: without it the
+	# API server reports v0.0.0, and OLM refuses a CSV's minKubeVersion.
+	local minor=${KUBE_VERSION#v1.}; minor=${minor%%.*}
+	ldflags="-s -w -X k8s.io/component-base/version.gitVersion=$KUBE_VERSION -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$minor -X k8s.io/component-base/version.gitTreeState=clean"
+	dir="$cache/kube-$KUBE_VERSION-$( (cat "$here/tools/kube/go.mod" "$here/tools/kube/go.sum"; echo "$ldflags") | sha256sum | cut -c1-10)"
 	local missing=()
 	for b in "${want[@]}"; do [[ -x "$dir/$b" ]] || missing+=("$b"); done
 	if ((${#missing[@]})); then
@@ -47,7 +51,7 @@ ensure_kube() {
 		rm -rf "$tmp"; mkdir -p "$tmp"
 		for b in "${missing[@]}"; do
 			log "building $b $KUBE_VERSION (a cold kube-apiserver takes ~10 minutes)"
-			(cd "$here/tools/kube" && CGO_ENABLED=0 go build -trimpath -ldflags='-s -w' -o "$tmp/$b" "k8s.io/kubernetes/cmd/$b")
+			(cd "$here/tools/kube" && CGO_ENABLED=0 go build -trimpath -ldflags="$ldflags" -o "$tmp/$b" "k8s.io/kubernetes/cmd/$b")
 		done
 		mkdir -p "$dir"; mv "$tmp"/* "$dir/"; rmdir "$tmp"
 	fi

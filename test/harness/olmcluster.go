@@ -164,8 +164,14 @@ func (c *OLMCluster) ServeCatalog(ctx context.Context, dir string) (string, erro
 	if err != nil {
 		return "", err
 	}
+	pprof, err := FreePort()
+	if err != nil {
+		return "", err
+	}
+	// A fresh cache directory has no digest to check: build it, don't enforce it.
 	proc, err := start("opm-serve-"+strconv.Itoa(port), c.logDir, nil, os.Getenv(EnvOPMBin), "serve", dir, "--port", strconv.Itoa(port),
-		"--cache-dir", filepath.Join(c.logDir, "opm-cache-"+strconv.Itoa(port)))
+		"--cache-dir", filepath.Join(c.logDir, "opm-cache-"+strconv.Itoa(port)), "--cache-enforce-integrity=false",
+		"--pprof-addr", "127.0.0.1:"+strconv.Itoa(pprof))
 	if err != nil {
 		return "", err
 	}

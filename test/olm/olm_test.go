@@ -1,5 +1,3 @@
-//go:build olm
-
 /*
 Copyright 2026 The vault-keycloak-operator Authors.
 
@@ -25,6 +23,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -32,6 +31,8 @@ import (
 	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -88,7 +89,7 @@ func TestSubscriptionInstallsTheBundle(t *testing.T) {
 		}
 	}
 
-	csv := waitCSV(t, c, cluster, "vault-keycloak-operator.v0.1.0", 6*time.Minute)
+	csv := waitCSV(t, c, cluster, "vault-keycloak-operator.v0.1.0", 3*time.Minute)
 	t.Logf("CSV %s: %s", csv.Name, csv.Status.Phase)
 
 	// What OLM created from the CSV.
@@ -113,6 +114,7 @@ func TestSubscriptionInstallsTheBundle(t *testing.T) {
 	if len(vwcs.Items) != 3 || len(mwcs.Items) != 3 {
 		t.Errorf("%d validating and %d mutating webhook configurations, want 3 and 3", len(vwcs.Items), len(mwcs.Items))
 	}
+	checkGrants(t, c, csv)
 	dep := csv.Spec.InstallStrategy.StrategySpec.DeploymentSpecs[0].Name
 	for _, obj := range []client.Object{
 		&corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: dep + "-service", Namespace: installNamespace}},
@@ -121,6 +123,75 @@ func TestSubscriptionInstallsTheBundle(t *testing.T) {
 	} {
 		if err := c.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
 			t.Errorf("%T %s: %v", obj, obj.GetName(), err)
+		}
+	}
+}
+
+// checkGrants compares what OLM bound to the ServiceAccount with the CSV's
+// permissions and clusterPermissions: exactly those rules, nothing more.
+func checkGrants(t *testing.T, c client.Client, csv *operatorsv1alpha1.ClusterServiceVersion) {
+	t.Helper()
+	ctx := context.Background()
+	strategy := csv.Spec.InstallStrategy.StrategySpec
+	sa := strategy.ClusterPermissions[0].ServiceAccountName
+	bound := func(subjects []rbacv1.Subject) bool {
+		return slices.ContainsFunc(subjects, func(s rbacv1.Subject) bool {
+			return s.Kind == rbacv1.ServiceAccountKind && s.Name == sa && s.Namespace == installNamespace
+		})
+	}
+	var crbs rbacv1.ClusterRoleBindingList
+	var rbs rbacv1.RoleBindingList
+	if err := c.List(ctx, &crbs); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.List(ctx, &rbs, client.InNamespace(installNamespace)); err != nil {
+		t.Fatal(err)
+	}
+	var clusterRules, rules []rbacv1.PolicyRule
+	for _, b := range crbs.Items {
+		if bound(b.Subjects) {
+			var cr rbacv1.ClusterRole
+			if err := c.Get(ctx, client.ObjectKey{Name: b.RoleRef.Name}, &cr); err != nil {
+				t.Fatal(err)
+			}
+			clusterRules = append(clusterRules, cr.Rules...)
+		}
+	}
+	for _, b := range rbs.Items {
+		if bound(b.Subjects) {
+			var r rbacv1.Role
+			if err := c.Get(ctx, client.ObjectKey{Namespace: installNamespace, Name: b.RoleRef.Name}, &r); err != nil {
+				t.Fatal(err)
+			}
+			rules = append(rules, r.Rules...)
+		}
+	}
+	var declared []rbacv1.PolicyRule
+	for _, p := range append(slices.Clone(strategy.Permissions), strategy.ClusterPermissions...) {
+		declared = append(declared, p.Rules...)
+	}
+	// What OLM adds on its own for a webhook-serving operator: reading the
+	// certificate it made, and system:auth-delegator (token and access
+	// reviews). In AllNamespaces mode it also grants the namespaced
+	// permissions cluster-wide.
+	dep := strategy.DeploymentSpecs[0].Name
+	olmAdds := []rbacv1.PolicyRule{
+		{Verbs: []string{"get"}, APIGroups: []string{""}, Resources: []string{"secrets"}, ResourceNames: []string{dep + "-service-cert"}},
+		{Verbs: []string{"create"}, APIGroups: []string{"authentication.k8s.io"}, Resources: []string{"tokenreviews"}},
+		{Verbs: []string{"create"}, APIGroups: []string{"authorization.k8s.io"}, Resources: []string{"subjectaccessreviews"}},
+	}
+	has := func(rules []rbacv1.PolicyRule, r rbacv1.PolicyRule) bool {
+		return slices.ContainsFunc(rules, func(o rbacv1.PolicyRule) bool { return equality.Semantic.DeepEqual(o, r) })
+	}
+	granted := append(slices.Clone(clusterRules), rules...)
+	for _, r := range declared {
+		if !has(granted, r) {
+			t.Errorf("the CSV declares %+v, but OLM did not grant it to %s", r, sa)
+		}
+	}
+	for _, r := range granted {
+		if !has(declared, r) && !has(olmAdds, r) {
+			t.Errorf("%s was granted %+v, which neither the CSV nor OLM's webhook support asks for", sa, r)
 		}
 	}
 }
@@ -179,11 +250,22 @@ func waitCSV(t *testing.T, c client.Client, cluster *harness.OLMCluster, name st
 			_ = c.List(ctx, &subs, client.InNamespace(installNamespace))
 			_ = c.List(ctx, &plans, client.InNamespace(installNamespace))
 			msg := fmt.Sprintf("CSV %s: %v phase %q reason %q message %q\n", name, err, csv.Status.Phase, csv.Status.Reason, csv.Status.Message)
+			for _, r := range csv.Status.RequirementStatus {
+				if r.Status != operatorsv1alpha1.RequirementStatusReasonPresent {
+					msg += fmt.Sprintf("  requirement %s %s %s: %s %s\n", r.Group, r.Kind, r.Name, r.Status, r.Message)
+					for _, d := range r.Dependents {
+						msg += fmt.Sprintf("    dependent %s %s: %s\n", d.Kind, d.Message, d.Status)
+					}
+				}
+			}
 			for _, s := range subs.Items {
 				msg += fmt.Sprintf("Subscription %s: state %q conditions %+v\n", s.Name, s.Status.State, s.Status.Conditions)
 			}
 			for _, p := range plans.Items {
 				msg += fmt.Sprintf("InstallPlan %s: phase %q conditions %+v\n", p.Name, p.Status.Phase, p.Status.Conditions)
+				for _, step := range p.Status.Plan {
+					msg += fmt.Sprintf("  step %s %s/%s: %s\n", step.Resource.Kind, step.Resource.Group, step.Resource.Name, step.Status)
+				}
 			}
 			t.Fatalf("%s\n%s", msg, cluster.Logs(15))
 		}
