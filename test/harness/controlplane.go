@@ -45,18 +45,7 @@ func StartControlPlane(crdDir, dir string) (*ControlPlane, error) {
 		return nil, fmt.Errorf("start kube-apiserver and etcd: %w", err)
 	}
 	cp := &ControlPlane{Env: env, Config: cfg}
-	user, err := env.AddUser(envtest.User{Name: "admin", Groups: []string{"system:masters"}}, nil)
-	if err != nil {
-		cp.Stop()
-		return nil, fmt.Errorf("add admin user: %w", err)
-	}
-	kubeconfig, err := user.KubeConfig()
-	if err != nil {
-		cp.Stop()
-		return nil, fmt.Errorf("render kubeconfig: %w", err)
-	}
-	cp.Kubeconfig = filepath.Join(dir, "kubeconfig")
-	if err := os.WriteFile(cp.Kubeconfig, kubeconfig, 0o600); err != nil {
+	if cp.Kubeconfig, err = writeAdminKubeconfig(env, dir); err != nil {
 		cp.Stop()
 		return nil, err
 	}
@@ -65,3 +54,18 @@ func StartControlPlane(crdDir, dir string) (*ControlPlane, error) {
 
 // Stop ends the API server and etcd.
 func (cp *ControlPlane) Stop() { _ = cp.Env.Stop() }
+
+// writeAdminKubeconfig adds a system:masters user to the control plane and
+// writes its kubeconfig into dir.
+func writeAdminKubeconfig(env *envtest.Environment, dir string) (string, error) {
+	user, err := env.AddUser(envtest.User{Name: "admin", Groups: []string{"system:masters"}}, nil)
+	if err != nil {
+		return "", fmt.Errorf("add admin user: %w", err)
+	}
+	kubeconfig, err := user.KubeConfig()
+	if err != nil {
+		return "", fmt.Errorf("render kubeconfig: %w", err)
+	}
+	path := filepath.Join(dir, "kubeconfig")
+	return path, os.WriteFile(path, kubeconfig, 0o600)
+}

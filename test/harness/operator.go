@@ -133,23 +133,13 @@ func Start(config Config) (*Operator, error) {
 	if op.Client, err = client.New(cfg, client.Options{Scheme: scheme}); err != nil {
 		return fail(err)
 	}
-	user, err := env.AddUser(envtest.User{Name: "test-admin", Groups: []string{"system:masters"}}, nil)
-	if err != nil {
-		return fail(err)
-	}
-	kubeconfig, err := user.KubeConfig()
-	if err != nil {
-		return fail(err)
-	}
 	dir, err := os.MkdirTemp("", "vko-envtest-")
 	if err != nil {
 		return fail(err)
 	}
-	op.Kubeconfig = filepath.Join(dir, "kubeconfig")
-	if err := os.WriteFile(op.Kubeconfig, kubeconfig, 0o600); err != nil {
+	if op.Kubeconfig, err = writeAdminKubeconfig(env, dir); err != nil {
 		return fail(err)
 	}
-
 	if config.BeforeManager != nil {
 		if err := config.BeforeManager(op.Client); err != nil {
 			return fail(err)
