@@ -58,14 +58,25 @@ ensure_kube() {
 	echo "$dir"
 }
 
-ensure_etcd() {
-	local dir
-	dir="$cache/etcd-$ETCD_VERSION-$(key "$here/tools/etcd")"
-	if [[ ! -x "$dir/etcd" ]]; then
-		log "building etcd $ETCD_VERSION"
+
+
+
+
+# build_tool NAME MODULE CGO TAGS BIN=PKG... — builds the commands of the
+# tool module hack/tools/MODULE into one cache entry named NAME-<hash of the
+# module>, each PKG as BIN, unless every BIN is already there.
+build_tool() {
+	local name=$1 mod=$2 cgo=$3 tags=$4; shift 4
+	local dir spec missing=0
+	dir="$cache/$name-$(key "$here/tools/$mod")"
+	for spec in "$@"; do [[ -x "$dir/${spec%%=*}" ]] || missing=1; done
+	if ((missing)); then
 		local tmp="$dir.part.$$"
 		rm -rf "$tmp"; mkdir -p "$tmp"
-		(cd "$here/tools/etcd" && CGO_ENABLED=0 go build -trimpath -ldflags='-s -w' -o "$tmp/etcd" go.etcd.io/etcd/server/v3)
+		for spec in "$@"; do
+			log "building ${spec#*=} (the first build of vault takes about 15 minutes)"
+			(cd "$here/tools/$mod" && CGO_ENABLED=$cgo go build -trimpath -ldflags='-s -w' -tags "$tags" -o "$tmp/${spec%%=*}" "${spec#*=}")
+		done
 		rm -rf "$dir"; mv "$tmp" "$dir"
 	fi
 	echo "$dir"
@@ -74,57 +85,12 @@ ensure_etcd() {
 ensure_envtest() {
 	local kube etcd dir
 	kube=$(ensure_kube kube-apiserver kubectl)
-	etcd=$(ensure_etcd)
+	etcd=$(build_tool "etcd-$ETCD_VERSION" etcd 0 "" etcd=go.etcd.io/etcd/server/v3)
 	dir="$cache/envtest-$KUBE_VERSION-$ETCD_VERSION"
 	mkdir -p "$dir"
 	ln -sfn "$kube/kube-apiserver" "$dir/kube-apiserver"
 	ln -sfn "$kube/kubectl" "$dir/kubectl"
 	ln -sfn "$etcd/etcd" "$dir/etcd"
-	echo "$dir"
-}
-
-ensure_vault() {
-	local dir
-	dir="$cache/vault-$VAULT_VERSION-$(key "$here/tools/vault")"
-	if [[ ! -x "$dir/vault" ]]; then
-		log "building vault $VAULT_VERSION (a cold build takes ~15 minutes)"
-		local tmp="$dir.part.$$"
-		rm -rf "$tmp"; mkdir -p "$tmp"
-		(cd "$here/tools/vault" && CGO_ENABLED=0 go build -trimpath -ldflags='-s -w' -o "$tmp/vault" github.com/hashicorp/vault)
-		rm -rf "$dir"; mv "$tmp" "$dir"
-	fi
-	echo "$dir"
-}
-
-ensure_opm() {
-	local dir
-	dir="$cache/opm-$OPM_VERSION-$(key "$here/tools/opm")"
-	if [[ ! -x "$dir/opm" ]]; then
-		log "building opm $OPM_VERSION"
-		local tmp="$dir.part.$$"
-		rm -rf "$tmp"; mkdir -p "$tmp"
-		(cd "$here/tools/opm" && CGO_ENABLED=1 go build -trimpath -ldflags='-s -w' -tags json1,containers_image_openpgp -o "$tmp/opm" github.com/operator-framework/operator-registry/cmd/opm)
-		rm -rf "$dir"; mv "$tmp" "$dir"
-	fi
-	echo "$dir"
-}
-
-# build_tool NAME MODULE_DIR TAGS PKG... — go build commands of a tool module
-# into one cache entry, keyed like the others.
-build_tool() {
-	local name=$1 mod=$2 tags=$3; shift 3
-	local dir
-	dir="$cache/$name-$(key "$here/tools/$mod")"
-	if [[ ! -f "$dir/.complete" ]]; then
-		local tmp="$dir.part.$$"
-		rm -rf "$tmp"; mkdir -p "$tmp"
-		for pkg in "$@"; do
-			log "building $pkg"
-			(cd "$here/tools/$mod" && go build -trimpath -ldflags='-s -w' -tags "$tags" -o "$tmp/" "$pkg")
-		done
-		touch "$tmp/.complete"
-		rm -rf "$dir"; mv "$tmp" "$dir"
-	fi
 	echo "$dir"
 }
 
@@ -146,11 +112,14 @@ ensure_keycloak() {
 case "${1:-}" in
 	envtest) ensure_envtest ;;
 	kube) shift; ensure_kube "$@" ;;
-	etcd) ensure_etcd ;;
-	vault) ensure_vault ;;
+	etcd) build_tool "etcd-$ETCD_VERSION" etcd 0 "" etcd=go.etcd.io/etcd/server/v3 ;;
+	vault) build_tool "vault-$VAULT_VERSION" vault 0 "" vault=github.com/hashicorp/vault ;;
 	keycloak) ensure_keycloak ;;
-	opm) ensure_opm ;;
-	olm) build_tool "olm-$OLM_VERSION" olm "" github.com/operator-framework/operator-lifecycle-manager/cmd/olm github.com/operator-framework/operator-lifecycle-manager/cmd/catalog ;;
-	kwok) build_tool "kwok-$KWOK_VERSION" kwok "" sigs.k8s.io/kwok/cmd/kwok ;;
+	# opm's SQLite needs cgo; without containers_image_openpgp it needs gpgme.
+	opm) build_tool "opm-$OPM_VERSION" opm 1 json1,containers_image_openpgp opm=github.com/operator-framework/operator-registry/cmd/opm ;;
+	olm) build_tool "olm-$OLM_VERSION" olm 0 "" \
+		olm=github.com/operator-framework/operator-lifecycle-manager/cmd/olm \
+		catalog=github.com/operator-framework/operator-lifecycle-manager/cmd/catalog ;;
+	kwok) build_tool "kwok-$KWOK_VERSION" kwok 0 "" kwok=sigs.k8s.io/kwok/cmd/kwok ;;
 	*) echo "usage: $0 envtest | kube [BIN...] | etcd | vault | keycloak | opm | olm | kwok" >&2; exit 2 ;;
 esac
