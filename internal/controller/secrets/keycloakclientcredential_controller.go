@@ -97,10 +97,8 @@ func (r *KeycloakClientCredentialReconciler) Reconcile(ctx context.Context, req 
 	if !kcc.DeletionTimestamp.IsZero() {
 		return ctrl.Result{}, r.finalize(ctx, &kcc)
 	}
-	if controllerutil.AddFinalizer(&kcc, CredentialFinalizer) {
-		if err := r.Update(ctx, &kcc); err != nil {
-			return ctrl.Result{}, fmt.Errorf("add finalizer: %w", err)
-		}
+	if err := shared.SetFinalizer(ctx, r.Client, &kcc, CredentialFinalizer, true); err != nil {
+		return ctrl.Result{}, err
 	}
 
 	// Observe the source: Keycloak's current secret (rotating it first when due).
@@ -353,9 +351,8 @@ func (r *KeycloakClientCredentialReconciler) finalize(ctx context.Context, kcc *
 	} else {
 		r.Recorder.Eventf(kcc, nil, corev1.EventTypeNormal, shared.ReasonRetained, "Delete", "left the Secrets in place (deletionPolicy Retain)")
 	}
-	controllerutil.RemoveFinalizer(kcc, CredentialFinalizer)
-	if err := r.Update(ctx, kcc); err != nil && !apierrors.IsNotFound(err) {
-		return fmt.Errorf("remove finalizer: %w", err)
+	if err := shared.SetFinalizer(ctx, r.Client, kcc, CredentialFinalizer, false); err != nil && !apierrors.IsNotFound(err) {
+		return err
 	}
 	return nil
 }

@@ -45,7 +45,12 @@ func TestSamplesApplyAndBecomeReady(t *testing.T) {
 		t.Errorf("kubectl apply of the v1alpha1 sample did not warn of the deprecation:\n%s", out)
 	}
 	for _, name := range []string{"shop-api", "legacy-api"} {
-		waitCondition(t, client.ObjectKey{Namespace: ns, Name: name}, shared.TypeReady, metav1.ConditionTrue, shared.ReasonSynced, 20*time.Second)
+		got := waitCondition(t, client.ObjectKey{Namespace: ns, Name: name}, shared.TypeReady, metav1.ConditionTrue, shared.ReasonSynced, 20*time.Second)
+		// The operator never rewrites the spec it was given: the sample
+		// writes tokenTTL "1h", which Go would send back as "1h0m0s".
+		if got.Generation != 1 {
+			t.Errorf("%s: generation %d after the operator's finalizer and status writes, want 1", name, got.Generation)
+		}
 	}
 	// The printer columns show Ready, Reason and Policy.
 	table := kubectl(t, "get", "vaultapps.v1beta1.vault.exemple.com", "-n", ns)

@@ -76,10 +76,8 @@ func (r *VaultAppReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 	if !app.DeletionTimestamp.IsZero() {
 		return r.finalize(ctx, &app, before)
 	}
-	if controllerutil.AddFinalizer(&app, Finalizer) {
-		if err := r.Update(ctx, &app); err != nil {
-			return ctrl.Result{}, fmt.Errorf("add finalizer: %w", err)
-		}
+	if err := shared.SetFinalizer(ctx, r.Client, &app, Finalizer, true); err != nil {
+		return ctrl.Result{}, err
 	}
 
 	// Observe: what the namespace may have.
@@ -225,9 +223,8 @@ func (r *VaultAppReconciler) finalize(ctx context.Context, app *vaultv1beta1.Vau
 		}
 	}
 	r.Recorder.Eventf(app, nil, corev1.EventTypeNormal, reason, "Delete", note)
-	controllerutil.RemoveFinalizer(app, Finalizer)
-	if err := r.Update(ctx, app); err != nil && !apierrors.IsNotFound(err) {
-		return ctrl.Result{}, fmt.Errorf("remove finalizer: %w", err)
+	if err := shared.SetFinalizer(ctx, r.Client, app, Finalizer, false); err != nil && !apierrors.IsNotFound(err) {
+		return ctrl.Result{}, err
 	}
 	return ctrl.Result{}, nil
 }
