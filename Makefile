@@ -134,7 +134,7 @@ KUBECTL ?= $(shell $(ENSURE) kube kubectl 2>/dev/null)/kubectl
 
 .PHONY: install
 install: manifests kustomize ## Install the CRDs into the cluster of the current kubeconfig.
-	$(KUSTOMIZE) build config/crd | $(KUBECTL) apply --server-side -f -
+	$(KUSTOMIZE) build config/crd | $(KUBECTL) apply --server-side --force-conflicts -f -
 
 .PHONY: uninstall
 uninstall: manifests kustomize ## Remove the CRDs from the cluster of the current kubeconfig.
@@ -143,7 +143,7 @@ uninstall: manifests kustomize ## Remove the CRDs from the cluster of the curren
 .PHONY: deploy
 deploy: manifests kustomize ## Deploy the operator (needs cert-manager) to the cluster of the current kubeconfig.
 	cd config/manager && $(KUSTOMIZE) edit set image controller=$(IMG)
-	$(KUSTOMIZE) build config/default | $(KUBECTL) apply --server-side -f -
+	$(KUSTOMIZE) build config/default | $(KUBECTL) apply --server-side --force-conflicts -f -
 
 .PHONY: undeploy
 undeploy: kustomize ## Remove the operator from the cluster of the current kubeconfig.
