@@ -228,3 +228,7 @@ func (m *Migrator) fail(name string, crd *apiextensionsv1.CustomResourceDefiniti
 
 // ObjectsMigrated returns the counter of objects rewritten for a CRD.
 func ObjectsMigrated(crd string) prometheus.Counter { return objectsMigrated.WithLabelValues(crd) }
+
+// Runs returns the counter of migration runs of a CRD with an outcome
+// (migrated, up_to_date, failed).
+func Runs(crd, outcome string) prometheus.Counter { return runs.WithLabelValues(crd, outcome) }

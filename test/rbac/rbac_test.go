@@ -29,6 +29,7 @@ import (
 	"time"
 
 	. "github.com/onsi/gomega"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/operator-framework/api/pkg/manifests"
 	"github.com/operator-framework/api/pkg/operators/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
@@ -40,6 +41,7 @@ import (
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
 	"github.com/carbogame/vault-keycloak-operator/internal/controller/shared"
+	"github.com/carbogame/vault-keycloak-operator/internal/migration"
 	"github.com/carbogame/vault-keycloak-operator/internal/operator"
 	vaultclient "github.com/carbogame/vault-keycloak-operator/internal/vault"
 	"github.com/carbogame/vault-keycloak-operator/test/harness"
@@ -76,7 +78,10 @@ func startAsServiceAccount(t *testing.T, strategy v1alpha1.StrategyDetailsDeploy
 	vaultCfg := vaultclient.ConfigFromEnv()
 	vaultCfg.Address, vaultCfg.Token = v.Addr, v.Token
 	op, err := harness.Start(harness.Config{
-		Options: operator.Options{Vault: vaultCfg, OperatorNamespace: operatorNamespace, MaxBackoff: 2 * time.Second},
+		// MigrateOnStart: the migrator runs as the ServiceAccount too. On
+		// a fresh cluster it only reads the three CRDs (get by name): the
+		// status update it would need after an upgrade is not exercised.
+		Options: operator.Options{Vault: vaultCfg, OperatorNamespace: operatorNamespace, MaxBackoff: 2 * time.Second, MigrateOnStart: true},
 		Identity: &rest.ImpersonationConfig{
 			UserName: "system:serviceaccount:" + operatorNamespace + ":" + sa,
 			Groups:   []string{"system:serviceaccounts", "system:serviceaccounts:" + operatorNamespace, "system:authenticated"},
@@ -207,6 +212,13 @@ func TestCSVPermissionsAreEnoughForBothFlows(t *testing.T) {
 	vault, keycloak := flows(t, op, 60*time.Second)
 	NewWithT(t).Expect(vault.Status).To(Equal(metav1.ConditionTrue), "VaultApp: %s %s", vault.Reason, vault.Message)
 	NewWithT(t).Expect(keycloak.Status).To(Equal(metav1.ConditionTrue), "KeycloakClientCredential: %s %s", keycloak.Reason, keycloak.Message)
+	// The migrator ran as the ServiceAccount too, and could read every CRD.
+	for _, crd := range operator.OwnedCRDs {
+		NewWithT(t).Eventually(func() float64 {
+			return testutil.ToFloat64(migration.Runs(crd, "up_to_date")) + testutil.ToFloat64(migration.Runs(crd, "migrated"))
+		}).WithTimeout(30*time.Second).Should(BeNumerically(">=", 1), "migration of %s", crd)
+		NewWithT(t).Expect(testutil.ToFloat64(migration.Runs(crd, "failed"))).To(BeZero(), "migration of %s failed as the ServiceAccount", crd)
+	}
 }
 
 // TestWithoutCreatingSecretsTheKeycloakFlowFails shows the test has teeth:
