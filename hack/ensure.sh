@@ -50,7 +50,7 @@ ensure_kube() {
 		local tmp="$dir.part.$$"
 		rm -rf "$tmp"; mkdir -p "$tmp"
 		for b in "${missing[@]}"; do
-			log "building $b $KUBE_VERSION (a cold kube-apiserver takes ~10 minutes)"
+			log "building $b $KUBE_VERSION (kube-apiserver takes about 7 minutes on a cold machine)"
 			(cd "$here/tools/kube" && CGO_ENABLED=0 go build -trimpath -ldflags="$ldflags" -o "$tmp/$b" "k8s.io/kubernetes/cmd/$b")
 		done
 		mkdir -p "$dir"; mv "$tmp"/* "$dir/"; rmdir "$tmp"
@@ -74,7 +74,7 @@ build_tool() {
 		local tmp="$dir.part.$$"
 		rm -rf "$tmp"; mkdir -p "$tmp"
 		for spec in "$@"; do
-			log "building ${spec#*=} (the first build of vault takes about 15 minutes)"
+			log "building ${spec#*=} (minutes on a cold machine; vault about 11)"
 			(cd "$here/tools/$mod" && CGO_ENABLED=$cgo go build -trimpath -ldflags='-s -w' -tags "$tags" -o "$tmp/${spec%%=*}" "${spec#*=}")
 		done
 		rm -rf "$dir"; mv "$tmp" "$dir"
