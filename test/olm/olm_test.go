@@ -93,14 +93,25 @@ func TestSubscriptionInstallsTheBundle(t *testing.T) {
 	t.Logf("CSV %s: %s", csv.Name, csv.Status.Phase)
 
 	// What OLM created from the CSV.
+	// OLM points the CRDs' conversion at its own Service and CA after the
+	// CSV succeeds, asynchronously: wait for it rather than read once.
 	for _, name := range []string{"vaultapps.vault.exemple.com", "keycloakclientcredentials.secrets.carbogame.com", "keycloakservers.secrets.carbogame.com"} {
-		var crd apiextensionsv1.CustomResourceDefinition
-		if err := c.Get(ctx, client.ObjectKey{Name: name}, &crd); err != nil {
-			t.Fatalf("CRD %s: %v", name, err)
-		}
-		conv := crd.Spec.Conversion
-		if conv == nil || conv.Strategy != apiextensionsv1.WebhookConverter || conv.Webhook == nil || len(conv.Webhook.ClientConfig.CABundle) == 0 {
-			t.Errorf("CRD %s: conversion %+v, want Webhook with OLM's caBundle", name, conv)
+		var conv *apiextensionsv1.CustomResourceConversion
+		deadline := time.Now().Add(time.Minute)
+		for {
+			var crd apiextensionsv1.CustomResourceDefinition
+			if err := c.Get(ctx, client.ObjectKey{Name: name}, &crd); err != nil {
+				t.Fatalf("CRD %s: %v", name, err)
+			}
+			conv = crd.Spec.Conversion
+			if conv != nil && conv.Strategy == apiextensionsv1.WebhookConverter && conv.Webhook != nil && len(conv.Webhook.ClientConfig.CABundle) > 0 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Errorf("CRD %s: conversion %+v, want Webhook with OLM's caBundle", name, conv)
+				break
+			}
+			time.Sleep(500 * time.Millisecond)
 		}
 	}
 	var vwcs admissionregistrationv1.ValidatingWebhookConfigurationList
