@@ -32,7 +32,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
-	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
@@ -426,10 +425,6 @@ func (r *KeycloakClientCredentialReconciler) SetupWithManager(mgr ctrl.Manager) 
 		}); err != nil {
 		return err
 	}
-	maxBackoff := r.MaxBackoff
-	if maxBackoff == 0 {
-		maxBackoff = 2 * time.Minute
-	}
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&secretsv1beta1.KeycloakClientCredential{}).
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(ownerOfSecret)).
@@ -437,7 +432,7 @@ func (r *KeycloakClientCredentialReconciler) SetupWithManager(mgr ctrl.Manager) 
 		Watches(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(r.targetingNamespace)).
 		WithOptions(controller.Options{
 			MaxConcurrentReconciles: max(1, r.MaxConcurrentReconciles),
-			RateLimiter:             workqueue.NewTypedItemExponentialFailureRateLimiter[reconcile.Request](500*time.Millisecond, maxBackoff),
+			RateLimiter:             shared.RateLimiter(r.MaxBackoff),
 		}).
 		Named("keycloakclientcredential").
 		Complete(r)

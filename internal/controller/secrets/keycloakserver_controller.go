@@ -24,11 +24,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/client-go/tools/events"
-	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
 	"github.com/carbogame/vault-keycloak-operator/internal/controller/shared"
@@ -102,14 +100,10 @@ func realmOf(s *secretsv1beta1.KeycloakServer) string {
 
 // SetupWithManager watches KeycloakServers.
 func (r *KeycloakServerReconciler) SetupWithManager(mgr ctrl.Manager) error {
-	maxBackoff := r.MaxBackoff
-	if maxBackoff == 0 {
-		maxBackoff = 2 * time.Minute
-	}
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&secretsv1beta1.KeycloakServer{}).
 		WithOptions(controller.Options{
-			RateLimiter: workqueue.NewTypedItemExponentialFailureRateLimiter[reconcile.Request](500*time.Millisecond, maxBackoff),
+			RateLimiter: shared.RateLimiter(r.MaxBackoff),
 		}).
 		Named("keycloakserver").
 		Complete(r)

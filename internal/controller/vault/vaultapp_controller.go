@@ -29,7 +29,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
-	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
@@ -275,16 +274,12 @@ func refreshInterval(app *vaultv1beta1.VaultApp) time.Duration {
 // SetupWithManager watches VaultApps, and Namespaces because their
 // annotation decides what the VaultApps inside may have.
 func (r *VaultAppReconciler) SetupWithManager(mgr ctrl.Manager) error {
-	maxBackoff := r.MaxBackoff
-	if maxBackoff == 0 {
-		maxBackoff = 2 * time.Minute
-	}
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&vaultv1beta1.VaultApp{}).
 		Watches(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(r.vaultAppsIn)).
 		WithOptions(controller.Options{
 			MaxConcurrentReconciles: max(1, r.MaxConcurrentReconciles),
-			RateLimiter:             workqueue.NewTypedItemExponentialFailureRateLimiter[reconcile.Request](500*time.Millisecond, maxBackoff),
+			RateLimiter:             shared.RateLimiter(r.MaxBackoff),
 		}).
 		Named("vaultapp").
 		Complete(r)
