@@ -98,9 +98,13 @@ OLM_ENV = VKO_KUBE_DIR="$$($(ENSURE) kube)" VKO_KWOK_BIN="$$($(ENSURE) kwok)/kwo
 	VKO_OLM_DIR="$$($(ENSURE) olm)" VKO_OPM_BIN="$$($(ENSURE) opm)/opm"
 
 .PHONY: olm-e2e
-olm-e2e: ## Install the bundle through an OLM Subscription on a local cluster (kwok; no container runtime); part of make test.
-	KUBEBUILDER_ASSETS="$$($(ENSURE) envtest)" $(OLM_ENV) \
-	go test ./test/olm/ -count=1 -v -timeout 20m
+olm-e2e: ## Install, run and upgrade the operator through an OLM Subscription on a local cluster (kwok; no container runtime; needs root for the pod network); part of make test.
+	KUBEBUILDER_ASSETS="$$($(ENSURE) envtest)" \
+	VKO_VAULT_BIN="$$($(ENSURE) vault)/vault" \
+	VKO_KEYCLOAK_HOME="$$($(ENSURE) keycloak)" \
+	$(OLM_ENV) \
+	go run ./test/harness/cmd/with-services -- \
+		go test ./test/olm/ -count=1 -v -timeout 20m
 
 .PHONY: demo
 demo: manifests ## Show the operator at work on a local control plane with a real Vault and Keycloak (DEMO_ARGS=--once: one pass).

@@ -70,6 +70,8 @@ func main() {
 	flag.StringVar(&vaultCfg.AuthMount, "vault-auth-mount", vaultCfg.AuthMount,
 		"The Kubernetes auth mount the operator logs in through, with its ServiceAccount token, when VAULT_TOKEN is not set.")
 	flag.StringVar(&vaultCfg.AuthRole, "vault-auth-role", vaultCfg.AuthRole, "The role the operator logs in to Vault with.")
+	flag.StringVar(&vaultCfg.ServiceAccountTokenPath, "vault-service-account-token-path", vaultCfg.ServiceAccountTokenPath,
+		"The ServiceAccount token the operator logs in to Vault with (a projected token with its own audience may be mounted elsewhere).")
 	flag.StringVar(&vaultCfg.KVMount, "vault-kv-mount", vaultCfg.KVMount,
 		"The KV version 2 mount; each namespace owns <mount>/data/<namespace>/.")
 	flag.StringVar(&vaultCfg.KubernetesAuthMount, "vault-kubernetes-auth-mount", vaultCfg.KubernetesAuthMount,
@@ -113,6 +115,13 @@ func main() {
 		HealthProbeBindAddress: probeAddr,
 		LeaderElection:         enableLeaderElection,
 		LeaderElectionID:       "vault-keycloak-operator.carbogame.com",
+		// The pod's namespace. Empty, controller-runtime reads it from the
+		// mounted ServiceAccount, which a manager run outside a pod lacks.
+		LeaderElectionNamespace: operatorNamespace,
+		// The process exits as soon as the manager stops, so handing the
+		// lease back at once is safe, and an upgraded pod takes over without
+		// waiting for the lease to expire.
+		LeaderElectionReleaseOnCancel: true,
 	})
 	if err != nil {
 		setupLog.Error(err, "unable to create manager")

@@ -17,12 +17,10 @@ limitations under the License.
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -30,11 +28,6 @@ import (
 	vaultapi "github.com/hashicorp/vault/api"
 	"golang.org/x/sync/errgroup"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/carbogame/vault-keycloak-operator/internal/operator"
@@ -43,19 +36,6 @@ import (
 )
 
 const operatorNamespace = "vault-keycloak-operator-system"
-
-// samples are config/samples, with the kind and the condition that says it works.
-var samples = []struct {
-	file, kind, group, version, name, condition string
-	namespaced                                  bool
-}{
-	{"vault_v1beta1_vaultapp.yaml", "VaultApp", "vault.exemple.com", "v1beta1", "shop-api", "Ready", true},
-	{"vault_v1alpha1_vaultapp.yaml", "VaultApp", "vault.exemple.com", "v1alpha1", "legacy-api", "Ready", true},
-	{"secrets_v1beta1_keycloakserver.yaml", "KeycloakServer", "secrets.carbogame.com", "v1beta1", "prod-keycloak", "Connected", false},
-	{"secrets_v1alpha1_keycloakserver.yaml", "KeycloakServer", "secrets.carbogame.com", "v1alpha1", "legacy-keycloak", "Connected", false},
-	{"secrets_v1beta1_keycloakclientcredential.yaml", "KeycloakClientCredential", "secrets.carbogame.com", "v1beta1", "gitea", "Ready", true},
-	{"secrets_v1alpha1_keycloakclientcredential.yaml", "KeycloakClientCredential", "secrets.carbogame.com", "v1alpha1", "gitea-legacy", "Ready", true},
-}
 
 func run(ctx context.Context, out io.Writer, once bool) error {
 	say := func(format string, a ...any) { _, _ = fmt.Fprintf(out, format+"\n", a...) }
@@ -84,7 +64,7 @@ func run(ctx context.Context, out io.Writer, once bool) error {
 	say("KUBECONFIG=%s", op.Kubeconfig)
 
 	section("What the Vault and Keycloak admins do once")
-	if err := adminSetup(ctx, op, vault, keycloak); err != nil {
+	if err := harness.AdminSetup(ctx, op.Client, op.Config, vault, keycloak, operatorNamespace, "vault-keycloak-operator"); err != nil {
 		return err
 	}
 	say("Vault: Kubernetes auth method enabled and pointed at the API server")
@@ -92,7 +72,8 @@ func run(ctx context.Context, out io.Writer, once bool) error {
 	say("Secret %s/prod-keycloak-credentials holds the operator's Keycloak credentials", operatorNamespace)
 
 	section("kubectl apply -f config/samples (both groups, both versions)")
-	dir, err := renderSamples(keycloak.URL)
+	// The VaultApp sample's refresh is shortened so that drift repair shows quickly.
+	dir, err := harness.RenderSamples(logDir, keycloak.URL, "refreshInterval: 5m", "refreshInterval: 30s")
 	if err != nil {
 		return err
 	}
@@ -103,11 +84,11 @@ func run(ctx context.Context, out io.Writer, once bool) error {
 	say("%s", strings.TrimSpace(applied))
 	say("(the VaultApp sample's refreshInterval is shortened to 30s, so that drift repair shows quickly)")
 
-	for _, s := range samples {
-		if err := waitCondition(ctx, op.Client, s.group, s.version, s.kind, s.name, s.namespaced, s.condition); err != nil {
+	for _, s := range harness.Samples {
+		if err := s.WaitReady(ctx, op.Client, 2*time.Minute); err != nil {
 			return err
 		}
-		say("%s %s/%s %s: %s=True", s.kind, s.group, s.version, s.name, s.condition)
+		say("%s %s/%s %s: %s=True", s.Kind, s.Group, s.Version, s.Name, s.Condition)
 	}
 
 	section("kubectl get")
@@ -118,9 +99,9 @@ func run(ctx context.Context, out io.Writer, once bool) error {
 		}
 		say("$ kubectl %s\n%s", strings.Join(args, " "), strings.TrimSpace(table))
 	}
-	for _, s := range samples {
-		args := []string{"describe", strings.ToLower(s.kind) + "s." + s.version + "." + s.group, s.name}
-		if s.namespaced {
+	for _, s := range harness.Samples {
+		args := []string{"describe", strings.ToLower(s.Kind) + "s." + s.Version + "." + s.Group, s.Name}
+		if s.Namespaced {
 			args = append(args, "-n", "default")
 		}
 		section("kubectl " + strings.Join(args, " "))
@@ -170,7 +151,7 @@ func run(ctx context.Context, out io.Writer, once bool) error {
 	}
 
 	section("Done")
-	say("demo: all %d samples ready; policy drift repaired; deleted Secret re-created", len(samples))
+	say("demo: all %d samples ready; policy drift repaired; deleted Secret re-created", len(harness.Samples))
 	if once {
 		return nil
 	}
@@ -205,58 +186,6 @@ func services(ctx context.Context, logDir string) (*harness.Vault, *harness.Keyc
 		stops = append(stops, keycloak.Stop)
 	}
 	return vault, keycloak, stop, err
-}
-
-// adminSetup does the Vault and Keycloak administrators' part.
-func adminSetup(ctx context.Context, op *harness.Operator, vault *harness.Vault, keycloak *harness.Keycloak) error {
-	if err := vault.ConfigureKubernetesAuth(ctx, op.Client, op.Config); err != nil {
-		return err
-	}
-	a, err := keycloak.Admin(ctx)
-	if err != nil {
-		return err
-	}
-	if err := a.CreateRealm(ctx, "operator"); err != nil {
-		return err
-	}
-	if err := a.CreateClient(ctx, "operator", "gitea", ""); err != nil {
-		return err
-	}
-	secret, err := a.CreateOperatorClient(ctx, "vault-keycloak-operator")
-	if err != nil {
-		return err
-	}
-	for _, obj := range []client.Object{
-		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: operatorNamespace}},
-		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "prod-keycloak-credentials", Namespace: operatorNamespace},
-			StringData: map[string]string{"clientId": "vault-keycloak-operator", "clientSecret": secret}},
-	} {
-		if err := op.Client.Create(ctx, obj); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// renderSamples copies config/samples with this Keycloak's address.
-func renderSamples(keycloakURL string) (string, error) {
-	dir, err := os.MkdirTemp("", "vko-demo-samples-")
-	if err != nil {
-		return "", err
-	}
-	src := filepath.Join(harness.RepoRoot(), "config", "samples")
-	for _, s := range samples {
-		data, err := os.ReadFile(filepath.Join(src, s.file))
-		if err != nil {
-			return "", err
-		}
-		data = bytes.ReplaceAll(data, []byte("http://127.0.0.1:8080"), []byte(keycloakURL))
-		data = bytes.ReplaceAll(data, []byte("refreshInterval: 5m"), []byte("refreshInterval: 30s"))
-		if err := os.WriteFile(filepath.Join(dir, s.file), data, 0o600); err != nil {
-			return "", err
-		}
-	}
-	return dir, nil
 }
 
 // showSelfHealing edits a policy in Vault by hand and deletes a target
@@ -314,37 +243,4 @@ func until(ctx context.Context, limit time.Duration, ok func() bool) (time.Durat
 		}
 	}
 	return time.Since(start), nil
-}
-
-// waitCondition waits until the object's condition is True.
-func waitCondition(ctx context.Context, c client.Client, group, version, kind, name string, namespaced bool, condition string) error {
-	obj := &unstructured.Unstructured{}
-	obj.SetGroupVersionKind(schema.GroupVersionKind{Group: group, Version: version, Kind: kind})
-	key := client.ObjectKey{Name: name}
-	if namespaced {
-		key.Namespace = "default"
-	}
-	deadline := time.Now().Add(2 * time.Minute)
-	for {
-		if err := c.Get(ctx, key, obj); err == nil {
-			var status struct {
-				Conditions []metav1.Condition `json:"conditions"`
-			}
-			raw, _, _ := unstructured.NestedFieldNoCopy(obj.Object, "status")
-			if m, ok := raw.(map[string]any); ok {
-				_ = runtime.DefaultUnstructuredConverter.FromUnstructured(m, &status)
-			}
-			if meta.IsStatusConditionTrue(status.Conditions, condition) {
-				return nil
-			}
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("%s %s did not become %s=True within 2 minutes", kind, name, condition)
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(250 * time.Millisecond):
-		}
-	}
 }

@@ -98,6 +98,34 @@ func (v *Vault) ConfigureKubernetesAuth(ctx context.Context, c client.Client, cf
 	return nil
 }
 
+// OperatorVaultPolicy is what the README tells a Vault admin to grant the operator.
+const OperatorVaultPolicy = `
+path "sys/policies/acl/app.*"      { capabilities = ["create", "read", "update", "delete"] }
+path "auth/kubernetes/role/app.*"  { capabilities = ["create", "read", "update", "delete"] }
+`
+
+// AllowOperator does the rest of the README's Vault part: the operator's
+// policy, and the Kubernetes-auth role vault-keycloak-operator bound to
+// the operator's ServiceAccount.
+func (v *Vault) AllowOperator(ctx context.Context, namespace, serviceAccount string) error {
+	admin, err := v.AdminClient()
+	if err != nil {
+		return err
+	}
+	if err := admin.Sys().PutPolicyWithContext(ctx, "vault-keycloak-operator", OperatorVaultPolicy); err != nil {
+		return fmt.Errorf("write the operator's policy: %w", err)
+	}
+	if _, err := admin.Logical().WriteWithContext(ctx, "auth/kubernetes/role/vault-keycloak-operator", map[string]any{
+		"bound_service_account_names":      []string{serviceAccount},
+		"bound_service_account_namespaces": []string{namespace},
+		"token_policies":                   []string{"vault-keycloak-operator"},
+		"token_ttl":                        3600,
+	}); err != nil {
+		return fmt.Errorf("write the operator's role: %w", err)
+	}
+	return nil
+}
+
 // ServiceAccountToken asks the API server for a token of the ServiceAccount,
 // as the kubelet does for a pod.
 func ServiceAccountToken(ctx context.Context, cfg *rest.Config, namespace, name string) (string, error) {

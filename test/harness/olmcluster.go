@@ -53,6 +53,7 @@ type OLMCluster struct {
 	Kubeconfig string
 	logDir     string
 	procs      []*Process
+	podNetwork bool
 }
 
 // StartOLMCluster starts it all; Stop ends it all.
@@ -79,6 +80,10 @@ func StartOLMCluster(ctx context.Context, logDir string) (*OLMCluster, error) {
 	}
 	c := &OLMCluster{Env: env, Config: cfg, logDir: logDir}
 	fail := func(err error) (*OLMCluster, error) { c.Stop(); return nil, err }
+	if err := addPodNetwork(); err != nil {
+		return fail(err)
+	}
+	c.podNetwork = true
 	if c.Client, err = client.New(cfg, client.Options{}); err != nil {
 		return fail(err)
 	}
@@ -98,12 +103,12 @@ func StartOLMCluster(ctx context.Context, logDir string) (*OLMCluster, error) {
 		args []string
 	}{
 		{"kube-controller-manager", nil, filepath.Join(kube, "kube-controller-manager"), []string{
-			"--kubeconfig=" + c.Kubeconfig, "--controllers=deployment,replicaset",
+			"--kubeconfig=" + c.Kubeconfig, "--controllers=deployment,replicaset,endpointslice",
 			"--leader-elect=false", "--use-service-account-credentials=false", "--secure-port=0"}},
 		{"kube-scheduler", nil, filepath.Join(kube, "kube-scheduler"), []string{
 			"--kubeconfig=" + c.Kubeconfig, "--leader-elect=false", "--secure-port=0"}},
 		{"kwok", nil, kwokBin, []string{
-			"--kubeconfig=" + c.Kubeconfig, "--manage-all-nodes=true",
+			"--kubeconfig=" + c.Kubeconfig, "--manage-all-nodes=true", "--cidr=" + PodCIDR,
 			"--config=" + filepath.Join(kwokStages, "kustomize", "stage", "node", "fast", "node-initialize.yaml"),
 			"--config=" + filepath.Join(kwokStages, "kustomize", "stage", "node", "heartbeat", "node-heartbeat.yaml"),
 			"--config=" + filepath.Join(kwokStages, "kustomize", "stage", "pod", "fast", "pod-ready.yaml"),
@@ -134,18 +139,51 @@ func StartOLMCluster(ctx context.Context, logDir string) (*OLMCluster, error) {
 // OLMNamespace is where OLM's operators and the CatalogSource live.
 const OLMNamespace = "olm"
 
-// Not done yet: running the manager here in the place of the pod, with its
-// webhooks served where the API server calls them. The API server does
-// route webhook calls to a Service's endpoints (--enable-aggregator-routing:
-// it answered "no endpoints available"), but a kwok pod CIDR inside
-// 127.0.0.0/8 cannot provide them: Kubernetes rejects loopback addresses as
-// endpoints, so the EndpointSlice stays empty. A pod IP on a veth pair into
-// a network namespace of the test's own would be valid; see the issue note.
+// PodCIDR is where kwok gives its pods their IPs. The whole range is
+// routed to this machine itself ("ip route add local"), so a process here
+// that listens on a pod's port, on every address, answers at that pod's IP:
+// the manager run in the place of the operator's pod serves its webhooks
+// where the API server calls them. The API server calls a webhook
+// Service's endpoints (--enable-aggregator-routing), and the endpoints are
+// the pod IPs. Why not 127.0.0.0/8, which needs no route: Kubernetes
+// refuses loopback addresses as endpoints, so the EndpointSlice stays
+// empty. 203.0.113.0/24 is TEST-NET-3, reserved for documentation; not
+// 192.0.2.0/24, which this machine's own network uses.
+const PodCIDR = "203.0.113.0/24"
+
+// addPodNetwork routes PodCIDR to this machine. It needs CAP_NET_ADMIN
+// (root); 'replace' makes it idempotent after a run that was killed.
+func addPodNetwork() error {
+	out, err := exec.Command("ip", "route", "replace", "local", PodCIDR, "dev", "lo").CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("route the fake pod network %s to this machine (needs root, or CAP_NET_ADMIN, and iproute2): ip route replace local %s dev lo: %w: %s",
+			PodCIDR, PodCIDR, err, strings.TrimSpace(string(out)))
+	}
+	return nil
+}
+
+func removePodNetwork() {
+	_ = exec.Command("ip", "route", "del", "local", PodCIDR, "dev", "lo").Run()
+}
+
+// Start runs a process beside the cluster (the manager, in the place of
+// its pod); Stop ends it with the rest, and Logs shows its output.
+func (c *OLMCluster) Start(name string, env []string, bin string, args ...string) (*Process, error) {
+	proc, err := start(name, c.logDir, env, bin, args...)
+	if err != nil {
+		return nil, err
+	}
+	c.procs = append(c.procs, proc)
+	return proc, nil
+}
 
 // Stop ends every process, then the control plane.
 func (c *OLMCluster) Stop() {
 	for i := len(c.procs) - 1; i >= 0; i-- {
 		c.procs[i].Stop()
+	}
+	if c.podNetwork {
+		removePodNetwork()
 	}
 	_ = c.Env.Stop()
 }

@@ -22,6 +22,7 @@ package olm
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -39,48 +40,102 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"github.com/carbogame/vault-keycloak-operator/test/harness"
 )
 
-const installNamespace = "operators"
+const (
+	installNamespace = "operators"
+	packageName      = "vault-keycloak-operator"
+	firstCSV         = "vault-keycloak-operator.v0.1.0"
+)
 
-func TestSubscriptionInstallsTheBundle(t *testing.T) {
+// TestSubscriptionInstallsRunsAndUpgradesTheOperator is the whole path a
+// cluster admin takes: subscribe from our catalog, see OLM create what the
+// CSV declares, run the operator as the ServiceAccount OLM made against a
+// real Vault and Keycloak, then upgrade to a bundle that replaces the first.
+// Each step needs the one before it.
+func TestSubscriptionInstallsRunsAndUpgradesTheOperator(t *testing.T) {
+	e := newEnv(t)
+	var csv *operatorsv1alpha1.ClusterServiceVersion
+	if !t.Run("Subscription installs the bundle", func(t *testing.T) { csv = e.install(t) }) {
+		return
+	}
+	if !t.Run("manager runs as the ServiceAccount OLM made", func(t *testing.T) { e.runFirstManager(t, csv) }) {
+		return
+	}
+	t.Run("upgrade keeps every object", e.upgrade)
+}
+
+// env is what the steps share: the cluster, a client of the admin, the
+// real Vault (this test's own: it points Vault's Kubernetes auth at this
+// cluster) and the run's Keycloak.
+type env struct {
+	cluster  *harness.OLMCluster
+	c        client.Client
+	vault    *harness.Vault
+	keycloak *harness.Keycloak
+	dir      string
+	manager  *harness.Process
+}
+
+func newEnv(t *testing.T) *env {
+	t.Helper()
 	ctx := context.Background()
-	logDir := t.TempDir()
-	cluster, err := harness.StartOLMCluster(ctx, logDir)
+	e := &env{dir: t.TempDir()}
+	// client-go's warnings (v1alpha1 is deprecated) go to the test's output.
+	logf.SetLogger(zap.New(zap.WriteTo(os.Stderr), zap.UseDevMode(true)))
+	keycloak, err := harness.KeycloakFromEnv()
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(cluster.Stop)
+	e.keycloak = keycloak
+	if e.vault, err = harness.StartVault(ctx, e.dir); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(e.vault.Stop)
+	if e.cluster, err = harness.StartOLMCluster(ctx, e.dir); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(e.cluster.Stop)
 	scheme := runtime.NewScheme()
 	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme, operatorsv1alpha1.AddToScheme, operatorsv1.AddToScheme} {
 		if err := add(scheme); err != nil {
 			t.Fatal(err)
 		}
 	}
-	c, err := client.New(cluster.Config, client.Options{Scheme: scheme})
-	if err != nil {
+	if e.c, err = client.New(e.cluster.Config, client.Options{Scheme: scheme}); err != nil {
 		t.Fatal(err)
 	}
-	addNode(t, c)
+	addNode(t, e.c)
+	return e
+}
 
-	addr, err := cluster.ServeCatalog(ctx, filepath.Join(harness.RepoRoot(), "catalog"))
+// install subscribes to the committed catalog and checks what OLM made.
+func (e *env) install(t *testing.T) *operatorsv1alpha1.ClusterServiceVersion {
+	ctx := context.Background()
+	c := e.c
+	addr, err := e.cluster.ServeCatalog(ctx, filepath.Join(harness.RepoRoot(), "catalog"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, obj := range []client.Object{
 		&operatorsv1alpha1.CatalogSource{
-			ObjectMeta: metav1.ObjectMeta{Name: "vault-keycloak-operator", Namespace: "olm"},
+			ObjectMeta: metav1.ObjectMeta{Name: packageName, Namespace: harness.OLMNamespace},
 			Spec:       operatorsv1alpha1.CatalogSourceSpec{SourceType: operatorsv1alpha1.SourceTypeGrpc, Address: addr, DisplayName: "ours"},
 		},
 		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: installNamespace}},
 		&operatorsv1.OperatorGroup{ObjectMeta: metav1.ObjectMeta{Name: "global", Namespace: installNamespace}},
 		&operatorsv1alpha1.Subscription{
-			ObjectMeta: metav1.ObjectMeta{Name: "vault-keycloak-operator", Namespace: installNamespace},
+			ObjectMeta: metav1.ObjectMeta{Name: packageName, Namespace: installNamespace},
 			Spec: &operatorsv1alpha1.SubscriptionSpec{
-				CatalogSource: "vault-keycloak-operator", CatalogSourceNamespace: "olm",
-				Package: "vault-keycloak-operator", Channel: "stable", InstallPlanApproval: operatorsv1alpha1.ApprovalAutomatic,
+				CatalogSource: packageName, CatalogSourceNamespace: harness.OLMNamespace,
+				Package: packageName, Channel: "stable", InstallPlanApproval: operatorsv1alpha1.ApprovalAutomatic,
+				// How an admin points the operator at Vault: OLM puts the
+				// Subscription's env into the Deployment it makes.
+				Config: &operatorsv1alpha1.SubscriptionConfig{Env: []corev1.EnvVar{{Name: "VAULT_ADDR", Value: e.vault.Addr}}},
 			},
 		},
 	} {
@@ -89,31 +144,11 @@ func TestSubscriptionInstallsTheBundle(t *testing.T) {
 		}
 	}
 
-	csv := waitCSV(t, c, cluster, "vault-keycloak-operator.v0.1.0", 3*time.Minute)
+	csv := waitCSV(t, c, e.cluster, firstCSV, 3*time.Minute)
 	t.Logf("CSV %s: %s", csv.Name, csv.Status.Phase)
 
 	// What OLM created from the CSV.
-	// OLM points the CRDs' conversion at its own Service and CA after the
-	// CSV succeeds, asynchronously: wait for it rather than read once.
-	for _, name := range []string{"vaultapps.vault.exemple.com", "keycloakclientcredentials.secrets.carbogame.com", "keycloakservers.secrets.carbogame.com"} {
-		var conv *apiextensionsv1.CustomResourceConversion
-		deadline := time.Now().Add(time.Minute)
-		for {
-			var crd apiextensionsv1.CustomResourceDefinition
-			if err := c.Get(ctx, client.ObjectKey{Name: name}, &crd); err != nil {
-				t.Fatalf("CRD %s: %v", name, err)
-			}
-			conv = crd.Spec.Conversion
-			if conv != nil && conv.Strategy == apiextensionsv1.WebhookConverter && conv.Webhook != nil && len(conv.Webhook.ClientConfig.CABundle) > 0 {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Errorf("CRD %s: conversion %+v, want Webhook with OLM's caBundle", name, conv)
-				break
-			}
-			time.Sleep(500 * time.Millisecond)
-		}
-	}
+	checkConversion(t, c)
 	var vwcs admissionregistrationv1.ValidatingWebhookConfigurationList
 	var mwcs admissionregistrationv1.MutatingWebhookConfigurationList
 	if err := c.List(ctx, &vwcs); err != nil {
@@ -134,6 +169,35 @@ func TestSubscriptionInstallsTheBundle(t *testing.T) {
 	} {
 		if err := c.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
 			t.Errorf("%T %s: %v", obj, obj.GetName(), err)
+		}
+	}
+	return csv
+}
+
+// ownedCRDs are the CRDs the bundle installs.
+var ownedCRDs = []string{"vaultapps.vault.exemple.com", "keycloakclientcredentials.secrets.carbogame.com", "keycloakservers.secrets.carbogame.com"}
+
+// checkConversion waits for OLM to point the CRDs' conversion at its own
+// Service and CA; it does so asynchronously, after the CSV succeeds.
+func checkConversion(t *testing.T, c client.Client) {
+	t.Helper()
+	for _, name := range ownedCRDs {
+		var conv *apiextensionsv1.CustomResourceConversion
+		deadline := time.Now().Add(time.Minute)
+		for {
+			var crd apiextensionsv1.CustomResourceDefinition
+			if err := c.Get(context.Background(), client.ObjectKey{Name: name}, &crd); err != nil {
+				t.Fatalf("CRD %s: %v", name, err)
+			}
+			conv = crd.Spec.Conversion
+			if conv != nil && conv.Strategy == apiextensionsv1.WebhookConverter && conv.Webhook != nil && len(conv.Webhook.ClientConfig.CABundle) > 0 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Errorf("CRD %s: conversion %+v, want Webhook with OLM's caBundle", name, conv)
+				break
+			}
+			time.Sleep(500 * time.Millisecond)
 		}
 	}
 }

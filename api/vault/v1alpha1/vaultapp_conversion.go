@@ -22,6 +22,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/conversion"
 
 	"github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
 	"github.com/carbogame/vault-keycloak-operator/internal/lossless"
 )
 
@@ -46,6 +48,14 @@ func PresetCapabilities(p VaultPolicyPreset) []v1beta1.Capability {
 // ConvertTo converts this VaultApp to the hub version (v1beta1).
 func (src *VaultApp) ConvertTo(dstRaw conversion.Hub) error {
 	dst := dstRaw.(*v1beta1.VaultApp)
+	// An unknown preset has no capabilities to convert to. The schema's
+	// enum would refuse it, but the API server converts a v1alpha1 request
+	// for the mutating webhook before it validates the schema, and the
+	// round trip back would quietly turn it into "read". Refuse it here,
+	// by the schema's rule, so that the author sees the field they wrote.
+	if p := src.Spec.VaultPolicy; p != "" && presetCapabilities[p] == nil {
+		return field.NotSupported(field.NewPath("spec", "vaultPolicy"), p, []string{string(PresetRead), string(PresetReadWrite)})
+	}
 	dst.ObjectMeta = *src.ObjectMeta.DeepCopy()
 	spec, err := lossless.Convert(ConversionDataAnnotation, src, dst, src.Spec, specToHub, specFromHub)
 	if err != nil {

@@ -19,6 +19,8 @@ package v1alpha1
 import (
 	"testing"
 
+	"sigs.k8s.io/randfill"
+
 	"github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
 	"github.com/carbogame/vault-keycloak-operator/internal/conversiontest"
 )
@@ -26,5 +28,21 @@ import (
 func TestVaultAppRoundTrip(t *testing.T) {
 	conversiontest.RoundTrip(t,
 		func() *v1beta1.VaultApp { return &v1beta1.VaultApp{} },
-		func() *VaultApp { return &VaultApp{} })
+		func() *VaultApp { return &VaultApp{} },
+		// The schema admits these presets only; the others are refused below.
+		func(p *VaultPolicyPreset, c randfill.Continue) {
+			*p = []VaultPolicyPreset{"", PresetRead, PresetReadWrite}[c.Intn(3)]
+		})
+}
+
+// An unknown preset is refused by name, not converted: the API server
+// converts a v1alpha1 request for the mutating webhook before it checks
+// the schema's enum, and the way back would make it "read".
+func TestVaultAppUnknownPresetIsRefused(t *testing.T) {
+	src := &VaultApp{Spec: VaultAppSpec{VaultPolicy: "ReadWrite", SecretPaths: []string{"db"}}}
+	err := src.ConvertTo(&v1beta1.VaultApp{})
+	const want = `spec.vaultPolicy: Unsupported value: "ReadWrite": supported values: "read", "read-write"`
+	if err == nil || err.Error() != want {
+		t.Fatalf("error %v, want %s", err, want)
+	}
 }

@@ -19,8 +19,10 @@ package vault_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -94,6 +96,24 @@ func TestAdmissionRejectsWhatTheNamespaceMayNotHave(t *testing.T) {
 		want := denied(`[spec.vaultPolicy: Forbidden: create, update, patch, delete ` + grants + `, spec.secretPaths[1]: Invalid value: "../x": must stay inside the namespace's prefix: no "." or ".." segment]`)
 		if err == nil || err.Error() != want {
 			t.Fatalf("message:\n%v\nwant:\n%s", err, want)
+		}
+	})
+
+	// A preset v1alpha1 does not know is refused by name, not quietly made
+	// "read": the API server converts the request for the mutating webhook
+	// before it checks the schema's enum.
+	t.Run("v1alpha1 unknown preset", func(t *testing.T) {
+		alpha := &vaultv1alpha1.VaultApp{
+			ObjectMeta: metav1.ObjectMeta{Name: "bad", Namespace: ns},
+			Spec:       vaultv1alpha1.VaultAppSpec{VaultPolicy: "ReadWrite", SecretPaths: []string{"db"}},
+		}
+		err := op.Client.Create(ctx, alpha)
+		const want = `spec.vaultPolicy: Unsupported value: "ReadWrite": supported values: "read", "read-write"`
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Fatalf("message:\n%v\nwant it to hold:\n%s", err, want)
+		}
+		if err := op.Client.Get(ctx, client.ObjectKeyFromObject(alpha), alpha); !apierrors.IsNotFound(err) {
+			t.Fatalf("get after the refusal: %v, want NotFound", err)
 		}
 	})
 

@@ -28,12 +28,6 @@ import (
 	vaultclient "github.com/carbogame/vault-keycloak-operator/internal/vault"
 )
 
-// operatorPolicy is what the README tells a Vault admin to grant the operator.
-const operatorPolicy = `
-path "sys/policies/acl/app.*"      { capabilities = ["create", "read", "update", "delete"] }
-path "auth/kubernetes/role/app.*"  { capabilities = ["create", "read", "update", "delete"] }
-`
-
 // TestOperatorLogsInThroughKubernetesAuthOnce is the in-cluster path: no
 // VAULT_TOKEN, the operator's ServiceAccount token, the role the README
 // describes. Many calls make one login; a token revoked behind its back
@@ -47,15 +41,7 @@ func TestOperatorLogsInThroughKubernetesAuthOnce(t *testing.T) {
 	if err := op.Client.Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: sa, Namespace: ns}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := admin.Sys().PutPolicy("vault-keycloak-operator", operatorPolicy); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := admin.Logical().Write("auth/kubernetes/role/vault-keycloak-operator", map[string]any{
-		"bound_service_account_names":      []string{sa},
-		"bound_service_account_namespaces": []string{ns},
-		"token_policies":                   []string{"vault-keycloak-operator"},
-		"token_ttl":                        3600,
-	}); err != nil {
+	if err := vaultServer.AllowOperator(ctx, ns, sa); err != nil {
 		t.Fatal(err)
 	}
 	jwt, err := serviceAccountToken(ctx, ns, sa)
