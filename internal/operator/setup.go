@@ -62,11 +62,34 @@ func NewScheme() *runtime.Scheme {
 // manages: it watches those (a deleted or edited target is repaired at once)
 // without holding every Secret of the cluster in memory. Other Secrets (a
 // KeycloakServer's credentials, a foreign Secret in the way) are read from
-// the API server directly.
+// the API server directly; see credentialsCache for how the credentials
+// are watched.
 func CacheOptions() cache.Options {
 	return cache.Options{ByObject: map[client.Object]cache.ByObject{
 		&corev1.Secret{}: {Label: secretscontroller.ManagedSecrets()},
 	}}
+}
+
+// credentialsCache is a second cache, of the operator's namespace alone,
+// through which the KeycloakServer controller watches the metadata of the
+// credentials Secrets (never their data). Nil without a namespace.
+func credentialsCache(mgr ctrl.Manager, namespace string) (cache.Cache, error) {
+	if namespace == "" {
+		return nil, nil
+	}
+	c, err := cache.New(mgr.GetConfig(), cache.Options{
+		HTTPClient:        mgr.GetHTTPClient(),
+		Scheme:            mgr.GetScheme(),
+		Mapper:            mgr.GetRESTMapper(),
+		DefaultNamespaces: map[string]cache.Config{namespace: {}},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("cache of the credentials Secrets in %s: %w", namespace, err)
+	}
+	if err := mgr.Add(c); err != nil {
+		return nil, err
+	}
+	return c, nil
 }
 
 // OwnedCRDs are the CRDs of both API groups.
@@ -143,11 +166,16 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 	}
 
 	servers := &secretscontroller.ServerSource{Reader: mgr.GetAPIReader(), Namespace: opts.OperatorNamespace, Pool: keycloak.NewPool()}
+	credentials, err := credentialsCache(mgr, opts.OperatorNamespace)
+	if err != nil {
+		return err
+	}
 	if err := (&secretscontroller.KeycloakServerReconciler{
-		Client:     mgr.GetClient(),
-		Servers:    servers,
-		Recorder:   mgr.GetEventRecorder("keycloakserver-controller"),
-		MaxBackoff: opts.MaxBackoff,
+		Client:      mgr.GetClient(),
+		Servers:     servers,
+		Recorder:    mgr.GetEventRecorder("keycloakserver-controller"),
+		MaxBackoff:  opts.MaxBackoff,
+		Credentials: credentials,
 	}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("KeycloakServer controller: %w", err)
 	}

@@ -23,10 +23,16 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
 	"github.com/carbogame/vault-keycloak-operator/internal/controller/shared"
@@ -42,6 +48,12 @@ type KeycloakServerReconciler struct {
 	Servers    *ServerSource
 	Recorder   events.EventRecorder
 	MaxBackoff time.Duration
+	// Credentials, when set, is a metadata-only cache of the Secrets in the
+	// operator's namespace: an admin who rotates or fixes a credentials
+	// Secret sees the KeycloakServers that name it checked at once, not at
+	// the next check. (The manager's own cache holds only the Secrets the
+	// operator writes.)
+	Credentials cache.Cache
 }
 
 // Reconcile logs in (through the pooled, cached token) and reads the
@@ -98,13 +110,34 @@ func realmOf(s *secretsv1beta1.KeycloakServer) string {
 	return s.Spec.Realm
 }
 
-// SetupWithManager watches KeycloakServers.
+// SetupWithManager watches KeycloakServers, and their credentials Secrets
+// when a Credentials cache is given.
 func (r *KeycloakServerReconciler) SetupWithManager(mgr ctrl.Manager) error {
-	return ctrl.NewControllerManagedBy(mgr).
+	b := ctrl.NewControllerManagedBy(mgr).
 		For(&secretsv1beta1.KeycloakServer{}).
 		WithOptions(controller.Options{
 			RateLimiter: shared.RateLimiter(r.MaxBackoff),
 		}).
-		Named("keycloakserver").
-		Complete(r)
+		Named("keycloakserver")
+	if r.Credentials != nil {
+		secrets := &metav1.PartialObjectMetadata{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"}}
+		b = b.WatchesRawSource(source.Kind(r.Credentials, secrets, handler.TypedEnqueueRequestsFromMapFunc(r.serversNaming)))
+	}
+	return b.Complete(r)
+}
+
+// serversNaming maps a credentials Secret to the KeycloakServers that name it.
+func (r *KeycloakServerReconciler) serversNaming(ctx context.Context, secret *metav1.PartialObjectMetadata) []reconcile.Request {
+	var servers secretsv1beta1.KeycloakServerList
+	if err := r.List(ctx, &servers); err != nil {
+		logf.FromContext(ctx).Error(err, "list KeycloakServers for a credentials Secret", "secret", secret.Name)
+		return nil
+	}
+	var requests []reconcile.Request
+	for _, s := range servers.Items {
+		if s.Spec.CredentialsSecretRef.Name == secret.Name {
+			requests = append(requests, reconcile.Request{NamespacedName: client.ObjectKey{Name: s.Name}})
+		}
+	}
+	return requests
 }

@@ -117,6 +117,45 @@ func TestWrongCredentialsAreReportedClearly(t *testing.T) {
 	NewWithT(t).Expect(got.Status.Conditions[0].Message).To(ContainSubstring("Secret vko-system/no-such-secret not found in the operator's namespace"))
 }
 
+// An admin who edits, deletes or restores a credentials Secret sees its
+// KeycloakServer checked at once: nothing else would reconcile a Connected
+// server before its next check, five minutes away.
+func TestCredentialsSecretChangesAreSeenAtOnce(t *testing.T) {
+	ctx := context.Background()
+	creds := &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Name: "rotating", Namespace: operatorNamespace},
+		StringData: map[string]string{"username": kc.User, "password": kc.Password},
+	}
+	if err := op.Client.Create(ctx, creds); err != nil {
+		t.Fatal(err)
+	}
+	ns := op.NewNamespace(t, nil)
+	server := newServer(t, kc, ns)
+	s := waitServer(t, server, shared.TypeConnected, metav1.ConditionTrue, shared.ReasonConnected, readyWithin)
+	useCredentials(t, s, "rotating")
+	waitServer(t, server, shared.TypeConnected, metav1.ConditionTrue, shared.ReasonConnected, readyWithin)
+
+	creds.StringData = map[string]string{"password": "not-the-password"}
+	if err := op.Client.Update(ctx, creds); err != nil {
+		t.Fatal(err)
+	}
+	waitServer(t, server, shared.TypeConnected, metav1.ConditionFalse, shared.ReasonUnauthorized, readyWithin)
+
+	if err := op.Client.Delete(ctx, creds); err != nil {
+		t.Fatal(err)
+	}
+	waitServer(t, server, shared.TypeConnected, metav1.ConditionFalse, shared.ReasonCredentialsInvalid, readyWithin)
+
+	restored := &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Name: "rotating", Namespace: operatorNamespace},
+		StringData: map[string]string{"username": kc.User, "password": kc.Password},
+	}
+	if err := op.Client.Create(ctx, restored); err != nil {
+		t.Fatal(err)
+	}
+	waitServer(t, server, shared.TypeConnected, metav1.ConditionTrue, shared.ReasonConnected, readyWithin)
+}
+
 // useCredentials points a KeycloakServer at another credentials Secret.
 func useCredentials(t *testing.T, s *secretsv1beta1.KeycloakServer, secret string) {
 	t.Helper()
