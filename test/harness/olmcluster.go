@@ -43,9 +43,11 @@ const (
 )
 
 // OLMCluster is a cluster that OLM can install into, with no container
-// runtime: kube-apiserver and etcd, kube-controller-manager (deployments and
-// replicasets) and kube-scheduler, kwok faking one Node and running its pods,
-// and OLM's olm and catalog operators, all local processes.
+// runtime: kube-apiserver and etcd, kube-controller-manager (deployments,
+// replicasets, endpointslices) and kube-scheduler, kwok faking one Node and
+// running its pods at IPs in PodCIDR, and OLM's olm and catalog operators,
+// all local processes. A process started here in the place of a pod (Start)
+// answers at the pod's IP.
 type OLMCluster struct {
 	Env        *envtest.Environment
 	Config     *rest.Config
