@@ -94,6 +94,12 @@ func (p *Process) Exited() bool {
 	}
 }
 
+// Log returns the process's whole output so far.
+func (p *Process) Log() string {
+	data, _ := os.ReadFile(p.logPath)
+	return string(data)
+}
+
 // LogTail returns the last lines of the process's output, for error messages.
 func (p *Process) LogTail(lines int) string {
 	data, err := os.ReadFile(p.logPath)

@@ -19,9 +19,11 @@ package olm
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -92,15 +94,52 @@ func (e *env) runFirstManager(t *testing.T, csv *operatorsv1alpha1.ClusterServic
 			t.Errorf("Vault role %s: %v, %v", name, role, err)
 		}
 	}
+	kcAdmin, err := e.keycloak.Admin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gitea, err := kcAdmin.ClientSecret(ctx, "operator", "gitea")
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, name := range []string{"gitea-secret-creds", "gitea-legacy-creds"} {
 		var s corev1.Secret
 		if err := e.c.Get(ctx, client.ObjectKey{Namespace: harness.SamplesNamespace, Name: name}, &s); err != nil {
 			t.Errorf("Secret %s: %v", name, err)
 		}
+		if !slices.ContainsFunc(slices.Collect(maps.Values(s.Data)), func(v []byte) bool { return string(v) == gitea }) {
+			t.Errorf("Secret %s does not hold the gitea client's secret", name)
+		}
 	}
+	var creds corev1.Secret
+	if err := e.c.Get(ctx, client.ObjectKey{Namespace: installNamespace, Name: "prod-keycloak-credentials"}, &creds); err != nil {
+		t.Fatal(err)
+	}
+	e.secrets = append(e.secrets, gitea, string(creds.Data["clientSecret"]))
 	var lease coordinationv1.Lease
 	if err := e.c.Get(ctx, client.ObjectKey{Namespace: installNamespace, Name: "vault-keycloak-operator.carbogame.com"}, &lease); err != nil {
 		t.Errorf("leader election Lease: %v", err)
+	}
+}
+
+// checkLogs looks for every secret value the managers handled — the
+// ServiceAccount tokens they logged in to Vault with, the operator's
+// Keycloak credentials, the client secret they copied — in their logs, as
+// the released binary writes them.
+func (e *env) checkLogs(t *testing.T) {
+	if len(e.managers) == 0 || len(e.secrets) == 0 {
+		t.Fatal("no manager ran, or no secret was gathered: nothing to look for")
+	}
+	for _, m := range e.managers {
+		log := m.Log()
+		if !strings.Contains(log, "starting manager") {
+			t.Errorf("a manager's log lacks its start line: not the log looked for")
+		}
+		for _, s := range e.secrets {
+			if s == "" || strings.Contains(log, s) {
+				t.Errorf("a manager's log holds a secret value (%d characters), or the value is empty", len(s))
+			}
+		}
 	}
 }
 
@@ -198,6 +237,8 @@ func (e *env) startManager(t *testing.T, csv *operatorsv1alpha1.ClusterServiceVe
 	if err != nil {
 		t.Fatal(err)
 	}
+	e.managers = append(e.managers, e.manager)
+	e.secrets = append(e.secrets, token)
 	t.Logf("manager for %s runs as %s at pod IP %s", csv.Name, sa, pod.Status.PodIP)
 	waitEndpoint(t, e.c, depName+"-service", pod.Status.PodIP)
 }

@@ -67,6 +67,7 @@ func TestSubscriptionInstallsRunsAndUpgradesTheOperator(t *testing.T) {
 		return
 	}
 	t.Run("upgrade keeps every object", e.upgrade)
+	t.Run("no secret value in the manager's log", e.checkLogs)
 }
 
 // env is what the steps share: the cluster, a client of the admin, the
@@ -79,6 +80,10 @@ type env struct {
 	keycloak *harness.Keycloak
 	dir      string
 	manager  *harness.Process
+	// managers are every manager run, for the log check; secrets are the
+	// values none of their logs may hold.
+	managers []*harness.Process
+	secrets  []string
 }
 
 func newEnv(t *testing.T) *env {
