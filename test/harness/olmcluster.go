@@ -55,7 +55,7 @@ type OLMCluster struct {
 	Kubeconfig string
 	logDir     string
 	procs      []*Process
-	podNetwork bool
+	podNetwork bool // this cluster added the pod network's route
 }
 
 // StartOLMCluster starts it all; Stop ends it all.
@@ -82,10 +82,9 @@ func StartOLMCluster(ctx context.Context, logDir string) (*OLMCluster, error) {
 	}
 	c := &OLMCluster{Env: env, Config: cfg, logDir: logDir}
 	fail := func(err error) (*OLMCluster, error) { c.Stop(); return nil, err }
-	if err := addPodNetwork(); err != nil {
+	if c.podNetwork, err = addPodNetwork(); err != nil {
 		return fail(err)
 	}
-	c.podNetwork = true
 	if c.Client, err = client.New(cfg, client.Options{}); err != nil {
 		return fail(err)
 	}
@@ -153,15 +152,21 @@ const OLMNamespace = "olm"
 // 192.0.2.0/24, which this machine's own network uses.
 const PodCIDR = "203.0.113.0/24"
 
-// addPodNetwork routes PodCIDR to this machine. It needs CAP_NET_ADMIN
-// (root); 'replace' makes it idempotent after a run that was killed.
-func addPodNetwork() error {
-	out, err := exec.Command("ip", "route", "replace", "local", PodCIDR, "dev", "lo").CombinedOutput()
-	if err != nil {
-		return fmt.Errorf("route the fake pod network %s to this machine (needs root, or CAP_NET_ADMIN, and iproute2): ip route replace local %s dev lo: %w: %s",
+// addPodNetwork routes PodCIDR to this machine, and says whether this call
+// added the route: one that exists already (another run's, or left by a run
+// that was killed) is used as it is and left in place. It needs
+// CAP_NET_ADMIN (root).
+func addPodNetwork() (added bool, err error) {
+	out, err := exec.Command("ip", "route", "add", "local", PodCIDR, "dev", "lo").CombinedOutput()
+	switch {
+	case err == nil:
+		return true, nil
+	case strings.Contains(string(out), "File exists"):
+		return false, nil
+	default:
+		return false, fmt.Errorf("route the fake pod network %s to this machine (needs root, or CAP_NET_ADMIN, and iproute2): ip route add local %s dev lo: %w: %s",
 			PodCIDR, PodCIDR, err, strings.TrimSpace(string(out)))
 	}
-	return nil
 }
 
 func removePodNetwork() {
