@@ -20,6 +20,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -157,6 +158,17 @@ const PodCIDR = "203.0.113.0/24"
 // that was killed) is used as it is and left in place. It needs
 // CAP_NET_ADMIN (root).
 func addPodNetwork() (added bool, err error) {
+	// Routing a network this machine sits on to itself would cut it off.
+	_, pods, _ := net.ParseCIDR(PodCIDR)
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		return false, err
+	}
+	for _, a := range addrs {
+		if ip, ok := a.(*net.IPNet); ok && pods.Contains(ip.IP) {
+			return false, fmt.Errorf("this machine has the address %s, inside the fake pod network %s: change harness.PodCIDR", ip, PodCIDR)
+		}
+	}
 	out, err := exec.Command("ip", "route", "add", "local", PodCIDR, "dev", "lo").CombinedOutput()
 	switch {
 	case err == nil:
