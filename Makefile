@@ -93,6 +93,18 @@ test: manifests generate fmt vet ## Run all tests against a real kube-apiserver,
 	go run ./test/harness/cmd/with-services -- \
 		go test ./... -count=1 -timeout $(TEST_TIMEOUT) -coverprofile cover.out
 
+# The packages with benchmarks; each checks a performance target and fails
+# when it is missed (timed tests do not).
+BENCH_PKGS ?= ./internal/controller/secrets/
+
+.PHONY: bench
+bench: manifests generate ## Run the benchmarks that check the performance targets, against the real services.
+	KUBEBUILDER_ASSETS="$$($(ENSURE) envtest)" \
+	VKO_VAULT_BIN="$$($(ENSURE) vault)/vault" \
+	VKO_KEYCLOAK_HOME="$$($(ENSURE) keycloak)" \
+	go run ./test/harness/cmd/with-services -- \
+		go test $(BENCH_PKGS) -run '^$$' -bench . -count=1 -timeout 10m
+
 # Where the OLM install test finds its cluster's binaries.
 OLM_ENV = VKO_KUBE_DIR="$$($(ENSURE) kube)" VKO_KWOK_BIN="$$($(ENSURE) kwok)/kwok" \
 	VKO_OLM_DIR="$$($(ENSURE) olm)" VKO_OPM_BIN="$$($(ENSURE) opm)/opm"

@@ -35,7 +35,7 @@ import (
 
 // NewNamespace creates a namespace of the test's own, with annotations (the
 // cluster admin's grants), and returns its name.
-func (op *Operator) NewNamespace(t *testing.T, annotations map[string]string) string {
+func (op *Operator) NewNamespace(t testing.TB, annotations map[string]string) string {
 	t.Helper()
 	name := strings.ToLower(regexp.MustCompile(`[^a-zA-Z0-9]+`).ReplaceAllString(t.Name(), "-"))
 	if len(name) > 40 {
@@ -57,7 +57,7 @@ type Conditioned[T any] interface {
 
 // WaitCondition waits until obj's condition typ has the status and reason
 // for its current generation; conditions returns obj's conditions.
-func WaitCondition[T any, P Conditioned[T]](t *testing.T, op *Operator, key client.ObjectKey, conditions func(P) []metav1.Condition, typ string, status metav1.ConditionStatus, reason string, timeout time.Duration) P {
+func WaitCondition[T any, P Conditioned[T]](t testing.TB, op *Operator, key client.ObjectKey, conditions func(P) []metav1.Condition, typ string, status metav1.ConditionStatus, reason string, timeout time.Duration) P {
 	t.Helper()
 	obj := P(new(T))
 	gomega.NewWithT(t).Eventually(func(g gomega.Gomega) {

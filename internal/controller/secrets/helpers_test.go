@@ -32,13 +32,13 @@ import (
 	"github.com/carbogame/vault-keycloak-operator/test/harness"
 )
 
-func waitCredential(t *testing.T, key client.ObjectKey, typ string, status metav1.ConditionStatus, reason string, timeout time.Duration) *secretsv1beta1.KeycloakClientCredential {
+func waitCredential(t testing.TB, key client.ObjectKey, typ string, status metav1.ConditionStatus, reason string, timeout time.Duration) *secretsv1beta1.KeycloakClientCredential {
 	t.Helper()
 	return harness.WaitCondition(t, op, key, func(k *secretsv1beta1.KeycloakClientCredential) []metav1.Condition { return k.Status.Conditions },
 		typ, status, reason, timeout)
 }
 
-func waitServer(t *testing.T, name, typ string, status metav1.ConditionStatus, reason string, timeout time.Duration) *secretsv1beta1.KeycloakServer {
+func waitServer(t testing.TB, name, typ string, status metav1.ConditionStatus, reason string, timeout time.Duration) *secretsv1beta1.KeycloakServer {
 	t.Helper()
 	return harness.WaitCondition(t, op, client.ObjectKey{Name: name}, func(k *secretsv1beta1.KeycloakServer) []metav1.Condition { return k.Status.Conditions },
 		typ, status, reason, timeout)
@@ -46,7 +46,7 @@ func waitServer(t *testing.T, name, typ string, status metav1.ConditionStatus, r
 
 // newServer creates a KeycloakServer for the test, logging in to k's master
 // realm as its admin, usable from the namespaces listed.
-func newServer(t *testing.T, k *harness.Keycloak, allowed ...string) string {
+func newServer(t testing.TB, k *harness.Keycloak, allowed ...string) string {
 	t.Helper()
 	name := fmt.Sprintf("kc-%04d", rand.IntN(10000))
 	s := &secretsv1beta1.KeycloakServer{
@@ -65,7 +65,7 @@ func newServer(t *testing.T, k *harness.Keycloak, allowed ...string) string {
 }
 
 // newClientID creates a confidential client in the suite's realm.
-func newClientID(t *testing.T, secret string) string {
+func newClientID(t testing.TB, secret string) string {
 	t.Helper()
 	id := fmt.Sprintf("app-%04d", rand.IntN(10000))
 	if err := createClient(context.Background(), kc, realm, id, secret); err != nil {
@@ -94,7 +94,7 @@ func consenting(source string) map[string]string {
 	return map[string]string{tenancy.AllowedSourceNamespacesAnnotation: source}
 }
 
-func secretOf(t *testing.T, ns, name string) *corev1.Secret {
+func secretOf(t testing.TB, ns, name string) *corev1.Secret {
 	t.Helper()
 	var s corev1.Secret
 	if err := op.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, &s); err != nil {
