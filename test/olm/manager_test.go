@@ -18,7 +18,6 @@ package olm
 
 import (
 	"context"
-	"fmt"
 	"maps"
 	"os"
 	"os/exec"
@@ -176,7 +175,7 @@ func (e *env) startManager(t *testing.T, csv *operatorsv1alpha1.ClusterServiceVe
 	if err := e.c.Get(ctx, client.ObjectKey{Namespace: installNamespace, Name: depName}, &dep); err != nil {
 		t.Fatal(err)
 	}
-	pod := waitPod(t, e.c, &dep)
+	pod := waitPod(t, e.c, &dep, depName+"-service")
 
 	var cert corev1.Secret
 	if err := e.c.Get(ctx, client.ObjectKey{Namespace: installNamespace, Name: depName + "-service-cert"}, &cert); err != nil {
@@ -240,7 +239,6 @@ func (e *env) startManager(t *testing.T, csv *operatorsv1alpha1.ClusterServiceVe
 	e.managers = append(e.managers, e.manager)
 	e.secrets = append(e.secrets, token)
 	t.Logf("manager for %s runs as %s at pod IP %s", csv.Name, sa, pod.Status.PodIP)
-	waitEndpoint(t, e.c, depName+"-service", pod.Status.PodIP)
 }
 
 // managerBinary builds the manager once per test run.
@@ -265,52 +263,44 @@ func managerBinary(t *testing.T) string {
 	return bin
 }
 
-// waitPod waits for the one running pod of the Deployment's current
-// template (an upgrade replaces the pod), and returns it.
-func waitPod(t *testing.T, c client.Client, dep *appsv1.Deployment) *corev1.Pod {
+// waitPod waits until the Deployment has settled on one running pod and
+// the webhook Service's EndpointSlice holds that pod's IP as its one ready
+// endpoint (where the API server calls the webhooks), and returns the pod.
+// OLM may roll the Deployment again right after installing it (seen in CI:
+// the endpoint moved to a second pod), so a pod seen once is not enough.
+func waitPod(t *testing.T, c client.Client, dep *appsv1.Deployment, service string) *corev1.Pod {
 	t.Helper()
+	ctx := context.Background()
 	deadline := time.Now().Add(2 * time.Minute)
 	for {
 		var current appsv1.Deployment
 		var pods corev1.PodList
-		_ = c.Get(context.Background(), client.ObjectKeyFromObject(dep), &current)
-		_ = c.List(context.Background(), &pods, client.InNamespace(dep.Namespace), client.MatchingLabels(dep.Spec.Selector.MatchLabels))
+		var slices discoveryv1.EndpointSliceList
+		_ = c.Get(ctx, client.ObjectKeyFromObject(dep), &current)
+		_ = c.List(ctx, &pods, client.InNamespace(dep.Namespace), client.MatchingLabels(dep.Spec.Selector.MatchLabels))
+		_ = c.List(ctx, &slices, client.InNamespace(dep.Namespace), client.MatchingLabels{discoveryv1.LabelServiceName: service})
 		var running []corev1.Pod
 		for _, p := range pods.Items {
 			if p.DeletionTimestamp == nil && p.Status.PodIP != "" && p.Status.Phase == corev1.PodRunning {
 				running = append(running, p)
 			}
 		}
-		if len(running) == 1 && current.Status.UpdatedReplicas == 1 && current.Status.Replicas == 1 {
-			return &running[0]
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("Deployment %s: no single running pod of its current template; status %+v; %d pods", dep.Name, current.Status, len(pods.Items))
-		}
-		time.Sleep(500 * time.Millisecond)
-	}
-}
-
-// waitEndpoint waits until the webhook Service's EndpointSlice holds the
-// pod's IP as a ready endpoint: where the API server calls the webhooks.
-func waitEndpoint(t *testing.T, c client.Client, service, ip string) {
-	t.Helper()
-	deadline := time.Now().Add(time.Minute)
-	for {
-		var slices discoveryv1.EndpointSliceList
-		_ = c.List(context.Background(), &slices, client.InNamespace(installNamespace), client.MatchingLabels{discoveryv1.LabelServiceName: service})
-		var seen []string
+		var endpoints []string
 		for _, sl := range slices.Items {
 			for _, ep := range sl.Endpoints {
-				ready := ep.Conditions.Ready != nil && *ep.Conditions.Ready
-				seen = append(seen, fmt.Sprintf("%v ready=%v", ep.Addresses, ready))
-				if ready && len(ep.Addresses) == 1 && ep.Addresses[0] == ip && len(sl.Endpoints) == 1 {
-					return
+				if ep.Conditions.Ready != nil && *ep.Conditions.Ready {
+					endpoints = append(endpoints, ep.Addresses...)
 				}
 			}
 		}
+		st := current.Status
+		settled := current.Generation == st.ObservedGeneration && st.Replicas == 1 && st.UpdatedReplicas == 1 && st.AvailableReplicas == 1
+		if settled && len(running) == 1 && len(endpoints) == 1 && endpoints[0] == running[0].Status.PodIP {
+			return &running[0]
+		}
 		if time.Now().After(deadline) {
-			t.Fatalf("Service %s: want the one ready endpoint %s, have %v", service, ip, seen)
+			t.Fatalf("Deployment %s has not settled on one pod behind Service %s: status %+v, %d running pods, ready endpoints %v",
+				dep.Name, service, st, len(running), endpoints)
 		}
 		time.Sleep(500 * time.Millisecond)
 	}
