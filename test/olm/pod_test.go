@@ -1,0 +1,192 @@
+/*
+Copyright 2026 The vault-keycloak-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package olm
+
+// The manager in the place of the operator's pod: what a pod would be given,
+// and how to tell which pod OLM's Deployment settled on.
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/carbogame/vault-keycloak-operator/test/harness"
+)
+
+// startManager runs the manager binary on this machine in the place of the
+// pod of the Deployment OLM made, as that pod would run: the container's
+// args and env (the Subscription's VAULT_ADDR among them), the webhook
+// certificate OLM put in its Secret, a ServiceAccount token as the kubelet
+// would mount it (the manager logs in to Vault with it), and the API
+// access of the ServiceAccount OLM created (impersonated). It listens on the
+// pod's IP, which the harness routes to this machine; the API server calls
+// the webhooks there.
+func (e *env) startManager(t *testing.T, csv *operatorsv1alpha1.ClusterServiceVersion) {
+	t.Helper()
+	ctx := context.Background()
+	strategy := csv.Spec.InstallStrategy.StrategySpec
+	depName, sa := strategy.DeploymentSpecs[0].Name, strategy.ClusterPermissions[0].ServiceAccountName
+	dir, err := os.MkdirTemp(e.dir, csv.Name+"-")
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	var dep appsv1.Deployment
+	if err := e.c.Get(ctx, client.ObjectKey{Namespace: installNamespace, Name: depName}, &dep); err != nil {
+		t.Fatal(err)
+	}
+	pod := waitPod(t, e.c, &dep, depName+"-service")
+
+	var cert corev1.Secret
+	if err := e.c.Get(ctx, client.ObjectKey{Namespace: installNamespace, Name: depName + "-service-cert"}, &cert); err != nil {
+		t.Fatal(err)
+	}
+	certDir := filepath.Join(dir, "serving-certs")
+	if err := os.MkdirAll(certDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"tls.crt", "tls.key"} {
+		if err := os.WriteFile(filepath.Join(certDir, k), cert.Data[k], 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	token, err := harness.ServiceAccountToken(ctx, e.cluster.Config, installNamespace, sa)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tokenPath := filepath.Join(dir, "token")
+	if err := os.WriteFile(tokenPath, []byte(token), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	kubeconfig, err := clientcmd.LoadFromFile(e.cluster.Kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, auth := range kubeconfig.AuthInfos {
+		auth.Impersonate = "system:serviceaccount:" + installNamespace + ":" + sa
+		auth.ImpersonateGroups = []string{"system:serviceaccounts", "system:serviceaccounts:" + installNamespace, "system:authenticated"}
+	}
+	asSA := filepath.Join(dir, "kubeconfig")
+	if err := clientcmd.WriteToFile(*kubeconfig, asSA); err != nil {
+		t.Fatal(err)
+	}
+
+	container := dep.Spec.Template.Spec.Containers[0]
+	args := []string{"--kubeconfig=" + asSA, "--webhook-cert-path=" + certDir, "--vault-service-account-token-path=" + tokenPath}
+	for _, a := range container.Args {
+		// ":8081" in a pod is every address of the pod: here, its IP.
+		if name, port, ok := strings.Cut(a, "=:"); ok {
+			a = name + "=" + pod.Status.PodIP + ":" + port
+		}
+		args = append(args, a)
+	}
+	// No VAULT_TOKEN from this test's environment: the pod has none.
+	env := []string{"VAULT_TOKEN="}
+	for _, v := range container.Env {
+		switch {
+		case v.ValueFrom != nil && v.ValueFrom.FieldRef != nil && v.ValueFrom.FieldRef.FieldPath == "metadata.namespace":
+			env = append(env, v.Name+"="+pod.Namespace)
+		case v.ValueFrom == nil:
+			env = append(env, v.Name+"="+v.Value)
+		default:
+			t.Fatalf("container env %s: a source this test cannot stand in for", v.Name)
+		}
+	}
+	e.manager, err = e.cluster.Start("manager-"+csv.Name, env, managerBinary(t), args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.managers = append(e.managers, e.manager)
+	e.secrets = append(e.secrets, token)
+	t.Logf("manager for %s runs as %s at pod IP %s", csv.Name, sa, pod.Status.PodIP)
+}
+
+// managerBinary builds the manager once per test run.
+var managerPath string
+
+func managerBinary(t *testing.T) string {
+	t.Helper()
+	if managerPath != "" {
+		return managerPath
+	}
+	dir, err := os.MkdirTemp("", "vko-olm-manager-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "manager")
+	build := exec.Command("go", "build", "-o", bin, "./cmd")
+	build.Dir = harness.RepoRoot()
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build the manager: %v\n%s", err, out)
+	}
+	managerPath = bin
+	return bin
+}
+
+// waitPod waits until the Deployment has settled on one running pod and
+// the webhook Service's EndpointSlice holds that pod's IP as its one ready
+// endpoint (where the API server calls the webhooks), and returns the pod.
+// OLM may roll the Deployment again right after installing it (seen in CI:
+// the endpoint moved to a second pod), so a pod seen once is not enough.
+func waitPod(t *testing.T, c client.Client, dep *appsv1.Deployment, service string) *corev1.Pod {
+	t.Helper()
+	ctx := context.Background()
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		var current appsv1.Deployment
+		var pods corev1.PodList
+		var slices discoveryv1.EndpointSliceList
+		_ = c.Get(ctx, client.ObjectKeyFromObject(dep), &current)
+		_ = c.List(ctx, &pods, client.InNamespace(dep.Namespace), client.MatchingLabels(dep.Spec.Selector.MatchLabels))
+		_ = c.List(ctx, &slices, client.InNamespace(dep.Namespace), client.MatchingLabels{discoveryv1.LabelServiceName: service})
+		var running []corev1.Pod
+		for _, p := range pods.Items {
+			if p.DeletionTimestamp == nil && p.Status.PodIP != "" && p.Status.Phase == corev1.PodRunning {
+				running = append(running, p)
+			}
+		}
+		var endpoints []string
+		for _, sl := range slices.Items {
+			for _, ep := range sl.Endpoints {
+				if ep.Conditions.Ready != nil && *ep.Conditions.Ready {
+					endpoints = append(endpoints, ep.Addresses...)
+				}
+			}
+		}
+		st := current.Status
+		settled := current.Generation == st.ObservedGeneration && st.Replicas == 1 && st.UpdatedReplicas == 1 && st.AvailableReplicas == 1
+		if settled && len(running) == 1 && len(endpoints) == 1 && endpoints[0] == running[0].Status.PodIP {
+			return &running[0]
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("Deployment %s has not settled on one pod behind Service %s: status %+v, %d running pods, ready endpoints %v",
+				dep.Name, service, st, len(running), endpoints)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+}
