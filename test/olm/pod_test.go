@@ -24,6 +24,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -56,11 +57,11 @@ func (e *env) startManager(t *testing.T, csv *operatorsv1alpha1.ClusterServiceVe
 		t.Fatal(err)
 	}
 
-	var dep appsv1.Deployment
-	if err := e.c.Get(ctx, client.ObjectKey{Namespace: installNamespace, Name: depName}, &dep); err != nil {
+	var sub operatorsv1alpha1.Subscription
+	if err := e.c.Get(ctx, client.ObjectKey{Namespace: installNamespace, Name: packageName}, &sub); err != nil {
 		t.Fatal(err)
 	}
-	pod := waitPod(t, e.c, &dep, depName+"-service")
+	dep, pod := waitPod(t, e.c, client.ObjectKey{Namespace: installNamespace, Name: depName}, depName+"-service", sub.Spec.Config.Env)
 
 	var cert corev1.Secret
 	if err := e.c.Get(ctx, client.ObjectKey{Namespace: installNamespace, Name: depName + "-service-cert"}, &cert); err != nil {
@@ -105,8 +106,9 @@ func (e *env) startManager(t *testing.T, csv *operatorsv1alpha1.ClusterServiceVe
 		}
 		args = append(args, a)
 	}
-	// No VAULT_TOKEN from this test's environment: the pod has none.
-	env := []string{"VAULT_TOKEN="}
+	// Nothing of Vault from this test's environment: the pod has only
+	// what the Deployment gives it.
+	env := []string{"VAULT_ADDR=", "VAULT_TOKEN="}
 	for _, v := range container.Env {
 		switch {
 		case v.ValueFrom != nil && v.ValueFrom.FieldRef != nil && v.ValueFrom.FieldRef.FieldPath == "metadata.namespace":
@@ -148,22 +150,26 @@ func managerBinary(t *testing.T) string {
 	return bin
 }
 
-// waitPod waits until the Deployment has settled on one running pod and
-// the webhook Service's EndpointSlice holds that pod's IP as its one ready
-// endpoint (where the API server calls the webhooks), and returns the pod.
-// OLM may roll the Deployment again right after installing it (seen in CI:
-// the endpoint moved to a second pod), so a pod seen once is not enough.
-func waitPod(t *testing.T, c client.Client, dep *appsv1.Deployment, service string) *corev1.Pod {
+// waitPod waits until the Deployment is as OLM means it to be — the
+// Subscription's config env applied, rolled out to one running pod — and the
+// webhook Service's EndpointSlice holds that pod's IP as its one ready
+// endpoint (where the API server calls the webhooks); it returns both. OLM
+// updates the Deployment several times after creating it (a slow machine
+// saw a first generation without the Subscription's VAULT_ADDR), so neither
+// a first read nor a pod seen once is enough.
+func waitPod(t *testing.T, c client.Client, key client.ObjectKey, service string, wantEnv []corev1.EnvVar) (*appsv1.Deployment, *corev1.Pod) {
 	t.Helper()
 	ctx := context.Background()
 	deadline := time.Now().Add(2 * time.Minute)
 	for {
-		var current appsv1.Deployment
+		var dep appsv1.Deployment
 		var pods corev1.PodList
-		var slices discoveryv1.EndpointSliceList
-		_ = c.Get(ctx, client.ObjectKeyFromObject(dep), &current)
-		_ = c.List(ctx, &pods, client.InNamespace(dep.Namespace), client.MatchingLabels(dep.Spec.Selector.MatchLabels))
-		_ = c.List(ctx, &slices, client.InNamespace(dep.Namespace), client.MatchingLabels{discoveryv1.LabelServiceName: service})
+		var endpointSlices discoveryv1.EndpointSliceList
+		_ = c.Get(ctx, key, &dep)
+		if dep.Spec.Selector != nil {
+			_ = c.List(ctx, &pods, client.InNamespace(key.Namespace), client.MatchingLabels(dep.Spec.Selector.MatchLabels))
+		}
+		_ = c.List(ctx, &endpointSlices, client.InNamespace(key.Namespace), client.MatchingLabels{discoveryv1.LabelServiceName: service})
 		var running []corev1.Pod
 		for _, p := range pods.Items {
 			if p.DeletionTimestamp == nil && p.Status.PodIP != "" && p.Status.Phase == corev1.PodRunning {
@@ -171,21 +177,25 @@ func waitPod(t *testing.T, c client.Client, dep *appsv1.Deployment, service stri
 			}
 		}
 		var endpoints []string
-		for _, sl := range slices.Items {
+		for _, sl := range endpointSlices.Items {
 			for _, ep := range sl.Endpoints {
 				if ep.Conditions.Ready != nil && *ep.Conditions.Ready {
 					endpoints = append(endpoints, ep.Addresses...)
 				}
 			}
 		}
-		st := current.Status
-		settled := current.Generation == st.ObservedGeneration && st.Replicas == 1 && st.UpdatedReplicas == 1 && st.AvailableReplicas == 1
-		if settled && len(running) == 1 && len(endpoints) == 1 && endpoints[0] == running[0].Status.PodIP {
-			return &running[0]
+		configured := len(dep.Spec.Template.Spec.Containers) > 0
+		for _, v := range wantEnv {
+			configured = configured && slices.Contains(dep.Spec.Template.Spec.Containers[0].Env, v)
+		}
+		st := dep.Status
+		settled := dep.Generation == st.ObservedGeneration && st.Replicas == 1 && st.UpdatedReplicas == 1 && st.AvailableReplicas == 1
+		if configured && settled && len(running) == 1 && len(endpoints) == 1 && endpoints[0] == running[0].Status.PodIP {
+			return &dep, &running[0]
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("Deployment %s has not settled on one pod behind Service %s: status %+v, %d running pods, ready endpoints %v",
-				dep.Name, service, st, len(running), endpoints)
+			t.Fatalf("Deployment %s not as OLM means it behind Service %s: Subscription env applied %v, status %+v, %d running pods, ready endpoints %v",
+				key, service, configured, st, len(running), endpoints)
 		}
 		time.Sleep(500 * time.Millisecond)
 	}
