@@ -151,9 +151,11 @@ func (e *env) install(t *testing.T) *operatorsv1alpha1.ClusterServiceVersion {
 
 	csv := waitCSV(t, c, e.cluster, firstCSV, 3*time.Minute)
 	t.Logf("CSV %s: %s", csv.Name, csv.Status.Phase)
+	waitPlanComplete(t, c, firstCSV)
 
 	// What OLM created from the CSV.
-	checkConversion(t, c)
+	dep := csv.Spec.InstallStrategy.StrategySpec.DeploymentSpecs[0].Name
+	checkConversion(t, c, dep+"-service")
 	var vwcs admissionregistrationv1.ValidatingWebhookConfigurationList
 	var mwcs admissionregistrationv1.MutatingWebhookConfigurationList
 	if err := c.List(ctx, &vwcs); err != nil {
@@ -166,7 +168,6 @@ func (e *env) install(t *testing.T) *operatorsv1alpha1.ClusterServiceVersion {
 		t.Errorf("%d validating and %d mutating webhook configurations, want 3 and 3", len(vwcs.Items), len(mwcs.Items))
 	}
 	checkGrants(t, c, csv)
-	dep := csv.Spec.InstallStrategy.StrategySpec.DeploymentSpecs[0].Name
 	for _, obj := range []client.Object{
 		&corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: dep + "-service", Namespace: installNamespace}},
 		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: dep + "-service-cert", Namespace: installNamespace}},
@@ -182,9 +183,13 @@ func (e *env) install(t *testing.T) *operatorsv1alpha1.ClusterServiceVersion {
 // ownedCRDs are the CRDs the bundle installs.
 var ownedCRDs = []string{"vaultapps.vault.exemple.com", "keycloakclientcredentials.secrets.carbogame.com", "keycloakservers.secrets.carbogame.com"}
 
-// checkConversion waits for OLM to point the CRDs' conversion at its own
-// Service and CA; it does so asynchronously, after the CSV succeeds.
-func checkConversion(t *testing.T, c client.Client) {
+// checkConversion waits for the CRDs' conversion to point at OLM's own
+// webhook Service (service, in the install namespace) with OLM's CA. OLM
+// sets it asynchronously after the CSV succeeds, and during an upgrade its
+// catalog operator re-applies the bundle's CRDs (with the bundle's own
+// Service name and no CA) until the InstallPlan completes, so call it once
+// the plan is Complete.
+func checkConversion(t *testing.T, c client.Client, service string) {
 	t.Helper()
 	for _, name := range ownedCRDs {
 		var conv *apiextensionsv1.CustomResourceConversion
@@ -195,15 +200,43 @@ func checkConversion(t *testing.T, c client.Client) {
 				t.Fatalf("CRD %s: %v", name, err)
 			}
 			conv = crd.Spec.Conversion
-			if conv != nil && conv.Strategy == apiextensionsv1.WebhookConverter && conv.Webhook != nil && len(conv.Webhook.ClientConfig.CABundle) > 0 {
+			if conv != nil && conv.Strategy == apiextensionsv1.WebhookConverter && conv.Webhook != nil && conv.Webhook.ClientConfig.Service != nil &&
+				conv.Webhook.ClientConfig.Service.Namespace == installNamespace && conv.Webhook.ClientConfig.Service.Name == service &&
+				len(conv.Webhook.ClientConfig.CABundle) > 0 {
 				break
 			}
 			if time.Now().After(deadline) {
-				t.Errorf("CRD %s: conversion %+v, want Webhook with OLM's caBundle", name, conv)
+				t.Errorf("CRD %s: conversion %+v, want Webhook through Service %s/%s with OLM's caBundle", name, conv, installNamespace, service)
 				break
 			}
 			time.Sleep(500 * time.Millisecond)
 		}
+	}
+}
+
+// waitPlanComplete waits for the InstallPlan that installs the CSV to be
+// Complete: OLM's catalog operator writes nothing more for it after that.
+func waitPlanComplete(t *testing.T, c client.Client, csvName string) {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		var plans operatorsv1alpha1.InstallPlanList
+		if err := c.List(context.Background(), &plans, client.InNamespace(installNamespace)); err != nil {
+			t.Fatal(err)
+		}
+		var phases []operatorsv1alpha1.InstallPlanPhase
+		for _, p := range plans.Items {
+			if slices.Contains(p.Spec.ClusterServiceVersionNames, csvName) {
+				if p.Status.Phase == operatorsv1alpha1.InstallPlanPhaseComplete {
+					return
+				}
+				phases = append(phases, p.Status.Phase)
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no Complete InstallPlan for %s; phases %v", csvName, phases)
+		}
+		time.Sleep(500 * time.Millisecond)
 	}
 }
 

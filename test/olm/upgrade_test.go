@@ -83,12 +83,14 @@ func (e *env) upgrade(t *testing.T) {
 		t.Errorf("CSV %s replaces %q, want %q", csv.Name, csv.Spec.Replaces, firstCSV)
 	}
 	t.Logf("CSV %s: %s", csv.Name, csv.Status.Phase)
+	waitPlanComplete(t, e.c, secondCSV)
 	waitGone(t, e.c, &operatorsv1alpha1.ClusterServiceVersion{}, client.ObjectKey{Namespace: installNamespace, Name: firstCSV})
+	depName := csv.Spec.InstallStrategy.StrategySpec.DeploymentSpecs[0].Name
+	checkConversion(t, e.c, depName+"-service")
 
 	// The old pod is gone, the new one runs: so does the manager here.
 	e.manager.Stop()
 	e.startManager(t, csv)
-	checkConversion(t, e.c)
 	e.waitSamplesReady(t)
 	waitStoredVersions(t, e.c, e.manager)
 	var events corev1.EventList
