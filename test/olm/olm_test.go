@@ -43,6 +43,7 @@ import (
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
+	"github.com/carbogame/vault-keycloak-operator/internal/operator"
 	"github.com/carbogame/vault-keycloak-operator/test/harness"
 )
 
@@ -180,9 +181,6 @@ func (e *env) install(t *testing.T) *operatorsv1alpha1.ClusterServiceVersion {
 	return csv
 }
 
-// ownedCRDs are the CRDs the bundle installs.
-var ownedCRDs = []string{"vaultapps.vault.exemple.com", "keycloakclientcredentials.secrets.carbogame.com", "keycloakservers.secrets.carbogame.com"}
-
 // checkConversion waits for the CRDs' conversion to point at OLM's own
 // webhook Service (service, in the install namespace) with OLM's CA. OLM
 // sets it asynchronously after the CSV succeeds, and during an upgrade its
@@ -191,7 +189,7 @@ var ownedCRDs = []string{"vaultapps.vault.exemple.com", "keycloakclientcredentia
 // the plan is Complete.
 func checkConversion(t *testing.T, c client.Client, service string) {
 	t.Helper()
-	for _, name := range ownedCRDs {
+	for _, name := range operator.OwnedCRDs {
 		var conv *apiextensionsv1.CustomResourceConversion
 		deadline := time.Now().Add(time.Minute)
 		for {

@@ -36,6 +36,7 @@ import (
 
 	"github.com/carbogame/vault-keycloak-operator/internal/bundle"
 	"github.com/carbogame/vault-keycloak-operator/internal/migration"
+	"github.com/carbogame/vault-keycloak-operator/internal/operator"
 	"github.com/carbogame/vault-keycloak-operator/test/harness"
 )
 
@@ -54,7 +55,7 @@ func (e *env) upgrade(t *testing.T) {
 	// As on a cluster whose objects were once stored as v1alpha1: the new
 	// version's migrator must rewrite them and trim the list, with the
 	// RBAC the CSV grants.
-	for _, name := range ownedCRDs {
+	for _, name := range operator.OwnedCRDs {
 		var crd apiextensionsv1.CustomResourceDefinition
 		if err := e.c.Get(ctx, client.ObjectKey{Name: name}, &crd); err != nil {
 			t.Fatal(err)
@@ -97,7 +98,7 @@ func (e *env) upgrade(t *testing.T) {
 	if err := e.c.List(ctx, &events); err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range ownedCRDs {
+	for _, name := range operator.OwnedCRDs {
 		if !slices.ContainsFunc(events.Items, func(ev corev1.Event) bool {
 			return ev.InvolvedObject.Kind == "CustomResourceDefinition" && ev.InvolvedObject.Name == name && ev.Reason == migration.ReasonMigrated
 		}) {
@@ -231,7 +232,7 @@ entries:
 // status.storedVersions to the storage version.
 func waitStoredVersions(t *testing.T, c client.Client, manager *harness.Process) {
 	t.Helper()
-	for _, name := range ownedCRDs {
+	for _, name := range operator.OwnedCRDs {
 		deadline := time.Now().Add(time.Minute)
 		for {
 			var crd apiextensionsv1.CustomResourceDefinition
