@@ -123,6 +123,15 @@ type Server struct {
 	renewAt time.Time
 }
 
+// LoginClientID is the client the operator logs in with: never one a
+// tenant may read or rotate.
+func (s *Server) LoginClientID() string {
+	if s.cfg.Auth == Password {
+		return "admin-cli"
+	}
+	return s.cfg.ClientID
+}
+
 func newServer(name string, cfg ServerConfig) (*Server, error) {
 	// The fingerprint is of the configuration as given, before defaults, so
 	// that the pool finds this server again for the same KeycloakServer.

@@ -65,9 +65,14 @@ func NewScheme() *runtime.Scheme {
 // the API server directly; see credentialsCache for how the credentials
 // are watched.
 func CacheOptions() cache.Options {
-	return cache.Options{ByObject: map[client.Object]cache.ByObject{
-		&corev1.Secret{}: {Label: secretscontroller.ManagedSecrets()},
-	}}
+	return cache.Options{
+		ByObject: map[client.Object]cache.ByObject{
+			&corev1.Secret{}: {Label: secretscontroller.ManagedSecrets()},
+		},
+		// managedFields are never read, and are most of an object's
+		// metadata: a forged Secret with the operator's labels costs less.
+		DefaultTransform: cache.TransformStripManagedFields(),
+	}
 }
 
 // credentialsCache is a second cache, of the operator's namespace alone,
@@ -128,6 +133,9 @@ type Options struct {
 	// MigrateOnStart runs the storage-version migration once the manager
 	// leads.
 	MigrateOnStart bool
+	// OrphanSweepInterval is how often Vault is searched for policies of
+	// VaultApps that no longer exist; DefaultOrphanSweepInterval if zero.
+	OrphanSweepInterval time.Duration
 }
 
 // Setup registers the webhooks and controllers of both API groups.
@@ -136,7 +144,7 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 		if err := vaultwebhook.SetupVaultAppWebhookWithManager(mgr); err != nil {
 			return fmt.Errorf("VaultApp webhooks: %w", err)
 		}
-		if err := secretswebhook.SetupKeycloakClientCredentialWebhookWithManager(mgr); err != nil {
+		if err := secretswebhook.SetupKeycloakClientCredentialWebhookWithManager(mgr, opts.OperatorNamespace); err != nil {
 			return fmt.Errorf("KeycloakClientCredential webhooks: %w", err)
 		}
 		if err := secretswebhook.SetupKeycloakServerWebhookWithManager(mgr); err != nil {
@@ -148,12 +156,15 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 		return nil
 	}
 
-	var vault *vaultclient.Client
+	// A nil interface, not a nil *Client, when there is no Vault: the
+	// controller tests for nil.
+	var vault vaultcontroller.VaultAPI
 	if opts.Vault.Address != "" {
-		var err error
-		if vault, err = vaultclient.New(opts.Vault); err != nil {
+		c, err := vaultclient.New(opts.Vault)
+		if err != nil {
 			return err
 		}
+		vault = c
 	}
 	if err := (&vaultcontroller.VaultAppReconciler{
 		Client:                  mgr.GetClient(),
@@ -163,6 +174,17 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 		MaxBackoff:              opts.MaxBackoff,
 	}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("VaultApp controller: %w", err)
+	}
+
+	if vault != nil {
+		if err := mgr.Add(&vaultcontroller.OrphanSweeper{
+			Reader:   mgr.GetAPIReader(),
+			Vault:    vault,
+			Recorder: mgr.GetEventRecorder("vaultapp-controller"),
+			Interval: opts.OrphanSweepInterval,
+		}); err != nil {
+			return fmt.Errorf("Vault orphan sweep: %w", err)
+		}
 	}
 
 	servers := &secretscontroller.ServerSource{Reader: mgr.GetAPIReader(), Namespace: opts.OperatorNamespace, Pool: keycloak.NewPool()}

@@ -17,12 +17,9 @@ limitations under the License.
 package tenancy
 
 import (
-	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-
-	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
 )
 
 // AllowedSourceNamespacesAnnotation, on a Namespace, lists the namespaces
@@ -36,12 +33,6 @@ func ConsentsTo(target *corev1.Namespace, source string) bool {
 		return true
 	}
 	return listAllows(target.Annotations[AllowedSourceNamespacesAnnotation], source)
-}
-
-// ServerAllows reports whether a KeycloakServer may be used from namespace.
-// A server that lists no namespace may be used by none.
-func ServerAllows(server *secretsv1beta1.KeycloakServer, namespace string) bool {
-	return slices.Contains(server.Spec.AllowedNamespaces, "*") || slices.Contains(server.Spec.AllowedNamespaces, namespace)
 }
 
 func listAllows(list, name string) bool {

@@ -76,28 +76,28 @@ const (
 	MaxTokenTTL        = 24 * time.Hour
 )
 
-// ValidateVaultApp checks a VaultApp against the rules of its namespace.
+// AllowRetainAnnotation, set to "true" on a Namespace, lets its VaultApps
+// use deletionPolicy Retain. Without it a VaultApp's policy and role always
+// go with it: keeping Vault grants past the object's life is the cluster
+// admin's decision, not the tenant's.
+const AllowRetainAnnotation = "vault.exemple.com/allow-retain"
+
+// RetainAllowed reports whether the namespace lets VaultApps keep their
+// Vault objects after deletion.
+func RetainAllowed(ns *corev1.Namespace) bool {
+	return ns.Annotations[AllowRetainAnnotation] == "true"
+}
+
+// ValidateVaultApp checks the rules that need nothing but the VaultApp.
 // Each error names the field and the rule it breaks.
-func ValidateVaultApp(app *vaultv1beta1.VaultApp, allowed []vaultv1beta1.Capability) field.ErrorList {
+func ValidateVaultApp(app *vaultv1beta1.VaultApp) field.ErrorList {
 	var errs field.ErrorList
 	spec := field.NewPath("spec")
 
 	rules := spec.Child("policy", "rules")
 	for i, r := range app.Spec.Policy.Rules {
 		errs = append(errs, validatePath(rules.Index(i).Child("path"), r.Path)...)
-		var refused []vaultv1beta1.Capability
-		for _, c := range r.Capabilities {
-			if !slices.Contains(allowed, c) {
-				refused = append(refused, c)
-			}
-		}
-		if len(refused) > 0 {
-			errs = append(errs, field.Forbidden(rules.Index(i).Child("capabilities"),
-				fmt.Sprintf("%s not allowed in namespace %q: it may use %s (the cluster admin sets this in the namespace's %s annotation)",
-					join(refused), app.Namespace, join(allowed), AllowedCapabilitiesAnnotation)))
-		}
 	}
-
 	sas := spec.Child("kubernetesAuth", "serviceAccounts")
 	for i, sa := range app.Spec.KubernetesAuth.ServiceAccounts {
 		for _, msg := range validation.IsDNS1123Subdomain(sa) {
@@ -118,6 +118,57 @@ func ValidateVaultApp(app *vaultv1beta1.VaultApp, allowed []vaultv1beta1.Capabil
 		errs = append(errs, field.TooLong(field.NewPath("metadata", "name"), len(app.Name), 128-len(PolicyName(app.Namespace, ""))))
 	}
 	return errs
+}
+
+// CheckVaultGrants checks a VaultApp against what its namespace was
+// granted: the capabilities (AllowedCapabilitiesAnnotation) and Retain
+// (AllowRetainAnnotation).
+func CheckVaultGrants(app *vaultv1beta1.VaultApp, ns *corev1.Namespace) field.ErrorList {
+	var errs field.ErrorList
+	allowed := AllowedCapabilities(ns)
+	rules := field.NewPath("spec", "policy", "rules")
+	for i, r := range app.Spec.Policy.Rules {
+		if refused := refusedCapabilities(r.Capabilities, allowed); len(refused) > 0 {
+			errs = append(errs, field.Forbidden(rules.Index(i).Child("capabilities"),
+				fmt.Sprintf("%s not allowed in namespace %q: it may use %s (the cluster admin sets this in the namespace's %s annotation)",
+					join(refused), app.Namespace, join(allowed), AllowedCapabilitiesAnnotation)))
+		}
+	}
+	if app.Spec.DeletionPolicy == vaultv1beta1.DeletionPolicyRetain && !RetainAllowed(ns) {
+		errs = append(errs, field.Forbidden(field.NewPath("spec", "deletionPolicy"),
+			fmt.Sprintf("Retain not allowed in namespace %q: the cluster admin allows it with the namespace annotation %s=true", app.Namespace, AllowRetainAnnotation)))
+	}
+	return errs
+}
+
+// GrantedRules are the VaultApp's rules cut down to what the namespace may
+// use: capabilities not granted are dropped, and a rule left with none is
+// dropped. When the admin narrows a grant, this is what stays live in Vault.
+func GrantedRules(app *vaultv1beta1.VaultApp, ns *corev1.Namespace) []vaultv1beta1.PolicyRule {
+	allowed := AllowedCapabilities(ns)
+	var out []vaultv1beta1.PolicyRule
+	for _, r := range app.Spec.Policy.Rules {
+		var caps []vaultv1beta1.Capability
+		for _, c := range r.Capabilities {
+			if slices.Contains(allowed, c) {
+				caps = append(caps, c)
+			}
+		}
+		if len(caps) > 0 {
+			out = append(out, vaultv1beta1.PolicyRule{Path: r.Path, Capabilities: caps})
+		}
+	}
+	return out
+}
+
+func refusedCapabilities(asked, allowed []vaultv1beta1.Capability) []vaultv1beta1.Capability {
+	var refused []vaultv1beta1.Capability
+	for _, c := range asked {
+		if !slices.Contains(allowed, c) && !slices.Contains(refused, c) {
+			refused = append(refused, c)
+		}
+	}
+	return refused
 }
 
 // validatePath keeps a rule's path inside the namespace's own prefix.

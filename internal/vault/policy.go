@@ -19,6 +19,7 @@ package vault
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -38,11 +39,66 @@ var capabilityOrder = []string{"create", "read", "update", "patch", "delete", "l
 // metadata/ path rather than on data/.
 var metadataCapabilities = []string{"read", "list"}
 
-// RenderPolicy renders the ACL policy of a namespace's rules as HCL. The
-// output depends only on its input (rules sorted and merged by path,
-// capabilities in a fixed order), so comparing it with what Vault holds
-// tells whether a write is needed.
-func (c *Client) RenderPolicy(owner, namespace string, rules []Rule) string {
+// Owner is the VaultApp a policy was written for.
+type Owner struct {
+	Namespace string
+	Name      string
+	UID       string
+}
+
+// Ownership markers: the first line of every policy the operator writes.
+// Vault has no metadata on ACL policies (nor, outside Enterprise, on
+// Kubernetes-auth roles), so the mark is in the text. A policy released by
+// deletionPolicy Retain carries the retained mark instead: it is no longer
+// the operator's, and is neither repaired nor removed.
+const (
+	managedMark  = "# Managed by vault-keycloak-operator for VaultApp "
+	retainedMark = "# Retained by vault-keycloak-operator from VaultApp "
+)
+
+var markPattern = regexp.MustCompile(`^# (Managed|Retained) by vault-keycloak-operator (?:for|from) VaultApp ([a-z0-9-]+)/([^ ]+) \(uid ([0-9a-f-]+)\)\.$`)
+
+// PolicyMark is what a policy's first line says of who wrote it.
+type PolicyMark struct {
+	Owner Owner
+	// Managed: written and kept by the operator. Retained: released by it.
+	Managed, Retained bool
+}
+
+// MarkOf reads the ownership mark of a policy text; the zero PolicyMark when
+// the text has none (the operator did not write it).
+func MarkOf(text string) PolicyMark {
+	first, _, _ := strings.Cut(text, "\n")
+	m := markPattern.FindStringSubmatch(first)
+	if m == nil {
+		return PolicyMark{}
+	}
+	return PolicyMark{Owner: Owner{Namespace: m[2], Name: m[3], UID: m[4]}, Managed: m[1] == "Managed", Retained: m[1] == "Retained"}
+}
+
+func markLine(mark string, o Owner) string {
+	return fmt.Sprintf("%s%s/%s (uid %s).", mark, o.Namespace, o.Name, o.UID)
+}
+
+// RetainedText is the policy text with its mark turned into the retained
+// mark: what stays in Vault after a VaultApp with deletionPolicy Retain.
+func RetainedText(text string, o Owner) string {
+	_, rest, _ := strings.Cut(text, "\n")
+	return markLine(retainedMark, o) + "\n" + rest
+}
+
+// RenderPolicy renders the ACL policy of a namespace's rules as HCL, marked
+// as written for owner. The output depends only on its input (rules sorted
+// and merged by path, capabilities in a fixed order), so comparing it with
+// what Vault holds tells whether a write is needed.
+func (c *Client) RenderPolicy(owner Owner, rules []Rule) string {
+	return RenderPolicy(c.cfg.KVMount, owner, rules)
+}
+
+// RenderPolicy is Client.RenderPolicy for a KV mount: a plain function, so
+// that policy text is tested without a Vault.
+func RenderPolicy(kvMount string, owner Owner, rules []Rule) string {
+	namespace := owner.Namespace
 	merged := map[string][]string{}
 	for _, r := range rules {
 		merged[r.Path] = append(merged[r.Path], r.Capabilities...)
@@ -54,13 +110,13 @@ func (c *Client) RenderPolicy(owner, namespace string, rules []Rule) string {
 	slices.Sort(paths)
 
 	var b strings.Builder
-	fmt.Fprintf(&b, "# Managed by vault-keycloak-operator for VaultApp %s.\n", owner)
+	b.WriteString(markLine(managedMark, owner) + "\n")
 	b.WriteString("# Edits made here are reverted at the next refresh.\n")
 	for _, p := range paths {
 		caps := ordered(merged[p], capabilityOrder)
-		writePath(&b, fmt.Sprintf("%s/data/%s/%s", c.cfg.KVMount, namespace, p), caps)
+		writePath(&b, fmt.Sprintf("%s/data/%s/%s", kvMount, namespace, p), caps)
 		if meta := ordered(caps, metadataCapabilities); len(meta) > 0 {
-			writePath(&b, fmt.Sprintf("%s/metadata/%s/%s", c.cfg.KVMount, namespace, p), meta)
+			writePath(&b, fmt.Sprintf("%s/metadata/%s/%s", kvMount, namespace, p), meta)
 		}
 	}
 	return b.String()
@@ -126,4 +182,25 @@ func (c *Client) DeletePolicy(ctx context.Context, name string) error {
 		return fmt.Errorf("delete policy %q: %w", name, err)
 	}
 	return nil
+}
+
+// ListPolicies returns the names of the ACL policies that start with prefix.
+func (c *Client) ListPolicies(ctx context.Context, prefix string) ([]string, error) {
+	var names []string
+	err := c.do(ctx, OpListPolicies, func() (bool, error) {
+		secret, err := c.api.Logical().ListWithContext(ctx, "sys/policies/acl")
+		if err != nil || secret == nil || secret.Data == nil {
+			return false, err
+		}
+		for _, n := range stringList(secret.Data["keys"]) {
+			if strings.HasPrefix(n, prefix) {
+				names = append(names, n)
+			}
+		}
+		return true, nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list policies: %w", err)
+	}
+	return names, nil
 }

@@ -152,7 +152,21 @@ func serverSpecToHub(in KeycloakServerSpec) v1beta1.KeycloakServerSpec {
 		Realm:                in.Realm,
 		CredentialsSecretRef: v1beta1.SecretReference{Name: in.CredentialsSecret},
 		AllowedNamespaces:    in.AllowedNamespaces,
+		Access:               convertGrants(in.Access, func(g AccessGrant) v1beta1.AccessGrant { return v1beta1.AccessGrant(g) }),
 	}
+}
+
+// convertGrants maps the access grants, which have the same fields in both
+// versions.
+func convertGrants[In, Out any](in []In, one func(In) Out) []Out {
+	if in == nil {
+		return nil
+	}
+	out := make([]Out, len(in))
+	for i, g := range in {
+		out[i] = one(g)
+	}
+	return out
 }
 
 func serverSpecFromHub(in v1beta1.KeycloakServerSpec) KeycloakServerSpec {
@@ -161,5 +175,6 @@ func serverSpecFromHub(in v1beta1.KeycloakServerSpec) KeycloakServerSpec {
 		Realm:             in.Realm,
 		CredentialsSecret: in.CredentialsSecretRef.Name,
 		AllowedNamespaces: in.AllowedNamespaces,
+		Access:            convertGrants(in.Access, func(g v1beta1.AccessGrant) AccessGrant { return AccessGrant(g) }),
 	}
 }

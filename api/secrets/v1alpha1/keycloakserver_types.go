@@ -30,9 +30,41 @@ type KeycloakServerSpec struct {
 	// CredentialsSecret is the name of a Secret in the operator's namespace
 	// holding clientId and clientSecret.
 	CredentialsSecret string `json:"credentialsSecret"`
-	// AllowedNamespaces may use this server; "*" allows every namespace.
+	// Access grants namespaces the right to read (and, separately, to
+	// rotate) the secrets of some clients; see v1beta1.
 	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=64
+	Access []AccessGrant `json:"access,omitempty"`
+	// AllowedNamespaces is deprecated and grants nothing by itself; see v1beta1.
+	// +optional
+	// +kubebuilder:validation:MaxItems=256
 	AllowedNamespaces []string `json:"allowedNamespaces,omitempty"`
+}
+
+// AccessGrant lets some namespaces use some clients; the same as v1beta1's.
+type AccessGrant struct {
+	// Namespaces whose KeycloakClientCredentials the grant applies to.
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=64
+	// +kubebuilder:validation:items:MinLength=1
+	// +kubebuilder:validation:items:MaxLength=64
+	Namespaces []string `json:"namespaces"`
+	// Realms whose clients may be read.
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=64
+	// +kubebuilder:validation:items:MinLength=1
+	// +kubebuilder:validation:items:MaxLength=255
+	Realms []string `json:"realms"`
+	// ClientIDs whose secrets may be read.
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=64
+	// +kubebuilder:validation:items:MinLength=1
+	// +kubebuilder:validation:items:MaxLength=255
+	ClientIDs []string `json:"clientIds"`
+	// Rotate also lets these namespaces regenerate the secrets.
+	// +optional
+	Rotate bool `json:"rotate,omitempty"`
 }
 
 // KeycloakServerStatus is what the operator observed.

@@ -60,10 +60,56 @@ type KeycloakServerSpec struct {
 	// +optional
 	CABundle []byte `json:"caBundle,omitempty"`
 
-	// AllowedNamespaces may use this server; "*" allows every namespace.
+	// Access grants namespaces the right to read (and, separately, to
+	// rotate) the secrets of some clients in some realms. Nothing is
+	// readable that no entry grants. The operator's own login client and the
+	// admin clients of Keycloak are never readable, whatever an entry says.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=64
+	Access []AccessGrant `json:"access,omitempty"`
+
+	// AllowedNamespaces is deprecated: it grants nothing by itself. Only on
+	// a server annotated secrets.carbogame.com/legacy-namespace-grants=true
+	// does it still let the namespaces listed read any client (never rotate
+	// one), as before spec.access existed. "*" means every namespace.
 	// +optional
 	// +listType=set
+	// +kubebuilder:validation:MaxItems=256
 	AllowedNamespaces []string `json:"allowedNamespaces,omitempty"`
+}
+
+// AccessGrant lets some namespaces use some clients of a KeycloakServer.
+// Each list holds exact names, prefix patterns ("team-a-*"), or "*" alone.
+type AccessGrant struct {
+	// Namespaces whose KeycloakClientCredentials the grant applies to.
+	// +listType=set
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=64
+	// +kubebuilder:validation:items:MinLength=1
+	// +kubebuilder:validation:items:MaxLength=64
+	Namespaces []string `json:"namespaces"`
+
+	// Realms whose clients may be read.
+	// +listType=set
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=64
+	// +kubebuilder:validation:items:MinLength=1
+	// +kubebuilder:validation:items:MaxLength=255
+	Realms []string `json:"realms"`
+
+	// ClientIDs whose secrets may be read.
+	// +listType=set
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=64
+	// +kubebuilder:validation:items:MinLength=1
+	// +kubebuilder:validation:items:MaxLength=255
+	ClientIDs []string `json:"clientIds"`
+
+	// Rotate also lets these namespaces regenerate the secrets in Keycloak
+	// (spec.rotation of a KeycloakClientCredential).
+	// +optional
+	Rotate bool `json:"rotate,omitempty"`
 }
 
 // KeycloakServerStatus is what the operator observed.

@@ -31,6 +31,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -43,18 +44,13 @@ import (
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
 	"github.com/carbogame/vault-keycloak-operator/internal/controller/shared"
 	"github.com/carbogame/vault-keycloak-operator/internal/keycloak"
+	"github.com/carbogame/vault-keycloak-operator/internal/schema"
 	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
 )
 
 // CredentialFinalizer keeps a KeycloakClientCredential until the Secrets it
 // wrote are removed (or, with Retain, released).
 const CredentialFinalizer = "secrets.carbogame.com/cleanup"
-
-// Defaults for what a KeycloakClientCredential leaves out.
-const (
-	DefaultRefreshInterval = 10 * time.Minute
-	MinRefreshInterval     = 30 * time.Second
-)
 
 // KeycloakClientCredentialReconciler copies Keycloak client secrets into Secrets.
 type KeycloakClientCredentialReconciler struct {
@@ -114,16 +110,16 @@ func (r *KeycloakClientCredentialReconciler) Reconcile(ctx context.Context, req 
 		if srcErr.retry {
 			return ctrl.Result{}, srcErr.err
 		}
-		return ctrl.Result{RequeueAfter: refreshInterval(&kcc)}, nil
+		return ctrl.Result{RequeueAfter: tenancy.CredentialRefreshInterval(&kcc)}, nil
 	}
 	shared.SetCondition(&kcc.Status.Conditions, kcc.Generation, shared.TypeSourceAvailable, true, shared.ReasonSynced,
 		fmt.Sprintf("read the secret of client %q in realm %q", kcc.Spec.Source.ClientID, kcc.Spec.Source.Realm))
 
 	// Compare and act, target by target.
-	results := make([]secretsv1beta1.TargetStatus, 0, len(targetNamespaces(&kcc)))
+	results := make([]secretsv1beta1.TargetStatus, 0, len(tenancy.TargetNamespaces(&kcc)))
 	var failed []string
 	var retry error
-	for _, ns := range targetNamespaces(&kcc) {
+	for _, ns := range tenancy.TargetNamespaces(&kcc) {
 		res, err := r.syncTarget(ctx, &kcc, ns, data, before)
 		results = append(results, res)
 		if !res.Synced {
@@ -168,6 +164,11 @@ func (r *KeycloakClientCredentialReconciler) Reconcile(ctx context.Context, req 
 // source returns the Secret data of the client, from Keycloak.
 func (r *KeycloakClientCredentialReconciler) source(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential) (map[string][]byte, *sourceError) {
 	src := kcc.Spec.Source
+	// A spec the webhook would refuse (it was down, or the object predates
+	// a rule) is not acted on.
+	if errs := append(tenancy.ValidateKeycloakClientCredential(kcc), schema.Validate(kcc)...); len(errs) > 0 {
+		return nil, &sourceError{reason: shared.ReasonNotAllowed, err: errs.ToAggregate()}
+	}
 	var server secretsv1beta1.KeycloakServer
 	if err := r.Get(ctx, client.ObjectKey{Name: src.ServerRef.Name}, &server); err != nil {
 		if apierrors.IsNotFound(err) {
@@ -175,13 +176,18 @@ func (r *KeycloakClientCredentialReconciler) source(ctx context.Context, kcc *se
 		}
 		return nil, &sourceError{reason: shared.ReasonKeycloakError, err: err, retry: true}
 	}
-	if !tenancy.ServerAllows(&server, kcc.Namespace) {
-		return nil, &sourceError{reason: shared.ReasonServerNotAllowed,
-			err: fmt.Errorf("KeycloakServer %q does not list namespace %q in spec.allowedNamespaces", server.Name, kcc.Namespace)}
+	// The admin's grants, checked before anything is read for the
+	// resource, and again with the login client the server really uses.
+	req := tenancy.AccessRequestOf(kcc)
+	if errs := tenancy.CheckKeycloakAccess(&server, req, tenancy.LoginOf(&server, "")); len(errs) > 0 {
+		return nil, notGranted(errs)
 	}
 	kc, err := r.Servers.Server(ctx, &server)
 	if err != nil {
 		return nil, classify(err)
+	}
+	if errs := tenancy.CheckKeycloakAccess(&server, req, tenancy.LoginOf(&server, kc.LoginClientID())); len(errs) > 0 {
+		return nil, notGranted(errs)
 	}
 	if err := r.rotateIfDue(ctx, kcc, kc); err != nil {
 		return nil, classify(err)
@@ -191,6 +197,17 @@ func (r *KeycloakClientCredentialReconciler) source(ctx context.Context, kcc *se
 		return nil, classify(err)
 	}
 	return desiredData(kcc, cred.ClientID, cred.Secret, kc.IssuerURL(src.Realm), kc.TokenURL(src.Realm)), nil
+}
+
+// notGranted is a request outside the server's grants. It is not retried:
+// a change of the resource or of its server (both watched) brings the next
+// attempt. The Secrets already written stay as they are.
+func notGranted(errs field.ErrorList) *sourceError {
+	reason := shared.ReasonAccessNotGranted
+	if errs[0].Field == "spec.source.serverRef.name" {
+		reason = shared.ReasonServerNotAllowed
+	}
+	return &sourceError{reason: reason, err: errs.ToAggregate()}
 }
 
 // classify gives a Keycloak failure its reason. Every one of them is
@@ -261,6 +278,9 @@ func (r *KeycloakClientCredentialReconciler) syncTarget(ctx context.Context, kcc
 		return fail(shared.ReasonTargetNotAllowed, fmt.Sprintf("namespace %s does not consent: its %s annotation does not list %q",
 			ns, tenancy.AllowedSourceNamespacesAnnotation, kcc.Namespace), nil)
 	}
+	if msg := tenancy.SecretTypeRefusal(&namespace, kcc.Spec.Target.Type); msg != "" {
+		return fail(shared.ReasonTargetNotAllowed, msg, nil)
+	}
 
 	var current corev1.Secret
 	err := r.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &current)
@@ -286,14 +306,14 @@ func (r *KeycloakClientCredentialReconciler) syncTarget(ctx context.Context, kcc
 	case !isOwnedBy(&current, kcc):
 		return fail(shared.ReasonSecretNotOwned, fmt.Sprintf("Secret %s/%s is managed for another resource: left untouched", ns, name), nil)
 	default:
-		edited := current.Annotations[DataHashAnnotation] != dataHash(current.Data)
+		wasEdited := edited(&current)
 		if applyDesired(&current, kcc, data) {
 			// Updated in place: tools such as Reloader watch updates.
 			if err := r.Update(ctx, &current); err != nil {
 				return fail(shared.ReasonTargetFailed, "update Secret: "+err.Error(), err)
 			}
 			reason, msg := shared.ReasonUpdated, "updated Secret %s/%s"
-			if edited {
+			if wasEdited {
 				reason, msg = shared.ReasonDriftRepaired, "restored edited Secret %s/%s"
 			}
 			r.Recorder.Eventf(kcc, nil, corev1.EventTypeNormal, reason, "Sync", msg, ns, name)
@@ -314,7 +334,7 @@ func (r *KeycloakClientCredentialReconciler) pruneUntargeted(ctx context.Context
 	if err := r.List(ctx, &list, client.MatchingLabels(ownedBy(kcc))); err != nil {
 		return fmt.Errorf("list owned Secrets: %w", err)
 	}
-	targets := targetNamespaces(kcc)
+	targets := tenancy.TargetNamespaces(kcc)
 	var errs error
 	for i := range list.Items {
 		s := &list.Items[i]
@@ -383,25 +403,11 @@ func (r *KeycloakClientCredentialReconciler) now() time.Time {
 
 // nextCheck is the refresh interval, or sooner when a rotation is due.
 func (r *KeycloakClientCredentialReconciler) nextCheck(kcc *secretsv1beta1.KeycloakClientCredential) time.Duration {
-	next := refreshInterval(kcc)
+	next := tenancy.CredentialRefreshInterval(kcc)
 	if due, ok := rotationDue(kcc); ok {
 		next = min(next, max(time.Second, due.Sub(r.now())))
 	}
 	return next
-}
-
-func targetNamespaces(kcc *secretsv1beta1.KeycloakClientCredential) []string {
-	if len(kcc.Spec.Target.Namespaces) == 0 {
-		return []string{kcc.Namespace}
-	}
-	return kcc.Spec.Target.Namespaces
-}
-
-func refreshInterval(kcc *secretsv1beta1.KeycloakClientCredential) time.Duration {
-	if ri := kcc.Spec.RefreshInterval; ri != nil && ri.Duration >= MinRefreshInterval {
-		return ri.Duration
-	}
-	return DefaultRefreshInterval
 }
 
 func joinShort(items []string) string {
@@ -427,7 +433,7 @@ func (r *KeycloakClientCredentialReconciler) SetupWithManager(mgr ctrl.Manager) 
 	}
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&secretsv1beta1.KeycloakClientCredential{}).
-		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(ownerOfSecret)).
+		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.ownerOfSecret)).
 		Watches(&secretsv1beta1.KeycloakServer{}, handler.EnqueueRequestsFromMapFunc(r.usersOfServer)).
 		Watches(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(r.targetingNamespace)).
 		WithOptions(controller.Options{
@@ -438,12 +444,23 @@ func (r *KeycloakClientCredentialReconciler) SetupWithManager(mgr ctrl.Manager) 
 		Complete(r)
 }
 
-func ownerOfSecret(_ context.Context, o client.Object) []reconcile.Request {
-	ns, name := o.GetLabels()[OwnerNamespaceLabel], o.GetLabels()[OwnerNameLabel]
-	if ns == "" || name == "" {
+// ownerOfSecret queues the KeycloakClientCredential a Secret's labels name,
+// only if that resource really targets this Secret: anyone who may create
+// Secrets can forge the labels, and must not make the operator reconcile
+// another tenant's resources.
+func (r *KeycloakClientCredentialReconciler) ownerOfSecret(ctx context.Context, o client.Object) []reconcile.Request {
+	key := client.ObjectKey{Namespace: o.GetLabels()[OwnerNamespaceLabel], Name: o.GetLabels()[OwnerNameLabel]}
+	if key.Namespace == "" || key.Name == "" {
 		return nil
 	}
-	return []reconcile.Request{{NamespacedName: client.ObjectKey{Namespace: ns, Name: name}}}
+	var owner secretsv1beta1.KeycloakClientCredential
+	if err := r.Get(ctx, key, &owner); err != nil {
+		return nil // gone (its finalizer cleaned up) or never existed
+	}
+	if owner.Spec.Target.SecretName != o.GetName() || !slices.Contains(tenancy.TargetNamespaces(&owner), o.GetNamespace()) {
+		return nil
+	}
+	return []reconcile.Request{{NamespacedName: key}}
 }
 
 func (r *KeycloakClientCredentialReconciler) usersOfServer(ctx context.Context, o client.Object) []reconcile.Request {
@@ -462,7 +479,7 @@ func (r *KeycloakClientCredentialReconciler) targetingNamespace(ctx context.Cont
 		return nil
 	}
 	return requests(list.Items, func(k *secretsv1beta1.KeycloakClientCredential) bool {
-		return slices.Contains(targetNamespaces(k), o.GetName())
+		return slices.Contains(tenancy.TargetNamespaces(k), o.GetName())
 	})
 }
 

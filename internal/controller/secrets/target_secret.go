@@ -21,6 +21,7 @@ import (
 	"encoding/hex"
 	"maps"
 	"slices"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -41,6 +42,10 @@ const (
 	// data that no longer matches it was edited by someone else (drift),
 	// while matching data that differs from Keycloak means a new secret.
 	DataHashAnnotation = "secrets.carbogame.com/data-hash"
+	// ManagedKeysAnnotation lists the data keys the operator wrote,
+	// comma-separated: it compares and changes those alone, and leaves keys
+	// that others added to the Secret.
+	ManagedKeysAnnotation = "secrets.carbogame.com/managed-keys"
 )
 
 // ManagedSecrets selects every Secret the operator manages.
@@ -70,6 +75,35 @@ func desiredData(kcc *secretsv1beta1.KeycloakClientCredential, clientID, secret,
 	return data
 }
 
+// managedKeys are the data keys the operator wrote to s. A Secret written
+// before the annotation existed was written whole by the operator.
+func managedKeys(s *corev1.Secret) []string {
+	if list, ok := s.Annotations[ManagedKeysAnnotation]; ok {
+		if list == "" {
+			return nil
+		}
+		return strings.Split(list, ",")
+	}
+	return slices.Sorted(maps.Keys(s.Data))
+}
+
+// managedData is the part of s's data that the operator wrote.
+func managedData(s *corev1.Secret) map[string][]byte {
+	out := map[string][]byte{}
+	for _, k := range managedKeys(s) {
+		if v, ok := s.Data[k]; ok {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// edited reports whether someone changed the keys the operator wrote since
+// it last wrote them.
+func edited(s *corev1.Secret) bool {
+	return s.Annotations[DataHashAnnotation] != dataHash(managedData(s))
+}
+
 // dataHash is a digest of a Secret's data, in key order.
 func dataHash(data map[string][]byte) string {
 	h := sha256.New()
@@ -95,10 +129,11 @@ func newTargetSecret(kcc *secretsv1beta1.KeycloakClientCredential, namespace str
 	return s
 }
 
-// applyDesired sets what the operator owns on a Secret: its data, the
-// spec's labels and annotations, and the ownership marks. Labels and
-// annotations that others added (tools, admins) are kept. It reports
-// whether anything changed.
+// applyDesired sets what the operator owns on a Secret: the data keys it
+// writes, the spec's labels and annotations, and the ownership marks. Data
+// keys, labels and annotations that others added (tools, admins) are kept;
+// a key the operator wrote before and no longer writes is removed. It
+// reports whether anything changed.
 func applyDesired(s *corev1.Secret, kcc *secretsv1beta1.KeycloakClientCredential, data map[string][]byte) bool {
 	before := s.DeepCopy()
 	if s.Labels == nil {
@@ -110,8 +145,17 @@ func applyDesired(s *corev1.Secret, kcc *secretsv1beta1.KeycloakClientCredential
 	maps.Copy(s.Labels, kcc.Spec.Target.Labels)
 	maps.Copy(s.Labels, ownedBy(kcc))
 	maps.Copy(s.Annotations, kcc.Spec.Target.Annotations)
+	for _, k := range managedKeys(s) {
+		if _, keep := data[k]; !keep {
+			delete(s.Data, k)
+		}
+	}
+	if s.Data == nil {
+		s.Data = map[string][]byte{}
+	}
+	maps.Copy(s.Data, data)
+	s.Annotations[ManagedKeysAnnotation] = strings.Join(slices.Sorted(maps.Keys(data)), ",")
 	s.Annotations[DataHashAnnotation] = dataHash(data)
-	s.Data = data
 	return !maps.Equal(before.Labels, s.Labels) || !maps.Equal(before.Annotations, s.Annotations) || !dataEqual(before.Data, s.Data)
 }
 

@@ -46,6 +46,18 @@ const (
 	ReasonDriftRepaired = "DriftRepaired"
 	// ReasonNotAllowed: the spec asks for more than the cluster admin granted.
 	ReasonNotAllowed = "NotAllowed"
+	// ReasonGrantNarrowed: the namespace's grant no longer covers all the
+	// spec asks; Vault holds only the granted part.
+	ReasonGrantNarrowed = "GrantNarrowed"
+	// ReasonGrantRevoked: the namespace's grant covers nothing the spec
+	// asks; the policy and role were removed from Vault.
+	ReasonGrantRevoked = "GrantRevoked"
+	// ReasonNotOwned: a Vault object of the VaultApp's name exists and was
+	// not written by the operator for it; it is left untouched.
+	ReasonNotOwned = "NotOwned"
+	// ReasonOrphanRemoved: the operator removed a policy and role it wrote
+	// for a VaultApp that no longer exists.
+	ReasonOrphanRemoved = "OrphanRemoved"
 	// ReasonVaultError: Vault did not answer, or refused.
 	ReasonVaultError = "VaultError"
 	// ReasonVaultNotConfigured: the operator was started without a Vault address.
@@ -69,8 +81,11 @@ const (
 	ReasonCredentialsInvalid = "CredentialsInvalid"
 	// ReasonServerNotFound: the KeycloakServer named in the source does not exist.
 	ReasonServerNotFound = "ServerNotFound"
-	// ReasonServerNotAllowed: the KeycloakServer does not list the resource's namespace.
+	// ReasonServerNotAllowed: the KeycloakServer grants the resource's namespace nothing.
 	ReasonServerNotAllowed = "ServerNotAllowed"
+	// ReasonAccessNotGranted: the KeycloakServer's grants do not cover the
+	// realm, the client or its rotation (or the client is protected).
+	ReasonAccessNotGranted = "AccessNotGranted"
 	// ReasonClientNotFound: no client, or more than one, has the clientId.
 	ReasonClientNotFound = "ClientNotFound"
 	// ReasonNoUsableSecret: Keycloak returned an empty or masked secret; nothing is written.

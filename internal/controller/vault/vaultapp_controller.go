@@ -26,19 +26,18 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
 	"github.com/carbogame/vault-keycloak-operator/internal/controller/shared"
+	"github.com/carbogame/vault-keycloak-operator/internal/schema"
 	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
 	vaultclient "github.com/carbogame/vault-keycloak-operator/internal/vault"
 )
@@ -51,7 +50,7 @@ type VaultAppReconciler struct {
 	client.Client
 	// Vault is nil when the operator runs without a Vault address; every
 	// VaultApp then says so in its Ready condition.
-	Vault    *vaultclient.Client
+	Vault    VaultAPI
 	Recorder events.EventRecorder
 	// MaxConcurrentReconciles is how many VaultApps are reconciled at once.
 	MaxConcurrentReconciles int
@@ -59,8 +58,9 @@ type VaultAppReconciler struct {
 	MaxBackoff time.Duration
 }
 
-// Reconcile observes the VaultApp and Vault, compares them, and writes only
-// what differs.
+// Reconcile observes the VaultApp, its namespace's grants and Vault,
+// compares them, and writes only what differs. What is live in Vault is
+// always within the namespace's current grant.
 func (r *VaultAppReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	log := logf.FromContext(ctx)
 
@@ -79,27 +79,45 @@ func (r *VaultAppReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 		return ctrl.Result{}, err
 	}
 
-	// Observe: what the namespace may have.
-	var ns corev1.Namespace
-	if err := r.Get(ctx, client.ObjectKey{Name: app.Namespace}, &ns); err != nil {
-		return ctrl.Result{}, fmt.Errorf("read namespace %q: %w", app.Namespace, err)
-	}
-	if errs := tenancy.ValidateVaultApp(&app, tenancy.AllowedCapabilities(&ns)); len(errs) > 0 {
-		// Nothing is written to Vault; a change of the VaultApp or of the
-		// namespace's grants triggers the next attempt.
+	// Observe: the spec's own rules (the webhook may have been bypassed),
+	// then what the namespace may have.
+	if errs := append(tenancy.ValidateVaultApp(&app), schema.Validate(&app)...); len(errs) > 0 {
+		// Nothing is written to Vault; a change of the VaultApp triggers
+		// the next attempt.
 		msg := errs.ToAggregate().Error()
 		r.failAll(&app, shared.ReasonNotAllowed, msg)
 		return ctrl.Result{}, r.updateStatus(ctx, &app, before, corev1.EventTypeWarning, shared.ReasonNotAllowed, msg)
+	}
+	var ns corev1.Namespace
+	if err := r.Get(ctx, client.ObjectKey{Name: app.Namespace}, &ns); err != nil {
+		return ctrl.Result{}, fmt.Errorf("read namespace %q: %w", app.Namespace, err)
 	}
 	if r.Vault == nil {
 		msg := "the operator runs without a Vault address (--vault-address or VAULT_ADDR)"
 		r.failAll(&app, shared.ReasonVaultNotConfigured, msg)
 		return ctrl.Result{}, r.updateStatus(ctx, &app, before, corev1.EventTypeWarning, shared.ReasonVaultNotConfigured, msg)
 	}
+	granted := tenancy.GrantedRules(&app, &ns)
+	refused := tenancy.CheckVaultGrants(&app, &ns)
 
 	// Compare and act.
-	changed, err := r.sync(ctx, &app, name)
-	if err != nil {
+	var changed written
+	var err error
+	if len(granted) == 0 {
+		changed, err = r.revoke(ctx, &app, before, name)
+	} else {
+		changed, err = r.sync(ctx, &app, before, name, granted)
+	}
+	var notOwned *errNotOwned
+	switch {
+	case errors.As(err, &notOwned):
+		// Not retried: the owner of that object must act in Vault.
+		r.failAll(&app, shared.ReasonNotOwned, err.Error())
+		if serr := r.updateStatus(ctx, &app, before, corev1.EventTypeWarning, shared.ReasonNotOwned, err.Error()); serr != nil {
+			return ctrl.Result{}, serr
+		}
+		return ctrl.Result{RequeueAfter: refreshInterval(&app)}, nil
+	case err != nil:
 		log.Error(err, "sync with Vault failed", "policy", name)
 		r.failAll(&app, shared.ReasonVaultError, err.Error())
 		if serr := r.updateStatus(ctx, &app, before, corev1.EventTypeWarning, shared.ReasonVaultError, err.Error()); serr != nil {
@@ -108,30 +126,55 @@ func (r *VaultAppReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 		return ctrl.Result{}, err
 	}
 
-	reason := shared.ReasonSynced
+	eventType, reason, note := corev1.EventTypeNormal, shared.ReasonSynced, ""
 	switch {
-	case changed == nothing:
-	case before.ObservedGeneration == 0:
-		reason = shared.ReasonCreated
-	case before.ObservedGeneration != app.Generation:
-		reason = shared.ReasonUpdated
+	case len(granted) == 0:
+		msg := "nothing the spec asks is granted: " + refused.ToAggregate().Error()
+		if changed != nothing {
+			msg = fmt.Sprintf("removed policy and role %s from Vault: %s", name, msg)
+		}
+		r.failAll(&app, shared.ReasonNotAllowed, msg)
+		eventType, reason, note = corev1.EventTypeWarning, shared.ReasonGrantRevoked, msg
+	case len(refused) > 0:
+		// Narrowed (capabilities taken back), or a Retain the namespace
+		// does not allow (the policy is whole; deletion will remove it).
+		policyReason, policyMsg := shared.ReasonSynced, "policy "+name+" equals the spec"
+		reason = shared.ReasonNotAllowed
+		msg := "the spec asks more than the namespace is granted: " + refused.ToAggregate().Error()
+		if !equality.Semantic.DeepEqual(granted, app.Spec.Policy.Rules) {
+			policyReason, policyMsg, reason = shared.ReasonGrantNarrowed, "policy "+name+" holds only the granted part of the spec", shared.ReasonGrantNarrowed
+			msg = "the spec asks more than the namespace is granted; Vault holds only what is granted: " + refused.ToAggregate().Error()
+		}
+		shared.SetCondition(&app.Status.Conditions, app.Generation, shared.TypePolicySynced, true, policyReason, policyMsg)
+		shared.SetCondition(&app.Status.Conditions, app.Generation, shared.TypeRoleSynced, true, shared.ReasonSynced, "role "+name+" equals the spec")
+		shared.SetCondition(&app.Status.Conditions, app.Generation, shared.TypeReady, false, shared.ReasonNotAllowed, msg)
+		eventType, note = corev1.EventTypeWarning, msg
 	default:
-		reason = shared.ReasonDriftRepaired
+		shared.SetCondition(&app.Status.Conditions, app.Generation, shared.TypePolicySynced, true, shared.ReasonSynced, "policy "+name+" equals the spec")
+		shared.SetCondition(&app.Status.Conditions, app.Generation, shared.TypeRoleSynced, true, shared.ReasonSynced, "role "+name+" equals the spec")
+		shared.SetCondition(&app.Status.Conditions, app.Generation, shared.TypeReady, true, shared.ReasonSynced, "Vault policy and role are in step with the spec")
+		switch {
+		case changed == nothing:
+		case before.ObservedGeneration == 0:
+			reason = shared.ReasonCreated
+		case before.ObservedGeneration != app.Generation:
+			reason = shared.ReasonUpdated
+		default:
+			reason = shared.ReasonDriftRepaired
+		}
+		if changed != nothing {
+			note = fmt.Sprintf("%s %s in Vault", changed, name)
+		}
 	}
-	shared.SetCondition(&app.Status.Conditions, app.Generation, shared.TypePolicySynced, true, shared.ReasonSynced, "policy "+name+" equals the spec")
-	shared.SetCondition(&app.Status.Conditions, app.Generation, shared.TypeRoleSynced, true, shared.ReasonSynced, "role "+name+" equals the spec")
-	shared.SetCondition(&app.Status.Conditions, app.Generation, shared.TypeReady, true, shared.ReasonSynced, "Vault policy and role are in step with the spec")
 	app.Status.ObservedGeneration = app.Generation
 	if changed != nothing || app.Status.LastSyncTime == nil {
 		now := metav1.Now()
 		app.Status.LastSyncTime = &now
 	}
-	note := ""
 	if changed != nothing {
-		note = fmt.Sprintf("%s %s in Vault", changed, name)
 		log.Info("wrote to Vault", "what", changed.String(), "name", name, "reason", reason)
 	}
-	if err := r.updateStatus(ctx, &app, before, corev1.EventTypeNormal, reason, note); err != nil {
+	if err := r.updateStatus(ctx, &app, before, eventType, reason, note); err != nil {
 		return ctrl.Result{}, err
 	}
 	return ctrl.Result{RequeueAfter: refreshInterval(&app)}, nil
@@ -151,17 +194,18 @@ func (w written) String() string {
 	return [...]string{"nothing", "wrote policy", "wrote role", "wrote policy and role"}[w]
 }
 
-// sync reads the policy and the role, and writes each that differs.
-func (r *VaultAppReconciler) sync(ctx context.Context, app *vaultv1beta1.VaultApp, name string) (written, error) {
-	rules := make([]vaultclient.Rule, 0, len(app.Spec.Policy.Rules))
-	for _, rule := range app.Spec.Policy.Rules {
+// sync reads the policy and the role, and writes each that differs and is
+// the operator's to write.
+func (r *VaultAppReconciler) sync(ctx context.Context, app *vaultv1beta1.VaultApp, before *vaultv1beta1.VaultAppStatus, name string, granted []vaultv1beta1.PolicyRule) (written, error) {
+	rules := make([]vaultclient.Rule, 0, len(granted))
+	for _, rule := range granted {
 		caps := make([]string, len(rule.Capabilities))
 		for i, c := range rule.Capabilities {
 			caps[i] = string(c)
 		}
 		rules = append(rules, vaultclient.Rule{Path: rule.Path, Capabilities: caps})
 	}
-	wantPolicy := r.Vault.RenderPolicy(app.Namespace+"/"+app.Name, app.Namespace, rules)
+	wantPolicy := r.Vault.RenderPolicy(ownerOf(app), rules)
 	wantRole := vaultclient.Role{
 		ServiceAccounts: serviceAccounts(app),
 		Namespace:       app.Namespace,
@@ -174,17 +218,27 @@ func (r *VaultAppReconciler) sync(ctx context.Context, app *vaultv1beta1.VaultAp
 	if err != nil {
 		return w, err
 	}
+	if found {
+		if ok, why := ownsPolicy(app, before, havePolicy); !ok {
+			return w, &errNotOwned{kind: "policy", name: name, why: why}
+		}
+	}
+	haveRole, roleFound, err := r.Vault.ReadRole(ctx, name)
+	if err != nil {
+		return w, err
+	}
+	if roleFound {
+		if ok, why := ownsRole(before, name, haveRole); !ok {
+			return w, &errNotOwned{kind: "role", name: name, why: why}
+		}
+	}
 	if !found || havePolicy != wantPolicy {
 		if err := r.Vault.WritePolicy(ctx, name, wantPolicy); err != nil {
 			return w, err
 		}
 		w = policyOnly
 	}
-	haveRole, found, err := r.Vault.ReadRole(ctx, name)
-	if err != nil {
-		return w, err
-	}
-	if !found || !haveRole.Equal(wantRole) {
+	if !roleFound || !haveRole.Equal(wantRole) {
 		if err := r.Vault.WriteRole(ctx, name, wantRole); err != nil {
 			return w, err
 		}
@@ -193,39 +247,55 @@ func (r *VaultAppReconciler) sync(ctx context.Context, app *vaultv1beta1.VaultAp
 	return w, nil
 }
 
-// finalize removes the policy and role (or leaves them, with Retain), then
-// the finalizer. It works for a VaultApp whose creation failed: deleting
-// what does not exist is no error.
-func (r *VaultAppReconciler) finalize(ctx context.Context, app *vaultv1beta1.VaultApp, before *vaultv1beta1.VaultAppStatus) (ctrl.Result, error) {
-	if !controllerutil.ContainsFinalizer(app, Finalizer) {
-		return ctrl.Result{}, nil
+// revoke removes the policy and role when the namespace may no longer use
+// anything the VaultApp asks: a grant taken back shrinks what is live.
+func (r *VaultAppReconciler) revoke(ctx context.Context, app *vaultv1beta1.VaultApp, before *vaultv1beta1.VaultAppStatus, name string) (written, error) {
+	removed, err := r.removeOwned(ctx, app, before, name)
+	if err != nil {
+		return nothing, err
 	}
-	name := app.Status.PolicyName
-	reason, note := shared.ReasonRetained, "left policy and role "+name+" in Vault (deletionPolicy Retain)"
-	if app.Spec.DeletionPolicy != vaultv1beta1.DeletionPolicyRetain {
-		if r.Vault == nil {
-			// Nothing was ever written without a Vault address.
-			reason, note = shared.ReasonDeleted, "no Vault configured: nothing to remove"
-		} else {
-			err := r.Vault.DeleteRole(ctx, name)
-			if err == nil {
-				err = r.Vault.DeletePolicy(ctx, name)
-			}
-			if err != nil {
-				r.failAll(app, shared.ReasonDeleteFailed, err.Error())
-				if serr := r.updateStatus(ctx, app, before, corev1.EventTypeWarning, shared.ReasonDeleteFailed, err.Error()); serr != nil {
-					return ctrl.Result{}, errors.Join(err, serr)
-				}
-				return ctrl.Result{}, err
-			}
-			reason, note = shared.ReasonDeleted, "removed policy and role "+name+" from Vault"
+	if removed {
+		return policyAndRole, nil
+	}
+	return nothing, nil
+}
+
+// removeOwned deletes the role and then the policy, each only if it exists
+// and is the operator's; it reports whether it deleted anything. An object
+// that is not the operator's is an errNotOwned.
+func (r *VaultAppReconciler) removeOwned(ctx context.Context, app *vaultv1beta1.VaultApp, status *vaultv1beta1.VaultAppStatus, name string) (bool, error) {
+	removed := false
+	role, found, err := r.Vault.ReadRole(ctx, name)
+	if err != nil {
+		return false, err
+	}
+	if found {
+		if ok, why := ownsRole(status, name, role); !ok {
+			return false, &errNotOwned{kind: "role", name: name, why: why}
 		}
+		if err := r.Vault.DeleteRole(ctx, name); err != nil {
+			return false, err
+		}
+		removed = true
 	}
-	r.Recorder.Eventf(app, nil, corev1.EventTypeNormal, reason, "Delete", note)
-	if err := shared.SetFinalizer(ctx, r.Client, app, Finalizer, false); err != nil && !apierrors.IsNotFound(err) {
-		return ctrl.Result{}, err
+	text, found, err := r.Vault.ReadPolicy(ctx, name)
+	if err != nil {
+		return removed, err
 	}
-	return ctrl.Result{}, nil
+	if found {
+		if ok, why := ownsPolicy(app, status, text); !ok {
+			return removed, &errNotOwned{kind: "policy", name: name, why: why}
+		}
+		if err := r.Vault.DeletePolicy(ctx, name); err != nil {
+			return removed, err
+		}
+		removed = true
+	}
+	return removed, nil
+}
+
+func ownerOf(app *vaultv1beta1.VaultApp) vaultclient.Owner {
+	return vaultclient.Owner{Namespace: app.Namespace, Name: app.Name, UID: string(app.UID)}
 }
 
 // failAll sets every condition to False with the same reason.

@@ -22,16 +22,11 @@ import (
 	"context"
 	"fmt"
 	"regexp"
-	"slices"
-	"strings"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
-	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -39,28 +34,19 @@ import (
 
 	secretsv1alpha1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1alpha1"
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
+	"github.com/carbogame/vault-keycloak-operator/internal/schema"
 	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
 	"github.com/carbogame/vault-keycloak-operator/internal/webhook/terms"
 )
 
-// Bounds and defaults of a KeycloakClientCredential.
-const (
-	DefaultRefreshInterval = 10 * time.Minute
-	MinRefreshInterval     = 30 * time.Second
-	MinRotationInterval    = time.Hour
-	DefaultClientIDKey     = "clientId"
-	DefaultClientSecretKey = "clientSecret"
-)
-
-// reservedLabels are the operator's ownership marks: a spec may not set them.
-var reservedLabels = []string{"app.kubernetes.io/managed-by", "secrets.carbogame.com/owner-namespace", "secrets.carbogame.com/owner-name"}
-
 // SetupKeycloakClientCredentialWebhookWithManager registers the defaulting,
 // validating and conversion webhooks of KeycloakClientCredential.
-func SetupKeycloakClientCredentialWebhookWithManager(mgr ctrl.Manager) error {
+// operatorNamespace holds the KeycloakServers' credentials Secrets: the
+// validator reads the login clientId there, to refuse it by name.
+func SetupKeycloakClientCredentialWebhookWithManager(mgr ctrl.Manager, operatorNamespace string) error {
 	return ctrl.NewWebhookManagedBy(mgr, &secretsv1beta1.KeycloakClientCredential{}).
 		WithDefaulter(&KeycloakClientCredentialDefaulter{}).
-		WithValidator(&KeycloakClientCredentialValidator{Client: mgr.GetClient()}).
+		WithValidator(&KeycloakClientCredentialValidator{Client: mgr.GetClient(), Secrets: mgr.GetAPIReader(), OperatorNamespace: operatorNamespace}).
 		Complete()
 }
 
@@ -73,16 +59,16 @@ type KeycloakClientCredentialDefaulter struct{}
 func (d *KeycloakClientCredentialDefaulter) Default(_ context.Context, kcc *secretsv1beta1.KeycloakClientCredential) error {
 	spec := &kcc.Spec
 	if spec.RefreshInterval == nil {
-		spec.RefreshInterval = &metav1.Duration{Duration: DefaultRefreshInterval}
+		spec.RefreshInterval = &metav1.Duration{Duration: tenancy.DefaultCredentialRefreshInterval}
 	}
 	if spec.DeletionPolicy == "" {
 		spec.DeletionPolicy = secretsv1beta1.DeletionPolicyDelete
 	}
 	if spec.Target.Keys.ClientSecret == "" {
-		spec.Target.Keys.ClientSecret = DefaultClientSecretKey
+		spec.Target.Keys.ClientSecret = tenancy.DefaultClientSecretKey
 	}
 	if spec.Target.Keys.ClientID == "" {
-		spec.Target.Keys.ClientID = DefaultClientIDKey
+		spec.Target.Keys.ClientID = tenancy.DefaultClientIDKey
 	}
 	if spec.Target.Type == "" {
 		spec.Target.Type = corev1.SecretTypeOpaque
@@ -94,7 +80,13 @@ func (d *KeycloakClientCredentialDefaulter) Default(_ context.Context, kcc *secr
 
 // KeycloakClientCredentialValidator rejects what cannot work or is not allowed.
 type KeycloakClientCredentialValidator struct {
+	// Client reads KeycloakServers and Namespaces.
 	Client client.Reader
+	// Secrets reads a KeycloakServer's credentials Secret (outside the
+	// manager's label-filtered cache); nil skips the login-client check,
+	// which the controller makes anyway.
+	Secrets           client.Reader
+	OperatorNamespace string
 }
 
 // ValidateCreate checks a new resource.
@@ -102,11 +94,16 @@ func (v *KeycloakClientCredentialValidator) ValidateCreate(ctx context.Context, 
 	return v.validate(ctx, kcc)
 }
 
-// ValidateUpdate checks a changed spec; metadata-only updates (finalizers)
-// and deletions pass.
+// ValidateUpdate checks a changed spec. A spec may not change once the
+// resource is being deleted: nothing validated it then, and the cleanup
+// must act on what was granted.
 func (v *KeycloakClientCredentialValidator) ValidateUpdate(ctx context.Context, old, kcc *secretsv1beta1.KeycloakClientCredential) (admission.Warnings, error) {
-	if kcc.DeletionTimestamp != nil || equality.Semantic.DeepEqual(old.Spec, kcc.Spec) {
+	if equality.Semantic.DeepEqual(old.Spec, kcc.Spec) {
 		return nil, nil
+	}
+	if old.DeletionTimestamp != nil {
+		return nil, apierrors.NewInvalid(secretsv1beta1.GroupVersion.WithKind("KeycloakClientCredential").GroupKind(), kcc.Name,
+			field.ErrorList{field.Forbidden(field.NewPath("spec"), "may not change while the resource is being deleted")})
 	}
 	return v.validate(ctx, kcc)
 }
@@ -117,21 +114,37 @@ func (v *KeycloakClientCredentialValidator) ValidateDelete(context.Context, *sec
 }
 
 func (v *KeycloakClientCredentialValidator) validate(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential) (admission.Warnings, error) {
-	errs, warnings := ValidateKeycloakClientCredential(kcc)
+	errs := tenancy.ValidateKeycloakClientCredential(kcc)
+	errs = append(errs, schema.Validate(kcc)...)
+	var warnings admission.Warnings
 
-	// The server must let this namespace use it; one that does not exist
-	// yet is only a warning (it may be created next, as kubectl apply -f
-	// dir/ does in no particular order).
-	ref := field.NewPath("spec", "source", "serverRef", "name")
+	// The server must grant this namespace the client (and the rotation);
+	// one that does not exist yet is only a warning (it may be created
+	// next, as kubectl apply -f dir/ does in no particular order).
 	var server secretsv1beta1.KeycloakServer
 	switch err := v.Client.Get(ctx, client.ObjectKey{Name: kcc.Spec.Source.ServerRef.Name}, &server); {
 	case apierrors.IsNotFound(err):
 		warnings = append(warnings, fmt.Sprintf("KeycloakServer %q does not exist yet: nothing is synced until it does", kcc.Spec.Source.ServerRef.Name))
 	case err != nil:
 		return nil, apierrors.NewInternalError(fmt.Errorf("read KeycloakServer %q: %w", kcc.Spec.Source.ServerRef.Name, err))
-	case !tenancy.ServerAllows(&server, kcc.Namespace):
-		errs = append(errs, field.Forbidden(ref, fmt.Sprintf("KeycloakServer %q does not allow namespace %q (its spec.allowedNamespaces: %s)",
-			server.Name, kcc.Namespace, listOrNone(server.Spec.AllowedNamespaces))))
+	default:
+		errs = append(errs, tenancy.CheckKeycloakAccess(&server, tenancy.AccessRequestOf(kcc), tenancy.LoginOf(&server, v.loginClientID(ctx, &server)))...)
+	}
+
+	// Every target namespace must accept the Secret's type.
+	if t := kcc.Spec.Target.Type; t != "" && t != corev1.SecretTypeOpaque {
+		for i, name := range tenancy.TargetNamespaces(kcc) {
+			var ns corev1.Namespace
+			if err := v.Client.Get(ctx, client.ObjectKey{Name: name}, &ns); err != nil {
+				if apierrors.IsNotFound(err) {
+					continue // nothing is written into a namespace that does not exist
+				}
+				return nil, apierrors.NewInternalError(fmt.Errorf("read namespace %q: %w", name, err))
+			}
+			if msg := tenancy.SecretTypeRefusal(&ns, t); msg != "" {
+				errs = append(errs, field.Forbidden(field.NewPath("spec", "target", "type"), fmt.Sprintf("target %d: %s", i, msg)))
+			}
+		}
 	}
 	if len(errs) == 0 {
 		return warnings, nil
@@ -140,61 +153,17 @@ func (v *KeycloakClientCredentialValidator) validate(ctx context.Context, kcc *s
 	return warnings, apierrors.NewInvalid(secretsv1beta1.GroupVersion.WithKind("KeycloakClientCredential").GroupKind(), kcc.Name, errs)
 }
 
-// ValidateKeycloakClientCredential checks the rules that need nothing but
-// the object. Each error names the field and the rule.
-func ValidateKeycloakClientCredential(kcc *secretsv1beta1.KeycloakClientCredential) (field.ErrorList, admission.Warnings) {
-	var errs field.ErrorList
-	spec := field.NewPath("spec")
-	target := spec.Child("target")
-
-	if ri := kcc.Spec.RefreshInterval; ri != nil && ri.Duration < MinRefreshInterval {
-		errs = append(errs, field.Invalid(spec.Child("refreshInterval"), ri.Duration.String(), fmt.Sprintf("must be at least %s", MinRefreshInterval)))
+// loginClientID reads the clientId the server logs in with, "" when it
+// cannot be read (the controller checks with the client it really uses).
+func (v *KeycloakClientCredentialValidator) loginClientID(ctx context.Context, server *secretsv1beta1.KeycloakServer) string {
+	if v.Secrets == nil || v.OperatorNamespace == "" || server.Spec.AuthType == secretsv1beta1.AuthPassword {
+		return ""
 	}
-	if r := kcc.Spec.Rotation; r != nil && r.Interval.Duration < MinRotationInterval {
-		errs = append(errs, field.Invalid(spec.Child("rotation", "interval"), r.Interval.Duration.String(), fmt.Sprintf("must be at least %s", MinRotationInterval)))
+	var creds corev1.Secret
+	if err := v.Secrets.Get(ctx, client.ObjectKey{Namespace: v.OperatorNamespace, Name: server.Spec.CredentialsSecretRef.Name}, &creds); err != nil {
+		return ""
 	}
-	for _, msg := range validation.IsDNS1123Subdomain(kcc.Spec.Target.SecretName) {
-		errs = append(errs, field.Invalid(target.Child("secretName"), kcc.Spec.Target.SecretName, "must be a Secret name: "+msg))
-	}
-	for i, ns := range kcc.Spec.Target.Namespaces {
-		for _, msg := range validation.IsDNS1123Label(ns) {
-			errs = append(errs, field.Invalid(target.Child("namespaces").Index(i), ns, "must be a namespace name: "+msg))
-		}
-	}
-
-	keys := kcc.Spec.Target.Keys
-	used := map[string]string{}
-	for _, k := range []struct{ name, value string }{
-		{"clientId", keys.ClientID}, {"clientSecret", keys.ClientSecret}, {"issuerURL", keys.IssuerURL}, {"tokenURL", keys.TokenURL},
-	} {
-		if k.value == "" {
-			continue
-		}
-		fld := target.Child("keys", k.name)
-		for _, msg := range validation.IsConfigMapKey(k.value) {
-			errs = append(errs, field.Invalid(fld, k.value, "must be a Secret key: "+msg))
-		}
-		if other, dup := used[k.value]; dup {
-			errs = append(errs, field.Duplicate(fld, k.value+" (also the key of "+other+"; each value needs its own key)"))
-		}
-		used[k.value] = k.name
-	}
-	if keys.ClientSecret == "" && keys.ClientID == "" && keys.IssuerURL == "" && keys.TokenURL == "" {
-		errs = append(errs, field.Required(target.Child("keys"), "at least one key must be set"))
-	}
-
-	errs = append(errs, metav1validation.ValidateLabels(kcc.Spec.Target.Labels, target.Child("labels"))...)
-	for _, l := range reservedLabels {
-		if _, ok := kcc.Spec.Target.Labels[l]; ok {
-			errs = append(errs, field.Forbidden(target.Child("labels").Key(l), "is set by the operator to mark the Secrets it owns"))
-		}
-	}
-	for k := range kcc.Spec.Target.Annotations {
-		for _, msg := range validation.IsQualifiedName(strings.ToLower(k)) {
-			errs = append(errs, field.Invalid(target.Child("annotations").Key(k), k, msg))
-		}
-	}
-	return errs, nil
+	return string(creds.Data["clientId"])
 }
 
 var credentialV1alpha1Fields = []terms.Rename{
@@ -204,9 +173,3 @@ var credentialV1alpha1Fields = []terms.Rename{
 	{Hub: regexp.MustCompile(`^spec\.refreshInterval$`), Spoke: "spec.target.refreshPeriod"},
 }
 
-func listOrNone(items []string) string {
-	if len(items) == 0 {
-		return "none"
-	}
-	return strings.Join(slices.Clone(items), ", ")
-}

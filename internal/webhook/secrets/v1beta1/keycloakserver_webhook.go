@@ -31,6 +31,8 @@ import (
 
 	secretsv1alpha1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1alpha1"
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
+	"github.com/carbogame/vault-keycloak-operator/internal/schema"
+	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
 	"github.com/carbogame/vault-keycloak-operator/internal/webhook/terms"
 )
 
@@ -66,7 +68,7 @@ type KeycloakServerValidator struct{}
 
 // ValidateCreate checks a new server.
 func (v *KeycloakServerValidator) ValidateCreate(ctx context.Context, s *secretsv1beta1.KeycloakServer) (admission.Warnings, error) {
-	return nil, validateServer(ctx, s)
+	return serverWarnings(s), validateServer(ctx, s)
 }
 
 // ValidateUpdate checks a changed server.
@@ -74,7 +76,7 @@ func (v *KeycloakServerValidator) ValidateUpdate(ctx context.Context, _, s *secr
 	if s.DeletionTimestamp != nil {
 		return nil, nil
 	}
-	return nil, validateServer(ctx, s)
+	return serverWarnings(s), validateServer(ctx, s)
 }
 
 // ValidateDelete lets every deletion through.
@@ -94,6 +96,18 @@ func validateServer(ctx context.Context, s *secretsv1beta1.KeycloakServer) error
 	if len(s.Spec.CABundle) > 0 && !x509.NewCertPool().AppendCertsFromPEM(s.Spec.CABundle) {
 		errs = append(errs, field.Invalid(spec.Child("caBundle"), "(PEM)", "must hold at least one PEM-encoded certificate"))
 	}
+	errs = append(errs, schema.Validate(s)...)
+	access := spec.Child("access")
+	for i, g := range s.Spec.Access {
+		for _, list := range []struct {
+			name  string
+			items []string
+		}{{"namespaces", g.Namespaces}, {"realms", g.Realms}, {"clientIds", g.ClientIDs}} {
+			for j, p := range list.items {
+				errs = append(errs, tenancy.ValidatePattern(access.Index(i).Child(list.name).Index(j), p)...)
+			}
+		}
+	}
 	for i, ns := range s.Spec.AllowedNamespaces {
 		if ns == "*" {
 			continue
@@ -107,6 +121,19 @@ func validateServer(ctx context.Context, s *secretsv1beta1.KeycloakServer) error
 	}
 	errs = terms.ForRequest(ctx, errs, secretsv1alpha1.GroupVersion.Version, serverV1alpha1Fields)
 	return apierrors.NewInvalid(secretsv1beta1.GroupVersion.WithKind("KeycloakServer").GroupKind(), s.Name, errs)
+}
+
+// serverWarnings tells the admin what the allowedNamespaces field does now.
+func serverWarnings(s *secretsv1beta1.KeycloakServer) admission.Warnings {
+	if len(s.Spec.AllowedNamespaces) == 0 {
+		return nil
+	}
+	if tenancy.LegacyGrantsInEffect(s) {
+		return admission.Warnings{fmt.Sprintf("spec.allowedNamespaces lets the namespaces listed read any client of this server (annotation %s): replace it with spec.access grants",
+			tenancy.LegacyNamespaceGrantsAnnotation)}
+	}
+	return admission.Warnings{fmt.Sprintf("spec.allowedNamespaces is deprecated and grants nothing by itself: grant access in spec.access (or, while upgrading, annotate the server %s=true)",
+		tenancy.LegacyNamespaceGrantsAnnotation)}
 }
 
 var serverV1alpha1Fields = []terms.Rename{

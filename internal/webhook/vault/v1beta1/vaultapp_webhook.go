@@ -27,6 +27,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -35,6 +36,7 @@ import (
 
 	vaultv1alpha1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1alpha1"
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
+	"github.com/carbogame/vault-keycloak-operator/internal/schema"
 	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
 	"github.com/carbogame/vault-keycloak-operator/internal/webhook/terms"
 )
@@ -92,13 +94,18 @@ func (v *VaultAppValidator) ValidateCreate(ctx context.Context, app *vaultv1beta
 }
 
 // ValidateUpdate checks a changed spec. An update that leaves the spec as it
-// was (finalizers, labels, a deletion in progress) is let through: the admin
-// may have tightened the namespace's grants since the VaultApp was admitted,
-// and that must not block its finalizer or its deletion. The controller
-// reports such a VaultApp NotAllowed and writes nothing for it.
+// was (finalizers, labels) is let through: the admin may have tightened the
+// namespace's grants since the VaultApp was admitted, and that must not
+// block its finalizer or its deletion; the controller then narrows what is
+// live in Vault to the grant. A spec may not change once the VaultApp is
+// being deleted (a switch to Retain then would keep grants nobody checked).
 func (v *VaultAppValidator) ValidateUpdate(ctx context.Context, old, app *vaultv1beta1.VaultApp) (admission.Warnings, error) {
-	if app.DeletionTimestamp != nil || equality.Semantic.DeepEqual(old.Spec, app.Spec) {
+	if equality.Semantic.DeepEqual(old.Spec, app.Spec) {
 		return nil, nil
+	}
+	if old.DeletionTimestamp != nil {
+		return nil, apierrors.NewInvalid(vaultv1beta1.GroupVersion.WithKind("VaultApp").GroupKind(), app.Name,
+			field.ErrorList{field.Forbidden(field.NewPath("spec"), "may not change while the VaultApp is being deleted")})
 	}
 	return nil, v.validate(ctx, app)
 }
@@ -113,7 +120,9 @@ func (v *VaultAppValidator) validate(ctx context.Context, app *vaultv1beta1.Vaul
 	if err := v.Client.Get(ctx, client.ObjectKey{Name: app.Namespace}, &ns); err != nil {
 		return apierrors.NewInternalError(fmt.Errorf("read namespace %q for its Vault grants: %w", app.Namespace, err))
 	}
-	errs := tenancy.ValidateVaultApp(app, tenancy.AllowedCapabilities(&ns))
+	errs := tenancy.ValidateVaultApp(app)
+	errs = append(errs, schema.Validate(app)...)
+	errs = append(errs, tenancy.CheckVaultGrants(app, &ns)...)
 	if len(errs) == 0 {
 		return nil
 	}

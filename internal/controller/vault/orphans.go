@@ -1,0 +1,145 @@
+/*
+Copyright 2026 The vault-keycloak-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package vault
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/events"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+
+	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
+	"github.com/carbogame/vault-keycloak-operator/internal/controller/shared"
+	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
+	vaultclient "github.com/carbogame/vault-keycloak-operator/internal/vault"
+)
+
+// DefaultOrphanSweepInterval is how often Vault is searched for orphans.
+const DefaultOrphanSweepInterval = 10 * time.Minute
+
+// OrphanSweeper finds the policies (and their roles) the operator wrote for
+// VaultApps that no longer exist, and removes them. A VaultApp whose
+// finalizer was removed by hand, or that was deleted while the operator was
+// not running, leaves such orphans: without the sweep they would grant
+// Vault access to nobody's declaration for ever. Retained policies (the
+// admin allowed Retain) carry another mark and are left alone.
+type OrphanSweeper struct {
+	// Reader reads VaultApps from the API server: an object just created
+	// may not be in the cache yet, and its policy must not look orphaned.
+	Reader   client.Reader
+	Vault    VaultAPI
+	Recorder events.EventRecorder
+	Interval time.Duration
+}
+
+// NeedLeaderElection: only the leader writes to Vault.
+func (s *OrphanSweeper) NeedLeaderElection() bool { return true }
+
+// Start sweeps once at start, then every Interval, until ctx ends.
+func (s *OrphanSweeper) Start(ctx context.Context) error {
+	log := logf.FromContext(ctx).WithName("vault-orphans")
+	interval := s.Interval
+	if interval <= 0 {
+		interval = DefaultOrphanSweepInterval
+	}
+	for {
+		if removed, err := s.Sweep(ctx); err != nil {
+			log.Error(err, "sweep for orphaned Vault policies")
+		} else if len(removed) > 0 {
+			log.Info("removed orphaned Vault policies and roles", "names", removed)
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(interval):
+		}
+	}
+}
+
+// Sweep removes every managed policy whose VaultApp is gone, with the role of
+// the same name when that role grants it, and returns their names.
+func (s *OrphanSweeper) Sweep(ctx context.Context) ([]string, error) {
+	names, err := s.Vault.ListPolicies(ctx, "app.")
+	if err != nil {
+		return nil, err
+	}
+	var removed []string
+	var errs error
+	for _, name := range names {
+		gone, owner, err := s.orphaned(ctx, name)
+		if err != nil {
+			errs = errors.Join(errs, err)
+			continue
+		}
+		if !gone {
+			continue
+		}
+		if err := s.remove(ctx, name); err != nil {
+			errs = errors.Join(errs, err)
+			continue
+		}
+		removed = append(removed, name)
+		s.Recorder.Eventf(&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: owner.Namespace}}, nil, corev1.EventTypeNormal,
+			shared.ReasonOrphanRemoved, "Sweep", "removed policy and role %s from Vault: VaultApp %s/%s (uid %s) no longer exists", name, owner.Namespace, owner.Name, owner.UID)
+	}
+	return removed, errs
+}
+
+// orphaned reads a policy and reports whether the operator wrote it for a
+// VaultApp that no longer exists.
+func (s *OrphanSweeper) orphaned(ctx context.Context, name string) (bool, vaultclient.Owner, error) {
+	text, found, err := s.Vault.ReadPolicy(ctx, name)
+	if err != nil || !found {
+		return false, vaultclient.Owner{}, err
+	}
+	mark := vaultclient.MarkOf(text)
+	if !mark.Managed || tenancy.PolicyName(mark.Owner.Namespace, mark.Owner.Name) != name {
+		return false, mark.Owner, nil // not ours, or retained
+	}
+	var app vaultv1beta1.VaultApp
+	switch err := s.Reader.Get(ctx, client.ObjectKey{Namespace: mark.Owner.Namespace, Name: mark.Owner.Name}, &app); {
+	case apierrors.IsNotFound(err):
+		return true, mark.Owner, nil
+	case err != nil:
+		return false, mark.Owner, fmt.Errorf("read VaultApp %s/%s of policy %s: %w", mark.Owner.Namespace, mark.Owner.Name, name, err)
+	}
+	// A VaultApp of that name exists: its reconcile adopts or repairs the
+	// policy (an earlier VaultApp of the same name is necessarily gone).
+	return false, mark.Owner, nil
+}
+
+// remove deletes the role (if it grants the policy) and the policy.
+func (s *OrphanSweeper) remove(ctx context.Context, name string) error {
+	role, found, err := s.Vault.ReadRole(ctx, name)
+	if err != nil {
+		return err
+	}
+	if found && slices.Contains(role.Policies, name) {
+		if err := s.Vault.DeleteRole(ctx, name); err != nil {
+			return err
+		}
+	}
+	return s.Vault.DeletePolicy(ctx, name)
+}

@@ -1,0 +1,78 @@
+/*
+Copyright 2026 The vault-keycloak-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package vault
+
+import (
+	"fmt"
+	"slices"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+
+	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
+	"github.com/carbogame/vault-keycloak-operator/internal/controller/shared"
+	vaultclient "github.com/carbogame/vault-keycloak-operator/internal/vault"
+)
+
+// The operator writes and removes only the Vault objects it wrote for a
+// VaultApp. Their names (app.<namespace>.<name>) are no proof: anyone with
+// Vault rights may have created an object of that name first.
+//
+//   - A policy is the VaultApp's when its first line carries the operator's
+//     managed mark for this namespace/name (the UID may be an earlier
+//     VaultApp of the same name, which is then necessarily gone), or when the
+//     VaultApp's status says the operator already had it in step (a hand
+//     edit that dropped the mark is drift, and is repaired). A policy with
+//     the retained mark was released by deletionPolicy Retain and is no
+//     longer the operator's.
+//   - A role is the VaultApp's when it grants the VaultApp's own policy
+//     (token_policies holds its name), or when the status says the operator
+//     had it in step. Vault keeps no metadata on Kubernetes-auth roles
+//     outside Enterprise (alias_metadata), so this is the strongest mark a
+//     role can carry.
+//
+// The status is the operator's alone: the editor roles grant no write on
+// vaultapps/status, and a create ignores a status sent with it.
+
+// errNotOwned is a Vault object in the way that the operator did not write.
+type errNotOwned struct {
+	kind, name, why string
+}
+
+func (e *errNotOwned) Error() string {
+	return fmt.Sprintf("%s %s exists in Vault and was not written for this VaultApp (%s): left untouched; remove it in Vault, or rename the VaultApp",
+		e.kind, e.name, e.why)
+}
+
+func ownsPolicy(app *vaultv1beta1.VaultApp, status *vaultv1beta1.VaultAppStatus, text string) (bool, string) {
+	mark := vaultclient.MarkOf(text)
+	switch {
+	case mark.Retained:
+		return false, fmt.Sprintf("it was retained from VaultApp %s/%s (uid %s)", mark.Owner.Namespace, mark.Owner.Name, mark.Owner.UID)
+	case mark.Managed && mark.Owner.Namespace == app.Namespace && mark.Owner.Name == app.Name:
+		return true, ""
+	case meta.IsStatusConditionTrue(status.Conditions, shared.TypePolicySynced):
+		return true, ""
+	}
+	return false, "its first line carries no mark of the operator"
+}
+
+func ownsRole(status *vaultv1beta1.VaultAppStatus, name string, role vaultclient.Role) (bool, string) {
+	if slices.Contains(role.Policies, name) || meta.IsStatusConditionTrue(status.Conditions, shared.TypeRoleSynced) {
+		return true, ""
+	}
+	return false, fmt.Sprintf("its token_policies %v do not grant policy %s", role.Policies, name)
+}

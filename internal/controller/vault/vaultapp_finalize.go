@@ -1,0 +1,109 @@
+/*
+Copyright 2026 The vault-keycloak-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package vault
+
+import (
+	"context"
+	"errors"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
+	"github.com/carbogame/vault-keycloak-operator/internal/controller/shared"
+	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
+	vaultclient "github.com/carbogame/vault-keycloak-operator/internal/vault"
+)
+
+// finalize removes the policy and role the operator wrote, or, with
+// deletionPolicy Retain where the namespace allows it, releases them (the
+// policy's mark turns to "retained"). It works for a VaultApp whose creation
+// failed: deleting what does not exist is no error. Objects the operator did
+// not write are left as they are.
+func (r *VaultAppReconciler) finalize(ctx context.Context, app *vaultv1beta1.VaultApp, before *vaultv1beta1.VaultAppStatus) (ctrl.Result, error) {
+	if !controllerutil.ContainsFinalizer(app, Finalizer) {
+		return ctrl.Result{}, nil
+	}
+	name := app.Status.PolicyName
+	reason, note := shared.ReasonDeleted, "removed policy and role "+name+" from Vault"
+	var err error
+	switch {
+	case r.Vault == nil:
+		// Nothing was ever written without a Vault address.
+		note = "no Vault configured: nothing to remove"
+	case app.Spec.DeletionPolicy == vaultv1beta1.DeletionPolicyRetain && r.retainAllowed(ctx, app.Namespace):
+		reason, note = shared.ReasonRetained, "left policy and role "+name+" in Vault (deletionPolicy Retain); the operator no longer manages them"
+		err = r.release(ctx, app, before, name)
+	default:
+		if app.Spec.DeletionPolicy == vaultv1beta1.DeletionPolicyRetain {
+			note += " (deletionPolicy Retain is not allowed in this namespace: the cluster admin allows it with " + tenancy.AllowRetainAnnotation + "=true)"
+		}
+		var removed bool
+		removed, err = r.removeOwned(ctx, app, before, name)
+		if err == nil && !removed {
+			note = "nothing to remove from Vault"
+		}
+	}
+	var notOwned *errNotOwned
+	if errors.As(err, &notOwned) {
+		// Never touched; the VaultApp goes, and says what it left.
+		reason, note, err = shared.ReasonNotOwned, err.Error(), nil
+	}
+	if err != nil {
+		r.failAll(app, shared.ReasonDeleteFailed, err.Error())
+		if serr := r.updateStatus(ctx, app, before, corev1.EventTypeWarning, shared.ReasonDeleteFailed, err.Error()); serr != nil {
+			return ctrl.Result{}, errors.Join(err, serr)
+		}
+		return ctrl.Result{}, err
+	}
+	eventType := corev1.EventTypeNormal
+	if reason == shared.ReasonNotOwned {
+		eventType = corev1.EventTypeWarning
+	}
+	r.Recorder.Eventf(app, nil, eventType, reason, "Delete", note)
+	if err := shared.SetFinalizer(ctx, r.Client, app, Finalizer, false); err != nil && !apierrors.IsNotFound(err) {
+		return ctrl.Result{}, err
+	}
+	return ctrl.Result{}, nil
+}
+
+// retainAllowed reads the namespace's grant for Retain; a namespace that
+// cannot be read (being deleted, gone) grants nothing.
+func (r *VaultAppReconciler) retainAllowed(ctx context.Context, namespace string) bool {
+	var ns corev1.Namespace
+	if err := r.Get(ctx, client.ObjectKey{Name: namespace}, &ns); err != nil {
+		return false
+	}
+	return tenancy.RetainAllowed(&ns) && ns.DeletionTimestamp.IsZero()
+}
+
+// release marks the policy as retained, so that neither this operator (the
+// orphan sweep, a later VaultApp of the same name) nor anyone reading Vault
+// takes it for a managed one. The role stays as it is.
+func (r *VaultAppReconciler) release(ctx context.Context, app *vaultv1beta1.VaultApp, before *vaultv1beta1.VaultAppStatus, name string) error {
+	text, found, err := r.Vault.ReadPolicy(ctx, name)
+	if err != nil || !found {
+		return err
+	}
+	if ok, why := ownsPolicy(app, before, text); !ok {
+		return &errNotOwned{kind: "policy", name: name, why: why}
+	}
+	return r.Vault.WritePolicy(ctx, name, vaultclient.RetainedText(text, ownerOf(app)))
+}

@@ -1,0 +1,219 @@
+/*
+Copyright 2026 The vault-keycloak-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package tenancy
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
+)
+
+// LegacyNamespaceGrantsAnnotation, set to "true" on a KeycloakServer, keeps
+// the behaviour of releases before spec.access: every namespace listed in
+// spec.allowedNamespaces may read any client of any realm (never a protected
+// one, and never rotate). It exists for the upgrade only; the
+// KeycloakServer reports a Warning while it is in effect.
+const LegacyNamespaceGrantsAnnotation = "secrets.carbogame.com/legacy-namespace-grants"
+
+// protectedClients exist in every realm and hold (or hand out) admin rights:
+// reading their secret, or rotating it, is never granted.
+var protectedClients = []string{"admin-cli", "security-admin-console", "realm-management", "broker"}
+
+// realmPattern is a plain realm name: letters, digits, ".", "_" and "-",
+// starting and ending with a letter or digit. Keycloak accepts more, but a
+// realm in a URL path must not be able to reach another realm or endpoint.
+var realmPattern = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9._-]{0,253}[A-Za-z0-9])?$`)
+
+// ValidateRealm checks that realm is a plain realm name.
+func ValidateRealm(fld *field.Path, realm string) field.ErrorList {
+	if !realmPattern.MatchString(realm) || strings.Contains(realm, "..") {
+		return field.ErrorList{field.Invalid(fld, realm,
+			"must be a plain realm name: letters, digits, \".\", \"_\" and \"-\", starting and ending with a letter or digit, at most 255 characters")}
+	}
+	return nil
+}
+
+// KeycloakRequest is what a KeycloakClientCredential asks of a server.
+type KeycloakRequest struct {
+	Namespace string
+	Realm     string
+	ClientID  string
+	Rotate    bool
+}
+
+// MasterRealm is Keycloak's admin realm, and the login realm by default.
+const MasterRealm = "master"
+
+// LoginOf is the server's own login, with clientID the client it logs in
+// with ("" when not known; a password login always uses admin-cli).
+func LoginOf(server *secretsv1beta1.KeycloakServer, clientID string) Login {
+	login := Login{Realm: server.Spec.Realm, ClientID: clientID}
+	if login.Realm == "" {
+		login.Realm = MasterRealm
+	}
+	if server.Spec.AuthType == secretsv1beta1.AuthPassword {
+		login.ClientID = "admin-cli"
+	}
+	return login
+}
+
+// Login is the server's own login: its realm and the client it logs in
+// with (admin-cli for a password login). Those are never granted.
+type Login struct {
+	Realm    string
+	ClientID string
+}
+
+// Paths of the fields a refusal names, in the KeycloakClientCredential.
+var (
+	realmField    = field.NewPath("spec", "source", "realm")
+	clientIDField = field.NewPath("spec", "source", "clientId")
+	rotationField = field.NewPath("spec", "rotation")
+	serverField   = field.NewPath("spec", "source", "serverRef", "name")
+)
+
+// CheckKeycloakAccess reports what of req the server's grants refuse; nil
+// when everything asked is granted. login is the server's own login when
+// known (the webhook may not know the client; the controller always does).
+func CheckKeycloakAccess(server *secretsv1beta1.KeycloakServer, req KeycloakRequest, login Login) field.ErrorList {
+	if errs := ValidateRealm(realmField, req.Realm); len(errs) > 0 {
+		return errs
+	}
+	if reason := protectedReason(req, login); reason != "" {
+		return field.ErrorList{field.Forbidden(clientIDField, fmt.Sprintf("client %q in realm %q %s: it is never readable or rotatable through a KeycloakClientCredential",
+			req.ClientID, req.Realm, reason))}
+	}
+	grants := EffectiveGrants(server)
+	var forNamespace, forRealm []int
+	for i, g := range grants {
+		if !matchesAny(g.Namespaces, req.Namespace) {
+			continue
+		}
+		forNamespace = append(forNamespace, i)
+		if !matchesAny(g.Realms, req.Realm) {
+			continue
+		}
+		forRealm = append(forRealm, i)
+		if !matchesAny(g.ClientIDs, req.ClientID) {
+			continue
+		}
+		if !req.Rotate || g.Rotate {
+			return nil
+		}
+	}
+	switch {
+	case len(forNamespace) == 0:
+		return field.ErrorList{field.Forbidden(serverField, fmt.Sprintf("KeycloakServer %q grants namespace %q nothing (the cluster admin grants access in its spec.access)",
+			server.Name, req.Namespace))}
+	case len(forRealm) == 0:
+		return field.ErrorList{field.Forbidden(realmField, fmt.Sprintf("realm %q is not granted to namespace %q by KeycloakServer %q: its grants for this namespace allow realms %s",
+			req.Realm, req.Namespace, server.Name, describe(grants, forNamespace, func(g secretsv1beta1.AccessGrant) []string { return g.Realms })))}
+	}
+	readable := slices.ContainsFunc(forRealm, func(i int) bool { return matchesAny(grants[i].ClientIDs, req.ClientID) })
+	if !readable {
+		return field.ErrorList{field.Forbidden(clientIDField, fmt.Sprintf("client %q in realm %q is not granted to namespace %q by KeycloakServer %q: its grants allow clientIds %s",
+			req.ClientID, req.Realm, req.Namespace, server.Name, describe(grants, forRealm, func(g secretsv1beta1.AccessGrant) []string { return g.ClientIDs })))}
+	}
+	return field.ErrorList{field.Forbidden(rotationField, fmt.Sprintf("rotating client %q is not granted to namespace %q by KeycloakServer %q: no grant that covers it sets rotate: true",
+		req.ClientID, req.Namespace, server.Name))}
+}
+
+// protectedReason says why a client is protected, or "" if it is not.
+func protectedReason(req KeycloakRequest, login Login) string {
+	switch {
+	case slices.Contains(protectedClients, req.ClientID):
+		return "is one of Keycloak's admin clients"
+	case login.ClientID != "" && req.Realm == login.Realm && req.ClientID == login.ClientID:
+		return "is the operator's own login client"
+	case (req.Realm == login.Realm || req.Realm == MasterRealm) && strings.HasSuffix(req.ClientID, "-realm"):
+		// In the master (and the login) realm, <realm>-realm clients hold
+		// the admin roles over each realm.
+		return "is an admin client of the " + req.Realm + " realm"
+	}
+	return ""
+}
+
+// EffectiveGrants are the server's grants, with the legacy namespace list
+// turned into a read-only grant of everything when the admin opted in.
+func EffectiveGrants(server *secretsv1beta1.KeycloakServer) []secretsv1beta1.AccessGrant {
+	grants := server.Spec.Access
+	if LegacyGrantsInEffect(server) {
+		grants = append(slices.Clone(grants), secretsv1beta1.AccessGrant{
+			Namespaces: server.Spec.AllowedNamespaces, Realms: []string{"*"}, ClientIDs: []string{"*"},
+		})
+	}
+	return grants
+}
+
+// LegacyGrantsInEffect reports whether spec.allowedNamespaces still grants
+// read access (the admin opted in, for the upgrade).
+func LegacyGrantsInEffect(server *secretsv1beta1.KeycloakServer) bool {
+	return server.Annotations[LegacyNamespaceGrantsAnnotation] == "true" && len(server.Spec.AllowedNamespaces) > 0
+}
+
+// GrantsNamespace reports whether any grant of the server names namespace:
+// the cheap check that decides whether a namespace may use the server at all.
+func GrantsNamespace(server *secretsv1beta1.KeycloakServer, namespace string) bool {
+	return slices.ContainsFunc(EffectiveGrants(server), func(g secretsv1beta1.AccessGrant) bool { return matchesAny(g.Namespaces, namespace) })
+}
+
+// ValidatePattern checks one entry of a grant list: an exact name, a prefix
+// followed by one "*", or "*" alone.
+func ValidatePattern(fld *field.Path, p string) field.ErrorList {
+	if p == "" || strings.Contains(strings.TrimSuffix(p, "*"), "*") {
+		return field.ErrorList{field.Invalid(fld, p, "must be an exact name, a prefix followed by \"*\" (such as \"team-a-*\"), or \"*\" alone")}
+	}
+	return nil
+}
+
+// matchesAny reports whether name matches one of the patterns.
+func matchesAny(patterns []string, name string) bool {
+	return slices.ContainsFunc(patterns, func(p string) bool {
+		if prefix, ok := strings.CutSuffix(p, "*"); ok {
+			return strings.HasPrefix(name, prefix)
+		}
+		return p == name
+	})
+}
+
+// describe lists what the grants at indexes allow, for a refusal message.
+func describe(grants []secretsv1beta1.AccessGrant, indexes []int, list func(secretsv1beta1.AccessGrant) []string) string {
+	var out []string
+	for _, i := range indexes {
+		for _, p := range list(grants[i]) {
+			if !slices.Contains(out, p) {
+				out = append(out, p)
+			}
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+// AccessRequestOf is what a KeycloakClientCredential asks of its server.
+func AccessRequestOf(kcc *secretsv1beta1.KeycloakClientCredential) KeycloakRequest {
+	return KeycloakRequest{
+		Namespace: kcc.Namespace,
+		Realm:     kcc.Spec.Source.Realm,
+		ClientID:  kcc.Spec.Source.ClientID,
+		Rotate:    kcc.Spec.Rotation != nil,
+	}
+}

@@ -1,0 +1,115 @@
+/*
+Copyright 2026 The vault-keycloak-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package tenancy
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
+)
+
+// Bounds and defaults of a KeycloakClientCredential, used by the webhook
+// and the controller alike.
+const (
+	DefaultCredentialRefreshInterval = 10 * time.Minute
+	MinCredentialRefreshInterval     = 30 * time.Second
+	MinRotationInterval              = time.Hour
+	DefaultClientIDKey               = "clientId"
+	DefaultClientSecretKey           = "clientSecret"
+)
+
+// ValidateKeycloakClientCredential checks the rules that need nothing but
+// the object. Each error names the field and the rule.
+func ValidateKeycloakClientCredential(kcc *secretsv1beta1.KeycloakClientCredential) field.ErrorList {
+	var errs field.ErrorList
+	spec := field.NewPath("spec")
+	target := spec.Child("target")
+
+	errs = append(errs, ValidateRealm(realmField, kcc.Spec.Source.Realm)...)
+	if ri := kcc.Spec.RefreshInterval; ri != nil && ri.Duration < MinCredentialRefreshInterval {
+		errs = append(errs, field.Invalid(spec.Child("refreshInterval"), ri.Duration.String(), fmt.Sprintf("must be at least %s", MinCredentialRefreshInterval)))
+	}
+	if r := kcc.Spec.Rotation; r != nil && r.Interval.Duration < MinRotationInterval {
+		errs = append(errs, field.Invalid(spec.Child("rotation", "interval"), r.Interval.Duration.String(), fmt.Sprintf("must be at least %s", MinRotationInterval)))
+	}
+	for _, msg := range validation.IsDNS1123Subdomain(kcc.Spec.Target.SecretName) {
+		errs = append(errs, field.Invalid(target.Child("secretName"), kcc.Spec.Target.SecretName, "must be a Secret name: "+msg))
+	}
+	for i, ns := range kcc.Spec.Target.Namespaces {
+		for _, msg := range validation.IsDNS1123Label(ns) {
+			errs = append(errs, field.Invalid(target.Child("namespaces").Index(i), ns, "must be a namespace name: "+msg))
+		}
+	}
+
+	keys := kcc.Spec.Target.Keys
+	used := map[string]string{}
+	for _, k := range []struct{ name, value string }{
+		{"clientId", keys.ClientID}, {"clientSecret", keys.ClientSecret}, {"issuerURL", keys.IssuerURL}, {"tokenURL", keys.TokenURL},
+	} {
+		if k.value == "" {
+			continue
+		}
+		fld := target.Child("keys", k.name)
+		for _, msg := range validation.IsConfigMapKey(k.value) {
+			errs = append(errs, field.Invalid(fld, k.value, "must be a Secret key: "+msg))
+		}
+		if other, dup := used[k.value]; dup {
+			errs = append(errs, field.Duplicate(fld, k.value+" (also the key of "+other+"; each value needs its own key)"))
+		}
+		used[k.value] = k.name
+	}
+	if keys.ClientSecret == "" && keys.ClientID == "" && keys.IssuerURL == "" && keys.TokenURL == "" {
+		errs = append(errs, field.Required(target.Child("keys"), "at least one key must be set"))
+	}
+
+	errs = append(errs, metav1validation.ValidateLabels(kcc.Spec.Target.Labels, target.Child("labels"))...)
+	for _, k := range sortedKeys(kcc.Spec.Target.Annotations) {
+		for _, msg := range validation.IsQualifiedName(strings.ToLower(k)) {
+			errs = append(errs, field.Invalid(target.Child("annotations").Key(k), k, msg))
+		}
+	}
+	errs = append(errs, ValidateTargetMetadata(target, kcc.Spec.Target.Labels, kcc.Spec.Target.Annotations)...)
+	if t := kcc.Spec.Target.Type; t != "" {
+		for _, msg := range validation.IsQualifiedName(string(t)) {
+			errs = append(errs, field.Invalid(target.Child("type"), string(t), "must be a Secret type: "+msg))
+		}
+	}
+	return errs
+}
+
+// CredentialRefreshInterval is how often Keycloak is read for kcc.
+func CredentialRefreshInterval(kcc *secretsv1beta1.KeycloakClientCredential) time.Duration {
+	if ri := kcc.Spec.RefreshInterval; ri != nil && ri.Duration >= MinCredentialRefreshInterval {
+		return ri.Duration
+	}
+	return DefaultCredentialRefreshInterval
+}
+
+// TargetNamespaces are the namespaces kcc writes its Secret into: its own
+// when it names none.
+func TargetNamespaces(kcc *secretsv1beta1.KeycloakClientCredential) []string {
+	if len(kcc.Spec.Target.Namespaces) == 0 {
+		return []string{kcc.Namespace}
+	}
+	return kcc.Spec.Target.Namespaces
+}
