@@ -95,7 +95,7 @@ test: manifests generate fmt vet ## Run all tests against a real kube-apiserver,
 
 # The packages with benchmarks; each checks a performance target and fails
 # when it is missed (timed tests do not).
-BENCH_PKGS ?= ./internal/controller/secrets/
+BENCH_PKGS ?= ./test/integration/keycloak/
 
 .PHONY: bench
 bench: manifests generate ## Run the benchmarks that check the performance targets, against the real services.

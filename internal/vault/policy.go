@@ -56,7 +56,7 @@ const (
 	retainedMark = "# Retained by vault-keycloak-operator from VaultApp "
 )
 
-var markPattern = regexp.MustCompile(`^# (Managed|Retained) by vault-keycloak-operator (?:for|from) VaultApp ([a-z0-9-]+)/([^ ]+) \(uid ([0-9a-f-]+)\)\.$`)
+var markPattern = regexp.MustCompile(`^# (Managed|Retained) by vault-keycloak-operator (?:for|from) VaultApp ([a-z0-9-]+)/([^ ]+) \(uid ([^) ]+)\)\.$`)
 
 // PolicyMark is what a policy's first line says of who wrote it.
 type PolicyMark struct {

@@ -309,7 +309,7 @@ func (r *VaultAppReconciler) failAll(app *vaultv1beta1.VaultApp, reason, msg str
 // for a change (not for a reconcile that found everything in step).
 func (r *VaultAppReconciler) updateStatus(ctx context.Context, app *vaultv1beta1.VaultApp, before *vaultv1beta1.VaultAppStatus, eventType, reason, note string) error {
 	if note != "" && (eventType == corev1.EventTypeNormal || !equality.Semantic.DeepEqual(before.Conditions, app.Status.Conditions)) {
-		r.Recorder.Eventf(app, nil, eventType, reason, "Reconcile", note)
+		r.Recorder.Eventf(app, nil, eventType, reason, "Reconcile", "%s", note)
 	}
 	if equality.Semantic.DeepEqual(*before, app.Status) {
 		return nil

@@ -77,7 +77,7 @@ func (r *VaultAppReconciler) finalize(ctx context.Context, app *vaultv1beta1.Vau
 	if reason == shared.ReasonNotOwned {
 		eventType = corev1.EventTypeWarning
 	}
-	r.Recorder.Eventf(app, nil, eventType, reason, "Delete", note)
+	r.Recorder.Eventf(app, nil, eventType, reason, "Delete", "%s", note)
 	if err := shared.SetFinalizer(ctx, r.Client, app, Finalizer, false); err != nil && !apierrors.IsNotFound(err) {
 		return ctrl.Result{}, err
 	}

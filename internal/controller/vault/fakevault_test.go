@@ -1,0 +1,87 @@
+/*
+Copyright 2026 The vault-keycloak-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package vault
+
+import (
+	"context"
+	"slices"
+	"strings"
+
+	vaultclient "github.com/carbogame/vault-keycloak-operator/internal/vault"
+)
+
+// fakeVault keeps policies and roles in maps and records every write, so a
+// unit test asserts what the controller did to Vault.
+type fakeVault struct {
+	policies map[string]string
+	roles    map[string]vaultclient.Role
+	// writes lists "write_policy <name>", "delete_role <name>", ...
+	writes []string
+}
+
+func newFakeVault() *fakeVault {
+	return &fakeVault{policies: map[string]string{}, roles: map[string]vaultclient.Role{}}
+}
+
+func (f *fakeVault) RenderPolicy(owner vaultclient.Owner, rules []vaultclient.Rule) string {
+	return vaultclient.RenderPolicy("secret", owner, rules)
+}
+
+func (f *fakeVault) ReadPolicy(_ context.Context, name string) (string, bool, error) {
+	text, ok := f.policies[name]
+	return text, ok, nil
+}
+
+func (f *fakeVault) WritePolicy(_ context.Context, name, text string) error {
+	f.policies[name] = text
+	f.writes = append(f.writes, vaultclient.OpWritePolicy+" "+name)
+	return nil
+}
+
+func (f *fakeVault) DeletePolicy(_ context.Context, name string) error {
+	delete(f.policies, name)
+	f.writes = append(f.writes, vaultclient.OpDeletePolicy+" "+name)
+	return nil
+}
+
+func (f *fakeVault) ListPolicies(_ context.Context, prefix string) ([]string, error) {
+	var out []string
+	for n := range f.policies {
+		if strings.HasPrefix(n, prefix) {
+			out = append(out, n)
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+func (f *fakeVault) ReadRole(_ context.Context, name string) (vaultclient.Role, bool, error) {
+	r, ok := f.roles[name]
+	return r, ok, nil
+}
+
+func (f *fakeVault) WriteRole(_ context.Context, name string, r vaultclient.Role) error {
+	f.roles[name] = r
+	f.writes = append(f.writes, vaultclient.OpWriteRole+" "+name)
+	return nil
+}
+
+func (f *fakeVault) DeleteRole(_ context.Context, name string) error {
+	delete(f.roles, name)
+	f.writes = append(f.writes, vaultclient.OpDeleteRole+" "+name)
+	return nil
+}

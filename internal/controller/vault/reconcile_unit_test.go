@@ -1,0 +1,341 @@
+/*
+Copyright 2026 The vault-keycloak-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package vault
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/tools/events"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
+	"github.com/carbogame/vault-keycloak-operator/internal/controller/shared"
+	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
+	vaultclient "github.com/carbogame/vault-keycloak-operator/internal/vault"
+)
+
+const testPolicy = "app.shop.api"
+
+// world is one namespace "shop", one VaultApp "api" in it, a fake Vault,
+// and the reconciler between them.
+type world struct {
+	t      *testing.T
+	client client.Client
+	vault  *fakeVault
+	events *events.FakeRecorder
+	r      *VaultAppReconciler
+}
+
+func newWorld(t *testing.T, nsAnnotations map[string]string, app *vaultv1beta1.VaultApp) *world {
+	t.Helper()
+	scheme := runtime.NewScheme()
+	_ = corev1.AddToScheme(scheme)
+	_ = vaultv1beta1.AddToScheme(scheme)
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "shop", Annotations: nsAnnotations}}
+	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(ns, app).WithStatusSubresource(&vaultv1beta1.VaultApp{}).Build()
+	w := &world{t: t, client: c, vault: newFakeVault(), events: events.NewFakeRecorder(100)}
+	w.r = &VaultAppReconciler{Client: c, Vault: w.vault, Recorder: w.events}
+	return w
+}
+
+func shopAPI(rules ...vaultv1beta1.PolicyRule) *vaultv1beta1.VaultApp {
+	if len(rules) == 0 {
+		rules = []vaultv1beta1.PolicyRule{{Path: "db/*", Capabilities: []vaultv1beta1.Capability{"read", "list"}}}
+	}
+	return &vaultv1beta1.VaultApp{
+		ObjectMeta: metav1.ObjectMeta{Name: "api", Namespace: "shop", UID: "1111-2222", Generation: 1},
+		Spec: vaultv1beta1.VaultAppSpec{
+			Policy:         vaultv1beta1.PolicySpec{Rules: rules},
+			KubernetesAuth: vaultv1beta1.KubernetesAuthSpec{ServiceAccounts: []string{"api"}},
+		},
+	}
+}
+
+func (w *world) reconcile() {
+	w.t.Helper()
+	if _, err := w.r.Reconcile(context.Background(), ctrl.Request{NamespacedName: client.ObjectKey{Namespace: "shop", Name: "api"}}); err != nil {
+		w.t.Fatalf("reconcile: %v", err)
+	}
+}
+
+func (w *world) app() *vaultv1beta1.VaultApp {
+	w.t.Helper()
+	var app vaultv1beta1.VaultApp
+	if err := w.client.Get(context.Background(), client.ObjectKey{Namespace: "shop", Name: "api"}, &app); err != nil {
+		w.t.Fatal(err)
+	}
+	return &app
+}
+
+func (w *world) setNamespaceAnnotations(a map[string]string) {
+	w.t.Helper()
+	var ns corev1.Namespace
+	_ = w.client.Get(context.Background(), client.ObjectKey{Name: "shop"}, &ns)
+	ns.Annotations = a
+	if err := w.client.Update(context.Background(), &ns); err != nil {
+		w.t.Fatal(err)
+	}
+}
+
+// condition asserts one condition of the VaultApp.
+func (w *world) condition(typ string, status metav1.ConditionStatus, reason string) string {
+	w.t.Helper()
+	c := meta.FindStatusCondition(w.app().Status.Conditions, typ)
+	if c == nil || c.Status != status || c.Reason != reason {
+		w.t.Fatalf("condition %s = %+v, want %s/%s", typ, c, status, reason)
+	}
+	return c.Message
+}
+
+// event asserts that an Event with this type and reason was recorded, and
+// returns its text.
+func (w *world) event(eventType, reason string) string {
+	w.t.Helper()
+	for {
+		select {
+		case e := <-w.events.Events:
+			if strings.HasPrefix(e, eventType+" "+reason+" ") {
+				return e
+			}
+		case <-time.After(100 * time.Millisecond):
+			w.t.Fatalf("no %s %s Event", eventType, reason)
+			return ""
+		}
+	}
+}
+
+func TestNewVaultAppWritesPolicyAndRoleMarkedWithItsUID(t *testing.T) {
+	w := newWorld(t, nil, shopAPI())
+	w.reconcile()
+	w.condition(shared.TypeReady, metav1.ConditionTrue, shared.ReasonSynced)
+	w.event(corev1.EventTypeNormal, shared.ReasonCreated)
+	mark := vaultclient.MarkOf(w.vault.policies[testPolicy])
+	if !mark.Managed || mark.Owner != (vaultclient.Owner{Namespace: "shop", Name: "api", UID: "1111-2222"}) {
+		t.Fatalf("policy mark = %+v\n%s", mark, w.vault.policies[testPolicy])
+	}
+	if got := w.vault.roles[testPolicy].Policies; !slices.Equal(got, []string{testPolicy}) {
+		t.Fatalf("role token_policies = %v", got)
+	}
+	w.vault.writes = nil
+	w.reconcile()
+	if len(w.vault.writes) > 0 {
+		t.Fatalf("a steady reconcile wrote %v", w.vault.writes)
+	}
+}
+
+func TestNarrowedGrantShrinksThePolicy(t *testing.T) {
+	w := newWorld(t, map[string]string{tenancy.AllowedCapabilitiesAnnotation: "read,update,list"},
+		shopAPI(vaultv1beta1.PolicyRule{Path: "db/*", Capabilities: []vaultv1beta1.Capability{"read", "update"}}))
+	w.reconcile()
+	if !strings.Contains(w.vault.policies[testPolicy], `capabilities = ["read", "update"]`) {
+		t.Fatalf("policy before narrowing:\n%s", w.vault.policies[testPolicy])
+	}
+
+	w.setNamespaceAnnotations(map[string]string{tenancy.AllowedCapabilitiesAnnotation: "read"})
+	w.reconcile()
+	policy := w.vault.policies[testPolicy]
+	if strings.Contains(policy, "update") || !strings.Contains(policy, `capabilities = ["read"]`) {
+		t.Fatalf("policy after narrowing still grants more than read:\n%s", policy)
+	}
+	msg := w.condition(shared.TypeReady, metav1.ConditionFalse, shared.ReasonNotAllowed)
+	if !strings.Contains(msg, "update not allowed") {
+		t.Fatalf("Ready message %q does not say what was taken back", msg)
+	}
+	w.condition(shared.TypePolicySynced, metav1.ConditionTrue, shared.ReasonGrantNarrowed)
+	w.event(corev1.EventTypeWarning, shared.ReasonGrantNarrowed)
+}
+
+func TestRevokedGrantRemovesPolicyAndRole(t *testing.T) {
+	w := newWorld(t, nil, shopAPI())
+	w.reconcile()
+	w.setNamespaceAnnotations(map[string]string{tenancy.AllowedCapabilitiesAnnotation: ""})
+	w.reconcile()
+	if _, ok := w.vault.policies[testPolicy]; ok {
+		t.Fatal("policy still in Vault after the grant was taken back")
+	}
+	if _, ok := w.vault.roles[testPolicy]; ok {
+		t.Fatal("role still in Vault after the grant was taken back")
+	}
+	w.condition(shared.TypeReady, metav1.ConditionFalse, shared.ReasonNotAllowed)
+	w.event(corev1.EventTypeWarning, shared.ReasonGrantRevoked)
+
+	// Granted again: written again.
+	w.setNamespaceAnnotations(nil)
+	w.reconcile()
+	w.condition(shared.TypeReady, metav1.ConditionTrue, shared.ReasonSynced)
+	if _, ok := w.vault.policies[testPolicy]; !ok {
+		t.Fatal("policy not written again once granted")
+	}
+}
+
+func TestVaultObjectsTheOperatorDidNotWriteAreLeftAlone(t *testing.T) {
+	foreignPolicy := `path "secret/*" { capabilities = ["read"] }`
+	retained := vaultclient.RetainedText(vaultclient.RenderPolicy("secret", vaultclient.Owner{Namespace: "shop", Name: "api", UID: "old"}, nil),
+		vaultclient.Owner{Namespace: "shop", Name: "api", UID: "old"})
+	tests := []struct {
+		name   string
+		policy string
+		role   *vaultclient.Role
+		want   string
+	}{
+		{"policy without the mark", foreignPolicy, nil, "policy app.shop.api exists in Vault and was not written for this VaultApp (its first line carries no mark of the operator)"},
+		{"policy retained from an earlier VaultApp", retained, nil, "it was retained from VaultApp shop/api (uid old)"},
+		{"role that grants other policies", "", &vaultclient.Role{Policies: []string{"admin"}, Namespace: "shop"},
+			"role app.shop.api exists in Vault and was not written for this VaultApp (its token_policies [admin] do not grant policy app.shop.api)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := newWorld(t, nil, shopAPI())
+			if tt.policy != "" {
+				w.vault.policies[testPolicy] = tt.policy
+			}
+			if tt.role != nil {
+				w.vault.roles[testPolicy] = *tt.role
+			}
+			w.reconcile()
+			if len(w.vault.writes) > 0 {
+				t.Fatalf("wrote %v over an object it does not own", w.vault.writes)
+			}
+			msg := w.condition(shared.TypeReady, metav1.ConditionFalse, shared.ReasonNotOwned)
+			if !strings.Contains(msg, tt.want) {
+				t.Fatalf("message %q\ndoes not say %q", msg, tt.want)
+			}
+			w.event(corev1.EventTypeWarning, shared.ReasonNotOwned)
+
+			// Deleting the VaultApp does not delete them either.
+			app := w.app()
+			if err := w.client.Delete(context.Background(), app); err != nil {
+				t.Fatal(err)
+			}
+			w.reconcile()
+			if len(w.vault.writes) > 0 {
+				t.Fatalf("deletion wrote %v to objects it does not own", w.vault.writes)
+			}
+		})
+	}
+}
+
+func TestHandEditThatDroppedTheMarkIsRepaired(t *testing.T) {
+	w := newWorld(t, nil, shopAPI())
+	w.reconcile()
+	w.vault.policies[testPolicy] = `path "secret/*" { capabilities = ["sudo", "read"] }`
+	w.vault.roles[testPolicy] = vaultclient.Role{Policies: []string{"root"}, Namespace: "*"}
+	w.reconcile()
+	if !vaultclient.MarkOf(w.vault.policies[testPolicy]).Managed || strings.Contains(w.vault.policies[testPolicy], "sudo") {
+		t.Fatalf("drift not repaired:\n%s", w.vault.policies[testPolicy])
+	}
+	if got := w.vault.roles[testPolicy].Policies; !slices.Equal(got, []string{testPolicy}) {
+		t.Fatalf("role drift not repaired: %v", got)
+	}
+	w.event(corev1.EventTypeNormal, shared.ReasonDriftRepaired)
+}
+
+func TestSpecThatBypassedTheWebhookWritesNothing(t *testing.T) {
+	rules := make([]vaultv1beta1.PolicyRule, 65)
+	for i := range rules {
+		rules[i] = vaultv1beta1.PolicyRule{Path: "db", Capabilities: []vaultv1beta1.Capability{"read"}}
+	}
+	w := newWorld(t, nil, shopAPI(rules...))
+	w.reconcile()
+	if len(w.vault.writes) > 0 {
+		t.Fatalf("wrote %v for a spec the schema refuses", w.vault.writes)
+	}
+	if msg := w.condition(shared.TypeReady, metav1.ConditionFalse, shared.ReasonNotAllowed); !strings.Contains(msg, "must have at most 64 items") {
+		t.Fatalf("message = %q", msg)
+	}
+}
+
+func TestDeletionPolicy(t *testing.T) {
+	tests := []struct {
+		name        string
+		policy      vaultv1beta1.DeletionPolicy
+		annotations map[string]string
+		wantKept    bool
+		wantEvent   string
+	}{
+		{"Delete removes", vaultv1beta1.DeletionPolicyDelete, nil, false, "removed policy and role app.shop.api from Vault"},
+		{"Retain where the admin allows it releases", vaultv1beta1.DeletionPolicyRetain, map[string]string{tenancy.AllowRetainAnnotation: "true"}, true, "left policy and role"},
+		{"Retain the admin did not allow removes", vaultv1beta1.DeletionPolicyRetain, nil, false, "deletionPolicy Retain is not allowed in this namespace"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			app := shopAPI()
+			app.Spec.DeletionPolicy = tt.policy
+			w := newWorld(t, tt.annotations, app)
+			w.reconcile()
+			if err := w.client.Delete(context.Background(), w.app()); err != nil {
+				t.Fatal(err)
+			}
+			w.reconcile()
+			text, kept := w.vault.policies[testPolicy]
+			_, roleKept := w.vault.roles[testPolicy]
+			if kept != tt.wantKept || roleKept != tt.wantKept {
+				t.Fatalf("policy kept %v, role kept %v; want %v", kept, roleKept, tt.wantKept)
+			}
+			if kept && !vaultclient.MarkOf(text).Retained {
+				t.Fatalf("retained policy not marked as released:\n%s", text)
+			}
+			found := false
+			for len(w.events.Events) > 0 {
+				if e := <-w.events.Events; strings.Contains(e, tt.wantEvent) {
+					found = true
+				}
+			}
+			if !found {
+				t.Fatalf("no Event saying %q", tt.wantEvent)
+			}
+		})
+	}
+}
+
+func TestOrphanSweep(t *testing.T) {
+	w := newWorld(t, nil, shopAPI())
+	w.reconcile() // app.shop.api, whose VaultApp exists
+	gone := vaultclient.Owner{Namespace: "shop", Name: "gone", UID: "3333"}
+	w.vault.policies["app.shop.gone"] = vaultclient.RenderPolicy("secret", gone, nil)
+	w.vault.roles["app.shop.gone"] = vaultclient.Role{Policies: []string{"app.shop.gone"}}
+	kept := vaultclient.Owner{Namespace: "shop", Name: "kept", UID: "4444"}
+	w.vault.policies["app.shop.kept"] = vaultclient.RetainedText(vaultclient.RenderPolicy("secret", kept, nil), kept)
+	w.vault.policies["app.shop.foreign"] = `path "x" { capabilities = ["read"] }`
+	w.vault.writes = nil
+
+	s := &OrphanSweeper{Reader: w.client, Vault: w.vault, Recorder: w.events}
+	removed, err := s.Sweep(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(removed, []string{"app.shop.gone"}) {
+		t.Fatalf("removed %v, want only app.shop.gone", removed)
+	}
+	want := []string{vaultclient.OpDeleteRole + " app.shop.gone", vaultclient.OpDeletePolicy + " app.shop.gone"}
+	if !slices.Equal(w.vault.writes, want) {
+		t.Fatalf("writes = %v, want %v", w.vault.writes, want)
+	}
+	if e := w.event(corev1.EventTypeNormal, shared.ReasonOrphanRemoved); !strings.Contains(e, "VaultApp shop/gone (uid 3333) no longer exists") {
+		t.Fatalf("event = %q", e)
+	}
+}

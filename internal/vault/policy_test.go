@@ -1,0 +1,71 @@
+/*
+Copyright 2026 The vault-keycloak-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package vault
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+func TestRenderPolicyGolden(t *testing.T) {
+	owner := Owner{Namespace: "shop", Name: "api", UID: "0b6f9c1e-5a4e-4f0b-9a55-1f2d3c4b5a69"}
+	// Out of order, duplicated and split across rules: the text is the same
+	// for every equivalent set of rules.
+	rules := []Rule{
+		{Path: "stripe", Capabilities: []string{"update", "create"}},
+		{Path: "db/*", Capabilities: []string{"list", "read"}},
+		{Path: "stripe", Capabilities: []string{"read", "create"}},
+	}
+	got := RenderPolicy("secret", owner, rules)
+	golden := filepath.Join("testdata", "policy.golden")
+	if *update {
+		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != string(want) {
+		t.Fatalf("policy text changed (go test ./internal/vault -update rewrites the golden file):\n%s", got)
+	}
+	if again := RenderPolicy("secret", owner, []Rule{rules[2], rules[1], rules[0]}); again != got {
+		t.Fatalf("rule order changed the text:\n%s", again)
+	}
+}
+
+func TestMarks(t *testing.T) {
+	owner := Owner{Namespace: "shop", Name: "api.v2", UID: "0b6f9c1e-5a4e-4f0b-9a55-1f2d3c4b5a69"}
+	text := RenderPolicy("secret", owner, []Rule{{Path: "db", Capabilities: []string{"read"}}})
+	if m := MarkOf(text); !m.Managed || m.Retained || m.Owner != owner {
+		t.Fatalf("MarkOf(rendered) = %+v", m)
+	}
+	retained := RetainedText(text, owner)
+	if m := MarkOf(retained); m.Managed || !m.Retained || m.Owner != owner {
+		t.Fatalf("MarkOf(retained) = %+v", m)
+	}
+	for _, foreign := range []string{"", `path "x" {}`, "# Managed by someone else\n", "# Managed by vault-keycloak-operator for VaultApp shop/api.\n"} {
+		if m := MarkOf(foreign); m.Managed || m.Retained {
+			t.Errorf("MarkOf(%q) = %+v, want no mark", foreign, m)
+		}
+	}
+}
