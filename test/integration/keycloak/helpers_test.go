@@ -45,7 +45,8 @@ func waitServer(t testing.TB, name, typ string, status metav1.ConditionStatus, r
 }
 
 // newServer creates a KeycloakServer for the test, logging in to k's master
-// realm as its admin, usable from the namespaces listed.
+// realm as its admin, granting the namespaces listed every client of the
+// suite's realm, rotation included.
 func newServer(t testing.TB, k *harness.Keycloak, allowed ...string) string {
 	t.Helper()
 	name := fmt.Sprintf("kc-%04d", rand.IntN(10000))
@@ -55,7 +56,9 @@ func newServer(t testing.TB, k *harness.Keycloak, allowed ...string) string {
 			URL:                  k.URL,
 			AuthType:             secretsv1beta1.AuthPassword,
 			CredentialsSecretRef: secretsv1beta1.SecretReference{Name: adminCredentials},
-			AllowedNamespaces:    allowed,
+			Access: []secretsv1beta1.AccessGrant{{
+				Namespaces: allowed, Realms: []string{realm}, ClientIDs: []string{"*"}, Rotate: true,
+			}},
 		},
 	}
 	if err := op.Client.Create(context.Background(), s); err != nil {

@@ -275,11 +275,11 @@ func TestRefusals(t *testing.T) {
 		NewWithT(t).Expect(apierrors.IsNotFound(err)).To(BeTrue(), "nothing written")
 	})
 
-	t.Run("server that does not allow the namespace", func(t *testing.T) {
+	t.Run("server that grants the namespace nothing", func(t *testing.T) {
 		other := newServer(t, kc, "someone-else")
 		kcc := credential(ns, "barred", other, newClientID(t, ""))
 		err := op.Client.Create(ctx, kcc)
-		want := `admission webhook "vkeycloakclientcredential-v1beta1.secrets.carbogame.com" denied the request: KeycloakClientCredential.secrets.carbogame.com "barred" is invalid: spec.source.serverRef.name: Forbidden: KeycloakServer "` + other + `" does not allow namespace "` + ns + `" (its spec.allowedNamespaces: someone-else)`
+		want := `admission webhook "vkeycloakclientcredential-v1beta1.secrets.carbogame.com" denied the request: KeycloakClientCredential.secrets.carbogame.com "barred" is invalid: spec.source.serverRef.name: Forbidden: KeycloakServer "` + other + `" grants namespace "` + ns + `" nothing (the cluster admin grants access in its spec.access)`
 		if err == nil || err.Error() != want {
 			t.Fatalf("create: %v\nwant: %s", err, want)
 		}

@@ -56,7 +56,9 @@ func TestAdmissionRejectsBrokenCredentials(t *testing.T) {
 			denied(`spec.target.keys.issuerURL: Invalid value: "issuer url": must be a Secret key: a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')`)},
 		{"reserved label", func(k *secretsv1beta1.KeycloakClientCredential) {
 			k.Spec.Target.Labels = map[string]string{"app.kubernetes.io/managed-by": "me"}
-		}, denied(`spec.target.labels[app.kubernetes.io/managed-by]: Forbidden: is set by the operator to mark the Secrets it owns`)},
+		}, denied(`spec.target.labels[app.kubernetes.io/managed-by]: Forbidden: is reserved: keys under kubernetes.io/, k8s.io/ and the operator's own prefixes (secrets.carbogame.com/, vault.exemple.com/) are set only by Kubernetes and the operator`)},
+		{"realm that is not a plain name", func(k *secretsv1beta1.KeycloakClientCredential) { k.Spec.Source.Realm = "apps/../master" },
+			denied(`spec.source.realm: Invalid value: "apps/../master": must be a plain realm name: letters, digits, ".", "_" and "-", starting and ending with a letter or digit, at most 255 characters`)},
 		{"invalid namespace", func(k *secretsv1beta1.KeycloakClientCredential) { k.Spec.Target.Namespaces = []string{"Team.A"} },
 			denied(`spec.target.namespaces[0]: Invalid value: "Team.A": must be a namespace name: a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`)},
 	}

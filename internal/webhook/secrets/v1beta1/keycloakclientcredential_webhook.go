@@ -127,6 +127,8 @@ func (v *KeycloakClientCredentialValidator) validate(ctx context.Context, kcc *s
 		warnings = append(warnings, fmt.Sprintf("KeycloakServer %q does not exist yet: nothing is synced until it does", kcc.Spec.Source.ServerRef.Name))
 	case err != nil:
 		return nil, apierrors.NewInternalError(fmt.Errorf("read KeycloakServer %q: %w", kcc.Spec.Source.ServerRef.Name, err))
+	case len(tenancy.ValidateRealm(nil, kcc.Spec.Source.Realm)) > 0:
+		// Already refused above; grants are checked for plain realm names.
 	default:
 		errs = append(errs, tenancy.CheckKeycloakAccess(&server, tenancy.AccessRequestOf(kcc), tenancy.LoginOf(&server, v.loginClientID(ctx, &server)))...)
 	}
