@@ -130,11 +130,13 @@ func (r *VaultAppReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 	switch {
 	case len(granted) == 0:
 		msg := "nothing the spec asks is granted: " + refused.ToAggregate().Error()
+		reason = shared.ReasonNotAllowed
 		if changed != nothing {
 			msg = fmt.Sprintf("removed policy and role %s from Vault: %s", name, msg)
+			reason = shared.ReasonGrantRevoked
 		}
 		r.failAll(&app, shared.ReasonNotAllowed, msg)
-		eventType, reason, note = corev1.EventTypeWarning, shared.ReasonGrantRevoked, msg
+		eventType, note = corev1.EventTypeWarning, msg
 	case len(refused) > 0:
 		// Narrowed (capabilities taken back), or a Retain the namespace
 		// does not allow (the policy is whole; deletion will remove it).

@@ -93,7 +93,7 @@ func TestAdmissionRejectsWhatTheNamespaceMayNotHave(t *testing.T) {
 			Spec:       vaultv1alpha1.VaultAppSpec{VaultPolicy: vaultv1alpha1.PresetReadWrite, SecretPaths: []string{"db", "../x"}},
 		}
 		err := op.Client.Create(ctx, alpha)
-		want := denied(`[spec.vaultPolicy: Forbidden: create, update, patch, delete ` + grants + `, spec.secretPaths[1]: Invalid value: "../x": must stay inside the namespace's prefix: no "." or ".." segment]`)
+		want := denied(`[spec.secretPaths[1]: Invalid value: "../x": must stay inside the namespace's prefix: no "." or ".." segment, spec.vaultPolicy: Forbidden: create, update, patch, delete ` + grants + `]`)
 		if err == nil || err.Error() != want {
 			t.Fatalf("message:\n%v\nwant:\n%s", err, want)
 		}

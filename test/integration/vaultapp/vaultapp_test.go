@@ -33,6 +33,7 @@ import (
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
 	"github.com/carbogame/vault-keycloak-operator/internal/controller/shared"
 	vaultcontroller "github.com/carbogame/vault-keycloak-operator/internal/controller/vault"
+	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
 )
 
 func shopAPI(ns string) *vaultv1beta1.VaultApp {
@@ -69,7 +70,9 @@ func TestV1beta1VaultAppWritesPolicyAndRoleAndReadsBackAsV1alpha1(t *testing.T) 
 		t.Error("no cleanup finalizer on the VaultApp")
 	}
 
-	want := fmt.Sprintf(`# Managed by vault-keycloak-operator for VaultApp %[1]s/shop-api.
+	// The first line is the ownership mark: the operator touches no policy
+	// without it (or one it had in step, per the status).
+	want := fmt.Sprintf(`# Managed by vault-keycloak-operator for VaultApp %[1]s/shop-api (uid %[2]s).
 # Edits made here are reverted at the next refresh.
 
 path "secret/data/%[1]s/db/*" {
@@ -79,7 +82,7 @@ path "secret/data/%[1]s/db/*" {
 path "secret/metadata/%[1]s/db/*" {
   capabilities = ["read", "list"]
 }
-`, ns)
+`, ns, app.UID)
 	if got := readPolicy(t, name); got != want {
 		t.Errorf("policy in Vault:\n%s\nwant:\n%s", got, want)
 	}
@@ -252,7 +255,8 @@ func TestDeletionRemovesOrRetainsVaultState(t *testing.T) {
 	ctx := context.Background()
 	for _, policy := range []vaultv1beta1.DeletionPolicy{vaultv1beta1.DeletionPolicyDelete, vaultv1beta1.DeletionPolicyRetain} {
 		t.Run(string(policy), func(t *testing.T) {
-			ns := newNamespace(t, nil)
+			// Retain is the cluster admin's to allow, per namespace.
+			ns := newNamespace(t, map[string]string{tenancy.AllowRetainAnnotation: "true"})
 			app := shopAPI(ns)
 			app.Spec.DeletionPolicy = policy
 			if err := op.Client.Create(ctx, app); err != nil {
@@ -271,6 +275,9 @@ func TestDeletionRemovesOrRetainsVaultState(t *testing.T) {
 			}
 			if policy == vaultv1beta1.DeletionPolicyRetain && (policyText == "" || role == nil) {
 				t.Fatalf("after delete with Retain: policy or role removed from Vault")
+			}
+			if policy == vaultv1beta1.DeletionPolicyRetain && !strings.HasPrefix(policyText, "# Retained by vault-keycloak-operator from VaultApp "+ns+"/shop-api") {
+				t.Fatalf("retained policy not marked as released by the operator:\n%s", policyText)
 			}
 			waitEvent(t, ns, app.Name, map[vaultv1beta1.DeletionPolicy]string{
 				vaultv1beta1.DeletionPolicyDelete: shared.ReasonDeleted, vaultv1beta1.DeletionPolicyRetain: shared.ReasonRetained,
