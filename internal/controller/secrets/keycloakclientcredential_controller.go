@@ -239,8 +239,15 @@ func (r *KeycloakClientCredentialReconciler) rotateIfDue(ctx context.Context, kc
 	if err := kc.RegenerateSecret(ctx, kcc.Spec.Source.Realm, kcc.Spec.Source.ClientID); err != nil {
 		return err
 	}
+	// Recorded at once, by a patch that no concurrent write can refuse: a
+	// status update that later fails on a conflict must not leave the
+	// rotation looking due, or the next pass would regenerate again.
+	unrotated := kcc.DeepCopy()
 	now := metav1.NewTime(r.now())
 	kcc.Status.LastRotationTime = &now
+	if err := r.Status().Patch(ctx, kcc, client.MergeFrom(unrotated)); err != nil {
+		return fmt.Errorf("record the rotation of client %q: %w", kcc.Spec.Source.ClientID, err)
+	}
 	r.Recorder.Eventf(kcc, nil, corev1.EventTypeNormal, shared.ReasonRotated, "Rotate",
 		"regenerated the secret of client %q in Keycloak", kcc.Spec.Source.ClientID)
 	return nil

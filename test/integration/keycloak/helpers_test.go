@@ -49,6 +49,12 @@ func waitServer(t testing.TB, name, typ string, status metav1.ConditionStatus, r
 // suite's realm, rotation included.
 func newServer(t testing.TB, k *harness.Keycloak, allowed ...string) string {
 	t.Helper()
+	return newServerInRealm(t, k, realm, allowed...)
+}
+
+// newServerInRealm is newServer granting the clients of realmName.
+func newServerInRealm(t testing.TB, k *harness.Keycloak, realmName string, allowed ...string) string {
+	t.Helper()
 	name := fmt.Sprintf("kc-%04d", rand.IntN(10000))
 	s := &secretsv1beta1.KeycloakServer{
 		ObjectMeta: metav1.ObjectMeta{Name: name},
@@ -57,7 +63,7 @@ func newServer(t testing.TB, k *harness.Keycloak, allowed ...string) string {
 			AuthType:             secretsv1beta1.AuthPassword,
 			CredentialsSecretRef: secretsv1beta1.SecretReference{Name: adminCredentials},
 			Access: []secretsv1beta1.AccessGrant{{
-				Namespaces: allowed, Realms: []string{realm}, ClientIDs: []string{"*"}, Rotate: true,
+				Namespaces: allowed, Realms: []string{realmName}, ClientIDs: []string{"*"}, Rotate: true,
 			}},
 		},
 	}

@@ -50,7 +50,7 @@ func TestKeycloakOutageIsReportedAndRecovered(t *testing.T) {
 	}
 
 	ns := op.NewNamespace(t, nil)
-	server := newServer(t, own, ns)
+	server := newServerInRealm(t, own, ownRealm, ns)
 	waitServer(t, server, shared.TypeConnected, metav1.ConditionTrue, shared.ReasonConnected, readyWithin)
 	kcc := credential(ns, "app", server, "app")
 	kcc.Spec.Source.Realm = ownRealm
