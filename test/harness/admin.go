@@ -98,10 +98,23 @@ func (v *Vault) ConfigureKubernetesAuth(ctx context.Context, c client.Client, cf
 	return nil
 }
 
-// OperatorVaultPolicy is what the README tells a Vault admin to grant the operator.
+// OperatorVaultPolicy is what the README tells a Vault admin to grant the
+// operator (keep the two equal): policies named app.* only, listed for the
+// orphan sweep; roles named app.* only, with only the parameters the
+// operator writes, and token_policies confined to app.* (Vault checks each
+// element of the list), so no role it writes can hand out another policy.
 const OperatorVaultPolicy = `
-path "sys/policies/acl/app.*"      { capabilities = ["create", "read", "update", "delete"] }
-path "auth/kubernetes/role/app.*"  { capabilities = ["create", "read", "update", "delete"] }
+path "sys/policies/acl" { capabilities = ["list"] }
+path "sys/policies/acl/app.*" { capabilities = ["create", "read", "update", "delete"] }
+path "auth/kubernetes/role/app.*" {
+  capabilities = ["create", "read", "update", "delete"]
+  allowed_parameters = {
+    "bound_service_account_names"      = []
+    "bound_service_account_namespaces" = []
+    "token_policies"                   = ["app.*"]
+    "token_ttl"                        = []
+  }
+}
 `
 
 // AllowOperator does the rest of the README's Vault part: the operator's

@@ -20,8 +20,10 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
+	vaultapi "github.com/hashicorp/vault/api"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -76,6 +78,47 @@ func TestOperatorLogsInThroughKubernetesAuthOnce(t *testing.T) {
 	// Outside its policy, the operator is refused.
 	if err := c.WritePolicy(ctx, "root-like", `path "*" { capabilities = ["sudo"] }`); err == nil {
 		t.Fatal("the operator wrote a policy outside app.*")
+	}
+
+	// The parameter constraints: roles named app.* that hand out app.*
+	// policies only, with the four parameters the operator writes.
+	asOperator, err := vaultapi.NewClient(&vaultapi.Config{Address: vaultServer.Addr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	asOperator.SetToken("")
+	login, err := asOperator.Logical().WriteWithContext(ctx, "auth/kubernetes/login", map[string]any{"role": "vault-keycloak-operator", "jwt": jwt})
+	if err != nil {
+		t.Fatal(err)
+	}
+	asOperator.SetToken(login.Auth.ClientToken)
+	role := func(params map[string]any) error {
+		_, err := asOperator.Logical().WriteWithContext(ctx, "auth/kubernetes/role/app.vko-login.probe", params)
+		return err
+	}
+	base := func() map[string]any {
+		return map[string]any{"bound_service_account_names": []string{"probe"}, "bound_service_account_namespaces": []string{ns},
+			"token_policies": []string{name}, "token_ttl": 60}
+	}
+	if err := role(base()); err != nil {
+		t.Fatalf("the operator could not write an app.* role: %v", err)
+	}
+	for what, mutate := range map[string]func(map[string]any){
+		"token_policies outside app.*":  func(p map[string]any) { p["token_policies"] = []string{name, "root"} },
+		"the deprecated policies alias": func(p map[string]any) { delete(p, "token_policies"); p["policies"] = []string{"default-admin"} },
+		"a parameter it never writes":   func(p map[string]any) { p["token_no_default_policy"] = false; p["audience"] = "x" },
+	} {
+		p := base()
+		mutate(p)
+		if err := role(p); err == nil {
+			t.Errorf("the operator's policy let it write a role with %s", what)
+		}
+	}
+	if _, err := asOperator.Logical().WriteWithContext(ctx, "auth/kubernetes/role/admin-role", base()); err == nil {
+		t.Error("the operator wrote a role outside app.*")
+	}
+	if names, err := c.ListPolicies(ctx, "app."); err != nil || !slices.Contains(names, name) {
+		t.Fatalf("list policies as the operator (the orphan sweep): %v %v", names, err)
 	}
 
 	// Every token issued through the login path is revoked by an admin.
