@@ -21,21 +21,27 @@ limitations under the License.
 // and the bundle's clusterPermissions. No wildcards.
 package controller
 
-// The operator's own resources: read, add and remove finalizers, write status.
+// The operator's own resources. Each verb is one the code uses: get, list,
+// watch (the cache); patch (finalizers are set by a patch of
+// metadata.finalizers alone; KeycloakServers have none); update (the
+// storage-version migrator's no-op rewrites); status update (every
+// controller), and status patch (a KeycloakClientCredential's rotation is
+// recorded at once); finalizers update (clusters with
+// OwnerReferencesPermissionEnforcement check it when finalizers change).
 // +kubebuilder:rbac:groups=vault.exemple.com,resources=vaultapps,verbs=get;list;watch;update;patch
-// +kubebuilder:rbac:groups=vault.exemple.com,resources=vaultapps/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=vault.exemple.com,resources=vaultapps/status,verbs=update
 // +kubebuilder:rbac:groups=vault.exemple.com,resources=vaultapps/finalizers,verbs=update
 // +kubebuilder:rbac:groups=secrets.carbogame.com,resources=keycloakclientcredentials,verbs=get;list;watch;update;patch
-// +kubebuilder:rbac:groups=secrets.carbogame.com,resources=keycloakclientcredentials/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=secrets.carbogame.com,resources=keycloakclientcredentials/status,verbs=update;patch
 // +kubebuilder:rbac:groups=secrets.carbogame.com,resources=keycloakclientcredentials/finalizers,verbs=update
-// +kubebuilder:rbac:groups=secrets.carbogame.com,resources=keycloakservers,verbs=get;list;watch;update;patch
-// +kubebuilder:rbac:groups=secrets.carbogame.com,resources=keycloakservers/status,verbs=get;update;patch
-// +kubebuilder:rbac:groups=secrets.carbogame.com,resources=keycloakservers/finalizers,verbs=update
+// +kubebuilder:rbac:groups=secrets.carbogame.com,resources=keycloakservers,verbs=get;list;watch;update
+// +kubebuilder:rbac:groups=secrets.carbogame.com,resources=keycloakservers/status,verbs=update
 
-// Target Secrets in any consenting namespace, and KeycloakServer credentials
-// in the operator's namespace. The cache holds only Secrets the operator owns
-// (label-filtered); other reads go to the API server directly.
-// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch;create;update;patch;delete
+// Target Secrets in any consenting namespace (created, updated in place,
+// deleted), and KeycloakServer credentials in the operator's namespace
+// (read). The cache holds only Secrets the operator owns (label-filtered);
+// other reads go to the API server directly.
+// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch;create;update;delete
 
 // Namespaces carry the cluster admin's grants: the Vault capabilities a
 // namespace may use, and consent to receive Secrets from other namespaces.
