@@ -129,7 +129,7 @@ func (r *KeycloakClientCredentialReconciler) Reconcile(ctx context.Context, req 
 			retry = errors.Join(retry, err)
 		}
 	}
-	if err := r.pruneUntargeted(ctx, &kcc); err != nil {
+	if err := r.pruneUntargeted(ctx, &kcc, before); err != nil {
 		retry = errors.Join(retry, err)
 	}
 	kcc.Status.Targets = results
@@ -335,16 +335,15 @@ func wasSynced(status *secretsv1beta1.KeycloakClientCredentialStatus, ns string)
 }
 
 // pruneUntargeted removes the Secrets this resource wrote in namespaces it
-// no longer targets.
-func (r *KeycloakClientCredentialReconciler) pruneUntargeted(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential) error {
-	var list corev1.SecretList
-	if err := r.List(ctx, &list, client.MatchingLabels(ownedBy(kcc))); err != nil {
-		return fmt.Errorf("list owned Secrets: %w", err)
+// no longer targets (or under a name it no longer uses).
+func (r *KeycloakClientCredentialReconciler) pruneUntargeted(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential, before *secretsv1beta1.KeycloakClientCredentialStatus) error {
+	written, err := r.writtenSecrets(ctx, kcc, before)
+	if err != nil {
+		return err
 	}
 	targets := tenancy.TargetNamespaces(kcc)
 	var errs error
-	for i := range list.Items {
-		s := &list.Items[i]
+	for _, s := range written {
 		if slices.Contains(targets, s.Namespace) && s.Name == kcc.Spec.Target.SecretName {
 			continue
 		}
@@ -357,6 +356,29 @@ func (r *KeycloakClientCredentialReconciler) pruneUntargeted(ctx context.Context
 	return errs
 }
 
+// writtenSecrets are the Secrets the operator wrote for kcc: they carry its
+// ownership labels and lie in a namespace it targets or targeted (its
+// status lists those). Labels alone prove nothing — anyone who may create a
+// Secret can copy them — so a labelled Secret in a namespace the resource
+// never wrote to is left alone.
+func (r *KeycloakClientCredentialReconciler) writtenSecrets(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential, status *secretsv1beta1.KeycloakClientCredentialStatus) ([]*corev1.Secret, error) {
+	var list corev1.SecretList
+	if err := r.List(ctx, &list, client.MatchingLabels(ownedBy(kcc))); err != nil {
+		return nil, fmt.Errorf("list owned Secrets: %w", err)
+	}
+	namespaces := slices.Clone(tenancy.TargetNamespaces(kcc))
+	for _, t := range status.Targets {
+		namespaces = append(namespaces, t.Namespace)
+	}
+	var out []*corev1.Secret
+	for i := range list.Items {
+		if slices.Contains(namespaces, list.Items[i].Namespace) {
+			out = append(out, &list.Items[i])
+		}
+	}
+	return out, nil
+}
+
 // finalize removes the Secrets written for the resource (Delete), or leaves
 // them (Retain). Keycloak is not needed for either.
 func (r *KeycloakClientCredentialReconciler) finalize(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential) error {
@@ -364,16 +386,16 @@ func (r *KeycloakClientCredentialReconciler) finalize(ctx context.Context, kcc *
 		return nil
 	}
 	if kcc.Spec.DeletionPolicy != secretsv1beta1.DeletionPolicyRetain {
-		var list corev1.SecretList
-		if err := r.List(ctx, &list, client.MatchingLabels(ownedBy(kcc))); err != nil {
-			return fmt.Errorf("list owned Secrets: %w", err)
+		written, err := r.writtenSecrets(ctx, kcc, &kcc.Status)
+		if err != nil {
+			return err
 		}
-		for i := range list.Items {
-			if err := r.Delete(ctx, &list.Items[i]); client.IgnoreNotFound(err) != nil {
-				return fmt.Errorf("delete Secret %s/%s: %w", list.Items[i].Namespace, list.Items[i].Name, err)
+		for _, s := range written {
+			if err := r.Delete(ctx, s); client.IgnoreNotFound(err) != nil {
+				return fmt.Errorf("delete Secret %s/%s: %w", s.Namespace, s.Name, err)
 			}
 		}
-		r.Recorder.Eventf(kcc, nil, corev1.EventTypeNormal, shared.ReasonDeleted, "Delete", "deleted %d Secret(s)", len(list.Items))
+		r.Recorder.Eventf(kcc, nil, corev1.EventTypeNormal, shared.ReasonDeleted, "Delete", "deleted %d Secret(s)", len(written))
 	} else {
 		r.Recorder.Eventf(kcc, nil, corev1.EventTypeNormal, shared.ReasonRetained, "Delete", "left the Secrets in place (deletionPolicy Retain)")
 	}

@@ -1,0 +1,525 @@
+/*
+Copyright 2026 The vault-keycloak-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package tenancy
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	secretsv1alpha1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1alpha1"
+	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
+	vaultv1alpha1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1alpha1"
+	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
+	"github.com/carbogame/vault-keycloak-operator/internal/controller/shared"
+	vaultcontroller "github.com/carbogame/vault-keycloak-operator/internal/controller/vault"
+	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
+)
+
+// attempt is one way a tenant may try to get more than it was granted.
+type attempt struct {
+	name string
+	// try acts as the tenant and returns the API server's answer.
+	try func(t *testing.T) error
+	// refused is the message the tenant must get (the field and the rule);
+	// "" when the API accepts the request and it must be inert instead.
+	refused string
+	// inert checks Vault, Keycloak and the Secrets: nothing beyond the
+	// grant happened. It runs for refused attempts too.
+	inert func(t *testing.T)
+}
+
+// TestTenantCannotEscalate is the list: add a row for every new path.
+func TestTenantCannotEscalate(t *testing.T) {
+	ctx := context.Background()
+	create := func(o client.Object) func(*testing.T) error {
+		return func(*testing.T) error { return tenant.Create(ctx, o) }
+	}
+	kccDenied := func(name, msg string) string {
+		return `admission webhook "vkeycloakclientcredential-v1beta1.secrets.carbogame.com" denied the request: KeycloakClientCredential.secrets.carbogame.com "` + name + `" is invalid: ` + msg
+	}
+	appDenied := func(name, msg string) string {
+		return `admission webhook "vvaultapp-v1beta1.vault.exemple.com" denied the request: VaultApp.vault.exemple.com "` + name + `" is invalid: ` + msg
+	}
+	unchangedInKeycloak := func(clientID string) func(*testing.T) {
+		before := map[string]string{}
+		return func(t *testing.T) {
+			if _, ok := before[clientID]; !ok {
+				before[clientID] = keycloakSecret(t, appsRealm, clientID)
+			}
+			time.Sleep(2 * time.Second)
+			if now := keycloakSecret(t, appsRealm, clientID); now != before[clientID] {
+				t.Fatalf("the secret of %s was regenerated in Keycloak", clientID)
+			}
+		}
+	}
+	rotatingTeamAWeb := func(ns, name string) *secretsv1beta1.KeycloakClientCredential {
+		k := credential(ns, name, appsRealm, "team-a-web")
+		k.Spec.Rotation = &secretsv1beta1.RotationSpec{Interval: metav1.Duration{Duration: time.Hour}}
+		// Due at once: the status says the last rotation was long ago
+		// (only the operator can write status, so this rests on creation
+		// time; an interval of an hour is the least allowed).
+		return k
+	}
+	grantsMsg := fmt.Sprintf(`not allowed in namespace %q: it may use read, list (the cluster admin sets this in the namespace's vault.exemple.com/allowed-capabilities annotation)`, own)
+
+	attempts := []attempt{
+		// Keycloak: realms, clients and rotation outside the grants.
+		{name: "read a realm not granted", try: create(credential(own, "k-realm", "other-realm", "team-a-web")),
+			refused: kccDenied("k-realm", fmt.Sprintf(`spec.source.realm: Forbidden: realm "other-realm" is not granted to namespace %q by KeycloakServer %q: its grants for this namespace allow realms %s, master`, own, server, appsRealm)),
+			inert:   func(t *testing.T) { noSecret(t, own, "k-realm-creds") }},
+		{name: "read another team's client", try: create(credential(own, "k-other", appsRealm, "team-b-web")),
+			refused: kccDenied("k-other", fmt.Sprintf(`spec.source.clientId: Forbidden: client "team-b-web" in realm %q is not granted to namespace %q by KeycloakServer %q: its grants allow clientIds team-a-web, team-a-rot, team-a-narrow`, appsRealm, own, server)),
+			inert:   func(t *testing.T) { noSecret(t, own, "k-other-creds") }},
+		{name: "read the operator's own login client", try: create(credential(own, "k-login", "master", operatorClientID)),
+			refused: kccDenied("k-login", fmt.Sprintf(`spec.source.clientId: Forbidden: client %q in realm "master" is the operator's own login client: it is never readable or rotatable through a KeycloakClientCredential`, operatorClientID))},
+		{name: "rotate the operator's own login client", try: func(t *testing.T) error {
+			k := credential(own, "k-login-rot", "master", operatorClientID)
+			k.Spec.Rotation = &secretsv1beta1.RotationSpec{Interval: metav1.Duration{Duration: time.Hour}}
+			return tenant.Create(ctx, k)
+		}, refused: kccDenied("k-login-rot", fmt.Sprintf(`spec.source.clientId: Forbidden: client %q in realm "master" is the operator's own login client`, operatorClientID))},
+		{name: "read admin-cli", try: create(credential(own, "k-admin-cli", "master", "admin-cli")),
+			refused: kccDenied("k-admin-cli", `spec.source.clientId: Forbidden: client "admin-cli" in realm "master" is one of Keycloak's admin clients: it is never readable or rotatable through a KeycloakClientCredential`)},
+		{name: "read a realm's admin client in master", try: create(credential(own, "k-master-realm", "master", appsRealm+"-realm")),
+			refused: kccDenied("k-master-realm", fmt.Sprintf(`spec.source.clientId: Forbidden: client "%s-realm" in realm "master" is an admin client of the master realm`, appsRealm))},
+		{name: "rotate without the rotate grant", try: create(rotatingTeamAWeb(own, "k-rotate")),
+			refused: kccDenied("k-rotate", fmt.Sprintf(`spec.rotation: Forbidden: rotating client "team-a-web" is not granted to namespace %q by KeycloakServer %q: no grant that covers it sets rotate: true`, own, server)),
+			inert:   unchangedInKeycloak("team-a-web")},
+		{name: "a realm that is a path", try: create(credential(own, "k-path", "apps/../master", "team-a-web")),
+			refused: kccDenied("k-path", `spec.source.realm: Invalid value: "apps/../master": must be a plain realm name`)},
+		{name: "v1alpha1: another team's client", try: create(&secretsv1alpha1.KeycloakClientCredential{
+			ObjectMeta: metav1.ObjectMeta{Name: "k-alpha", Namespace: own},
+			Spec: secretsv1alpha1.KeycloakClientCredentialSpec{
+				Source: secretsv1alpha1.Source{KeycloakServer: server, Realm: appsRealm, ClientID: "team-b-web"},
+				Target: secretsv1alpha1.Target{SecretName: "k-alpha-creds"},
+			}}),
+			refused: kccDenied("k-alpha", `spec.source.clientId: Forbidden: client "team-b-web"`),
+			inert:   func(t *testing.T) { noSecret(t, own, "k-alpha-creds") }},
+		{name: "v1alpha1: rotation smuggled in the conversion annotation", try: func(t *testing.T) error {
+			hub := rotatingTeamAWeb(own, "k-smuggle")
+			alpha := &secretsv1alpha1.KeycloakClientCredential{}
+			if err := alpha.ConvertFrom(hub); err != nil {
+				t.Fatal(err)
+			}
+			if alpha.Annotations[secretsv1alpha1.ConversionDataAnnotation] == "" {
+				t.Fatal("rotation did not need the annotation: the row no longer tests the path")
+			}
+			alpha.ResourceVersion = ""
+			return tenant.Create(ctx, alpha)
+		}, refused: kccDenied("k-smuggle", `spec.rotation: Forbidden: rotating client "team-a-web" is not granted`),
+			inert: unchangedInKeycloak("team-a-web")},
+		{name: "switch a granted resource to another team's client", try: func(t *testing.T) error {
+			k := credential(own, "k-switch", appsRealm, "team-a-web")
+			if err := tenant.Create(ctx, k); err != nil {
+				t.Fatal(err)
+			}
+			k = waitCredential(t, client.ObjectKeyFromObject(k), shared.TypeReady, metav1.ConditionTrue, shared.ReasonSynced)
+			k.Spec.Source.ClientID = "team-b-web"
+			return tenant.Update(ctx, k)
+		}, refused: kccDenied("k-switch", `spec.source.clientId: Forbidden: client "team-b-web"`),
+			inert: func(t *testing.T) {
+				var s corev1.Secret
+				if err := op.Client.Get(ctx, client.ObjectKey{Namespace: own, Name: "k-switch-creds"}, &s); err != nil {
+					t.Fatal(err)
+				}
+				if string(s.Data["secret"]) != keycloakSecret(t, appsRealm, "team-a-web") || string(s.Data["id"]) != "team-a-web" {
+					t.Fatal("the Secret no longer holds the granted client's secret")
+				}
+			}},
+		{name: "webhook down: another team's client", try: create(credential(bypass, "k-bypass", appsRealm, "team-b-web")),
+			inert: func(t *testing.T) {
+				k := waitCredential(t, client.ObjectKey{Namespace: bypass, Name: "k-bypass"}, shared.TypeReady, metav1.ConditionFalse, shared.ReasonAccessNotGranted)
+				if msg := meta.FindStatusCondition(k.Status.Conditions, shared.TypeReady).Message; !strings.Contains(msg, `client "team-b-web" in realm`) {
+					t.Fatalf("Ready message = %q", msg)
+				}
+				noSecret(t, bypass, "k-bypass-creds")
+			}},
+		{name: "webhook down: the operator's login client", try: create(credential(bypass, "k-bypass-login", "master", operatorClientID)),
+			inert: func(t *testing.T) {
+				waitCredential(t, client.ObjectKey{Namespace: bypass, Name: "k-bypass-login"}, shared.TypeReady, metav1.ConditionFalse, shared.ReasonAccessNotGranted)
+				noSecret(t, bypass, "k-bypass-login-creds")
+			}},
+		{name: "webhook down: rotation without the grant", try: func(t *testing.T) error {
+			return tenant.Create(ctx, rotatingTeamAWeb(bypass, "k-bypass-rot"))
+		}, inert: func(t *testing.T) {
+			before := keycloakSecret(t, appsRealm, "team-a-web")
+			waitCredential(t, client.ObjectKey{Namespace: bypass, Name: "k-bypass-rot"}, shared.TypeReady, metav1.ConditionFalse, shared.ReasonAccessNotGranted)
+			if keycloakSecret(t, appsRealm, "team-a-web") != before {
+				t.Fatal("the secret was regenerated in Keycloak")
+			}
+		}},
+
+		// Target Secrets: only the operator's own kind of object.
+		{name: "target a ServiceAccount token Secret", try: func(t *testing.T) error {
+			k := credential(own, "s-satoken", appsRealm, "team-a-web")
+			k.Spec.Target.Type = corev1.SecretTypeServiceAccountToken
+			return tenant.Create(ctx, k)
+		}, refused: kccDenied("s-satoken", `spec.target.type: Forbidden: target 0: type "kubernetes.io/service-account-token" is managed by Kubernetes itself and is never written by the operator`)},
+		{name: "a Secret type the namespace does not allow", try: func(t *testing.T) error {
+			k := credential(own, "s-tls", appsRealm, "team-a-web")
+			k.Spec.Target.Type = corev1.SecretTypeTLS
+			return tenant.Create(ctx, k)
+		}, refused: kccDenied("s-tls", fmt.Sprintf(`spec.target.type: Forbidden: target 0: namespace %s does not allow Secrets of type "kubernetes.io/tls"`, own))},
+		{name: "reserved labels and annotations", try: func(t *testing.T) error {
+			k := credential(own, "s-reserved", appsRealm, "team-a-web")
+			k.Spec.Target.Labels = map[string]string{"secrets.carbogame.com/owner-namespace": victim}
+			k.Spec.Target.Annotations = map[string]string{"kubernetes.io/service-account.name": "default"}
+			return tenant.Create(ctx, k)
+		}, refused: kccDenied("s-reserved", `[spec.target.labels[secrets.carbogame.com/owner-namespace]: Forbidden: is reserved`)},
+		{name: "write into another team's namespace", try: func(t *testing.T) error {
+			k := credential(own, "s-victim", appsRealm, "team-a-web")
+			k.Spec.Target.Namespaces = []string{victim}
+			return tenant.Create(ctx, k)
+		}, inert: func(t *testing.T) {
+			waitCredential(t, client.ObjectKey{Namespace: own, Name: "s-victim"}, shared.TypeReady, metav1.ConditionFalse, shared.ReasonTargetNotAllowed)
+			noSecret(t, victim, "s-victim-creds")
+		}},
+		{name: "overwrite a Secret the operator does not own", try: func(t *testing.T) error {
+			if err := tenant.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "s-foreign-creds", Namespace: own},
+				StringData: map[string]string{"password": "hunter2"}}); err != nil {
+				t.Fatal(err)
+			}
+			return tenant.Create(ctx, credential(own, "s-foreign", appsRealm, "team-a-web"))
+		}, inert: func(t *testing.T) {
+			waitCredential(t, client.ObjectKey{Namespace: own, Name: "s-foreign"}, shared.TypeReady, metav1.ConditionFalse, shared.ReasonSecretNotOwned)
+			var s corev1.Secret
+			if err := op.Client.Get(ctx, client.ObjectKey{Namespace: own, Name: "s-foreign-creds"}, &s); err != nil {
+				t.Fatal(err)
+			}
+			if len(s.Data) != 1 || string(s.Data["password"]) != "hunter2" {
+				t.Fatalf("the foreign Secret was changed: keys %v", len(s.Data))
+			}
+		}},
+		{name: "forged ownership labels", try: func(t *testing.T) error {
+			// Another team's resource, which the forged Secret names.
+			victimKcc := credential(victim, "victim", appsRealm, "team-b-web")
+			if err := op.Client.Create(ctx, victimKcc); err != nil {
+				t.Fatal(err)
+			}
+			waitCredential(t, client.ObjectKeyFromObject(victimKcc), shared.TypeReady, metav1.ConditionTrue, shared.ReasonSynced)
+			return tenant.Create(ctx, &corev1.Secret{
+				ObjectMeta: metav1.ObjectMeta{Name: "victim-creds", Namespace: own, Labels: map[string]string{
+					"app.kubernetes.io/managed-by": "vault-keycloak-operator", "secrets.carbogame.com/owner-namespace": victim, "secrets.carbogame.com/owner-name": "victim",
+				}},
+				StringData: map[string]string{"mine": "x"},
+			})
+		}, inert: func(t *testing.T) {
+			// Neither written nor deleted by the victim's reconciles
+			// (its refresh is 30s; deleting the victim resource prunes too).
+			if err := op.Client.Delete(ctx, &secretsv1beta1.KeycloakClientCredential{ObjectMeta: metav1.ObjectMeta{Namespace: victim, Name: "victim"}}); err != nil {
+				t.Fatal(err)
+			}
+			NewWithT(t).Eventually(func() bool {
+				return apierrors.IsNotFound(op.Client.Get(ctx, client.ObjectKey{Namespace: victim, Name: "victim"}, &secretsv1beta1.KeycloakClientCredential{}))
+			}).WithTimeout(settle).Should(BeTrue())
+			var s corev1.Secret
+			if err := op.Client.Get(ctx, client.ObjectKey{Namespace: own, Name: "victim-creds"}, &s); err != nil {
+				t.Fatalf("the forged Secret was deleted by the victim's cleanup: %v", err)
+			}
+			if len(s.Data) != 1 || string(s.Data["mine"]) != "x" {
+				t.Fatal("the forged Secret was written to")
+			}
+		}},
+
+		// Vault: capabilities, paths and lifetimes outside the grants.
+		{name: "a capability not granted", try: create(vaultApp(own, "v-create", "read", "create")),
+			refused: appDenied("v-create", `spec.policy.rules[0].capabilities: Forbidden: create `+grantsMsg),
+			inert:   func(t *testing.T) { NewWithT(t).Expect(policy(t, policyName(own, "v-create"))).To(BeEmpty()) }},
+		{name: "Retain without the admin's grant", try: func(t *testing.T) error {
+			a := vaultApp(own, "v-retain")
+			a.Spec.DeletionPolicy = vaultv1beta1.DeletionPolicyRetain
+			return tenant.Create(ctx, a)
+		}, refused: appDenied("v-retain", fmt.Sprintf(`spec.deletionPolicy: Forbidden: Retain not allowed in namespace %q: the cluster admin allows it with the namespace annotation vault.exemple.com/allow-retain=true`, own))},
+		{name: "a path out of the namespace's prefix", try: func(t *testing.T) error {
+			a := vaultApp(own, "v-escape")
+			a.Spec.Policy.Rules[0].Path = "../" + victim + "/db"
+			return tenant.Create(ctx, a)
+		}, refused: appDenied("v-escape", fmt.Sprintf(`spec.policy.rules[0].path: Invalid value: "../%s/db": must stay inside the namespace's prefix: no "." or ".." segment`, victim))},
+		{name: "v1alpha1: a preset not granted", try: create(&vaultv1alpha1.VaultApp{
+			ObjectMeta: metav1.ObjectMeta{Name: "v-alpha", Namespace: own},
+			Spec:       vaultv1alpha1.VaultAppSpec{VaultPolicy: vaultv1alpha1.PresetReadWrite, SecretPaths: []string{"db"}},
+		}), refused: appDenied("v-alpha", `spec.vaultPolicy: Forbidden: create, update, patch, delete `+grantsMsg)},
+		{name: "v1alpha1: capabilities smuggled in the conversion annotation", try: func(t *testing.T) error {
+			return tenant.Create(ctx, alphaOf(t, vaultApp(own, "v-smuggle", "read", "delete")))
+		}, refused: appDenied("v-smuggle", `spec.vaultPolicy: Forbidden: delete `+grantsMsg),
+			inert: func(t *testing.T) { NewWithT(t).Expect(policy(t, policyName(own, "v-smuggle"))).To(BeEmpty()) }},
+		{name: "v1alpha1: a v1beta1 schema bound skipped", try: func(t *testing.T) error {
+			hub := vaultApp(own, "v-bounds")
+			for range 64 {
+				hub.Spec.Policy.Rules = append(hub.Spec.Policy.Rules, hub.Spec.Policy.Rules[0])
+			}
+			return tenant.Create(ctx, alphaOf(t, hub))
+		}, refused: appDenied("v-bounds", `spec.policy.rules: Too many: 65: must have at most 64 items`)},
+		{name: "v1alpha1: Retain smuggled in the conversion annotation", try: func(t *testing.T) error {
+			hub := vaultApp(own, "v-smuggle-retain")
+			hub.Spec.DeletionPolicy = vaultv1beta1.DeletionPolicyRetain
+			alpha := alphaOf(t, hub)
+			if alpha.Annotations[vaultv1alpha1.ConversionDataAnnotation] == "" {
+				t.Fatal("Retain did not need the annotation: the row no longer tests the path")
+			}
+			return tenant.Create(ctx, alpha)
+		}, refused: appDenied("v-smuggle-retain", `spec.deletionPolicy: Forbidden: Retain not allowed`)},
+		{name: "switch to Retain after kubectl delete", try: func(t *testing.T) error {
+			a := vaultApp(own, "v-late-retain")
+			a.Finalizers = []string{"tenancy-test/hold"} // keeps it in deletion while the tenant edits it
+			if err := tenant.Create(ctx, a); err != nil {
+				t.Fatal(err)
+			}
+			a = waitApp(t, client.ObjectKeyFromObject(a), shared.TypeReady, metav1.ConditionTrue, shared.ReasonSynced)
+			if err := tenant.Delete(ctx, a); err != nil {
+				t.Fatal(err)
+			}
+			if err := tenant.Get(ctx, client.ObjectKeyFromObject(a), a); err != nil {
+				t.Fatal(err)
+			}
+			a.Spec.DeletionPolicy = vaultv1beta1.DeletionPolicyRetain
+			return tenant.Update(ctx, a)
+		}, refused: appDenied("v-late-retain", `spec: Forbidden: may not change while the VaultApp is being deleted`),
+			inert: func(t *testing.T) {
+				a := &vaultv1beta1.VaultApp{}
+				key := client.ObjectKey{Namespace: own, Name: "v-late-retain"}
+				NewWithT(t).Eventually(func() error {
+					if err := tenant.Get(ctx, key, a); err != nil {
+						return err
+					}
+					controllerutil.RemoveFinalizer(a, "tenancy-test/hold")
+					return tenant.Update(ctx, a)
+				}).WithTimeout(settle).Should(Succeed())
+				NewWithT(t).Eventually(func() string { return policy(t, policyName(own, "v-late-retain")) }).WithTimeout(settle).Should(BeEmpty())
+			}},
+		{name: "remove the operator's finalizer, then delete", try: func(t *testing.T) error {
+			a := vaultApp(own, "v-orphan")
+			if err := tenant.Create(ctx, a); err != nil {
+				t.Fatal(err)
+			}
+			a = waitApp(t, client.ObjectKeyFromObject(a), shared.TypeReady, metav1.ConditionTrue, shared.ReasonSynced)
+			controllerutil.RemoveFinalizer(a, vaultcontroller.Finalizer)
+			// The operator may put it back at once: the tenant races it.
+			if err := tenant.Update(ctx, a); err != nil {
+				t.Fatal(err)
+			}
+			return tenant.Delete(ctx, a)
+		}, inert: func(t *testing.T) {
+			name := policyName(own, "v-orphan")
+			NewWithT(t).Eventually(func() string { return policy(t, name) }).WithTimeout(settle).Should(BeEmpty(), "orphaned policy left in Vault")
+			NewWithT(t).Eventually(func() map[string]any { return role(t, name) }).WithTimeout(settle).Should(BeNil(), "orphaned role left in Vault")
+		}},
+		{name: "adopt a Vault policy the operator did not write", try: func(t *testing.T) error {
+			if err := vaultAdmin.Sys().PutPolicy(policyName(own, "v-foreign"), `path "secret/*" { capabilities = ["read"] }`); err != nil {
+				t.Fatal(err)
+			}
+			return tenant.Create(ctx, vaultApp(own, "v-foreign"))
+		}, inert: func(t *testing.T) {
+			key := client.ObjectKey{Namespace: own, Name: "v-foreign"}
+			a := waitApp(t, key, shared.TypeReady, metav1.ConditionFalse, shared.ReasonNotOwned)
+			if msg := meta.FindStatusCondition(a.Status.Conditions, shared.TypeReady).Message; !strings.Contains(msg, "policy "+policyName(own, "v-foreign")+" exists in Vault and was not written for this VaultApp") {
+				t.Fatalf("Ready message = %q", msg)
+			}
+			if err := tenant.Delete(ctx, a); err != nil {
+				t.Fatal(err)
+			}
+			NewWithT(t).Eventually(func() bool { return apierrors.IsNotFound(tenant.Get(ctx, key, a)) }).WithTimeout(settle).Should(BeTrue())
+			if got := policy(t, policyName(own, "v-foreign")); got != `path "secret/*" { capabilities = ["read"] }` {
+				t.Fatalf("the foreign policy was changed or removed: %q", got)
+			}
+		}},
+		{name: "write the status that would make the operator adopt", try: func(t *testing.T) error {
+			a := vaultApp(own, "v-status")
+			if err := tenant.Create(ctx, a); err != nil {
+				t.Fatal(err)
+			}
+			meta.SetStatusCondition(&a.Status.Conditions, metav1.Condition{Type: shared.TypePolicySynced, Status: metav1.ConditionTrue, Reason: "Synced", Message: "forged"})
+			return tenant.Status().Update(ctx, a)
+		}, refused: fmt.Sprintf(`vaultapps.vault.exemple.com "v-status" is forbidden: User "%s" cannot update resource "vaultapps/status" in API group "vault.exemple.com" in the namespace "%s"`, tenantUser, own)},
+		{name: "webhook down: a capability not granted", try: create(vaultApp(bypass, "v-bypass", "read", "create")),
+			inert: func(t *testing.T) {
+				waitApp(t, client.ObjectKey{Namespace: bypass, Name: "v-bypass"}, shared.TypePolicySynced, metav1.ConditionTrue, shared.ReasonGrantNarrowed)
+				text := policy(t, policyName(bypass, "v-bypass"))
+				if strings.Contains(text, "create") || !strings.Contains(text, `capabilities = ["read"]`) {
+					t.Fatalf("Vault holds more than the grant:\n%s", text)
+				}
+			}},
+		{name: "webhook down: Retain", try: func(t *testing.T) error {
+			a := vaultApp(bypass, "v-bypass-retain")
+			a.Spec.DeletionPolicy = vaultv1beta1.DeletionPolicyRetain
+			if err := tenant.Create(ctx, a); err != nil {
+				t.Fatal(err)
+			}
+			waitApp(t, client.ObjectKeyFromObject(a), shared.TypePolicySynced, metav1.ConditionTrue, shared.ReasonSynced)
+			return tenant.Delete(ctx, a)
+		}, inert: func(t *testing.T) {
+			NewWithT(t).Eventually(func() string { return policy(t, policyName(bypass, "v-bypass-retain")) }).WithTimeout(settle).Should(BeEmpty(),
+				"a Retain the namespace does not allow kept the policy")
+		}},
+	}
+	for _, a := range attempts {
+		t.Run(a.name, func(t *testing.T) {
+			err := a.try(t)
+			switch {
+			case a.refused == "" && err != nil:
+				t.Fatalf("the API refused a request this row expects to be accepted (and inert): %v", err)
+			case a.refused != "" && err == nil:
+				t.Fatalf("accepted; want refused with %q", a.refused)
+			case a.refused != "" && !strings.HasPrefix(err.Error(), a.refused):
+				t.Fatalf("message:\n%v\nwant it to start with:\n%s", err, a.refused)
+			}
+			if a.inert != nil {
+				a.inert(t)
+			}
+		})
+	}
+}
+
+// TestAdminNarrowsAGrant: what is live shrinks when the admin takes a grant
+// back, with a reason in the status and an Event; nothing is blanked.
+func TestAdminNarrowsAGrant(t *testing.T) {
+	ctx := context.Background()
+	t.Run("Keycloak", func(t *testing.T) {
+		k := credential(own, "narrowed", appsRealm, "team-a-narrow")
+		if err := tenant.Create(ctx, k); err != nil {
+			t.Fatal(err)
+		}
+		waitCredential(t, client.ObjectKeyFromObject(k), shared.TypeReady, metav1.ConditionTrue, shared.ReasonSynced)
+		var written corev1.Secret
+		if err := op.Client.Get(ctx, client.ObjectKey{Namespace: own, Name: "narrowed-creds"}, &written); err != nil {
+			t.Fatal(err)
+		}
+
+		var s secretsv1beta1.KeycloakServer
+		if err := op.Client.Get(ctx, client.ObjectKey{Name: server}, &s); err != nil {
+			t.Fatal(err)
+		}
+		kept := s.DeepCopy()
+		s.Spec.Access = removeGrantOf(s.Spec.Access, "team-a-narrow")
+		if err := op.Client.Update(ctx, &s); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			var now secretsv1beta1.KeycloakServer
+			_ = op.Client.Get(ctx, client.ObjectKey{Name: server}, &now)
+			now.Spec.Access = kept.Spec.Access
+			_ = op.Client.Update(ctx, &now)
+		})
+		waitCredential(t, client.ObjectKeyFromObject(k), shared.TypeReady, metav1.ConditionFalse, shared.ReasonAccessNotGranted)
+		var after corev1.Secret
+		if err := op.Client.Get(ctx, client.ObjectKey{Namespace: own, Name: "narrowed-creds"}, &after); err != nil {
+			t.Fatalf("the Secret was removed: %v", err)
+		}
+		if string(after.Data["secret"]) != string(written.Data["secret"]) || len(after.Data["secret"]) == 0 {
+			t.Fatal("the Secret was blanked or changed")
+		}
+		op.WaitEvent(t, own, "narrowed", shared.ReasonAccessNotGranted)
+	})
+
+	t.Run("Vault", func(t *testing.T) {
+		setNamespaceAnnotation(t, bypass, tenancy.AllowedCapabilitiesAnnotation, "read,list,update")
+		t.Cleanup(func() { setNamespaceAnnotation(t, bypass, tenancy.AllowedCapabilitiesAnnotation, "") })
+		a := vaultApp(bypass, "narrowed", "read", "update")
+		if err := tenant.Create(ctx, a); err != nil {
+			t.Fatal(err)
+		}
+		waitApp(t, client.ObjectKeyFromObject(a), shared.TypeReady, metav1.ConditionTrue, shared.ReasonSynced)
+		name := policyName(bypass, "narrowed")
+		if !strings.Contains(policy(t, name), `["read", "update"]`) {
+			t.Fatalf("policy before narrowing:\n%s", policy(t, name))
+		}
+
+		setNamespaceAnnotation(t, bypass, tenancy.AllowedCapabilitiesAnnotation, "read")
+		waitApp(t, client.ObjectKeyFromObject(a), shared.TypePolicySynced, metav1.ConditionTrue, shared.ReasonGrantNarrowed)
+		if text := policy(t, name); strings.Contains(text, "update") {
+			t.Fatalf("policy after narrowing still grants update:\n%s", text)
+		}
+		op.WaitEvent(t, bypass, "narrowed", shared.ReasonGrantNarrowed)
+
+		setNamespaceAnnotation(t, bypass, tenancy.AllowedCapabilitiesAnnotation, "create")
+		waitApp(t, client.ObjectKeyFromObject(a), shared.TypeReady, metav1.ConditionFalse, shared.ReasonNotAllowed)
+		NewWithT(t).Eventually(func() string { return policy(t, name) }).WithTimeout(settle).Should(BeEmpty(), "policy left after the grant was taken back")
+		NewWithT(t).Expect(role(t, name)).To(BeNil(), "role left after the grant was taken back")
+		op.WaitEvent(t, bypass, "narrowed", shared.ReasonGrantRevoked)
+	})
+}
+
+// alphaOf is the v1alpha1 object a tenant sends to get hub: what v1alpha1
+// cannot say rides in the conversion annotation, as the operator's own
+// conversion would put it there.
+func alphaOf(t *testing.T, hub *vaultv1beta1.VaultApp) *vaultv1alpha1.VaultApp {
+	t.Helper()
+	alpha := &vaultv1alpha1.VaultApp{}
+	if err := alpha.ConvertFrom(hub); err != nil {
+		t.Fatal(err)
+	}
+	return alpha
+}
+
+func removeGrantOf(grants []secretsv1beta1.AccessGrant, clientID string) []secretsv1beta1.AccessGrant {
+	var out []secretsv1beta1.AccessGrant
+	for _, g := range grants {
+		if len(g.ClientIDs) == 1 && g.ClientIDs[0] == clientID {
+			continue
+		}
+		out = append(out, g)
+	}
+	return out
+}
+
+// TestOrphanIsSwept: a policy and role the operator wrote for a VaultApp
+// that is gone — what a finalizer removed by hand leaves — are found and
+// removed on the periodic pass, with an Event on the namespace.
+func TestOrphanIsSwept(t *testing.T) {
+	ctx := context.Background()
+	a := vaultApp(own, "v-gone")
+	if err := tenant.Create(ctx, a); err != nil {
+		t.Fatal(err)
+	}
+	waitApp(t, client.ObjectKeyFromObject(a), shared.TypeReady, metav1.ConditionTrue, shared.ReasonSynced)
+	name := policyName(own, "v-gone")
+	text, roleData := policy(t, name), role(t, name)
+	if err := tenant.Delete(ctx, a); err != nil {
+		t.Fatal(err)
+	}
+	NewWithT(t).Eventually(func() string { return policy(t, name) }).WithTimeout(settle).Should(BeEmpty())
+	// What the VaultApp leaves when its finalizer never ran.
+	if err := vaultAdmin.Sys().PutPolicy(name, text); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := vaultAdmin.Logical().Write("auth/kubernetes/role/"+name, map[string]any{
+		"bound_service_account_names": roleData["bound_service_account_names"], "bound_service_account_namespaces": roleData["bound_service_account_namespaces"],
+		"token_policies": roleData["token_policies"],
+	}); err != nil {
+		t.Fatal(err)
+	}
+	// A retained policy and a foreign one are left alone.
+	retained := strings.Replace(text, "# Managed by vault-keycloak-operator for VaultApp "+own+"/v-gone", "# Retained by vault-keycloak-operator from VaultApp "+own+"/v-kept", 1)
+	if err := vaultAdmin.Sys().PutPolicy(policyName(own, "v-kept"), retained); err != nil {
+		t.Fatal(err)
+	}
+
+	NewWithT(t).Eventually(func() string { return policy(t, name) }).WithTimeout(settle).Should(BeEmpty(), "orphaned policy not swept")
+	NewWithT(t).Expect(role(t, name)).To(BeNil(), "orphaned role not swept")
+	NewWithT(t).Expect(policy(t, policyName(own, "v-kept"))).To(Equal(retained), "a retained policy was swept")
+	NewWithT(t).Eventually(func() map[string][]string { return op.Events(t, "", own) }).WithTimeout(settle).Should(HaveKey(shared.ReasonOrphanRemoved))
+}
