@@ -19,6 +19,8 @@ package secrets
 import (
 	"context"
 	"fmt"
+	"strings"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -36,6 +38,7 @@ import (
 
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
 	"github.com/carbogame/vault-keycloak-operator/internal/controller/shared"
+	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
 )
 
 // ServerCheckInterval is how often a KeycloakServer's connection is checked.
@@ -54,6 +57,9 @@ type KeycloakServerReconciler struct {
 	// the next check. (The manager's own cache holds only the Secrets the
 	// operator writes.)
 	Credentials cache.Cache
+
+	// legacyWarned remembers which server specs were warned about.
+	legacyWarned sync.Map
 }
 
 // Reconcile logs in (through the pooled, cached token) and reads the
@@ -83,6 +89,9 @@ func (r *KeycloakServerReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 			r.Recorder.Eventf(&server, nil, corev1.EventTypeNormal, shared.ReasonConnected, "Connect", "connected to Keycloak %s", version)
 		}
 	}
+	if tenancy.LegacyGrantsInEffect(&server) {
+		r.warnLegacyGrants(&server)
+	}
 	server.Status.ObservedGeneration = server.Generation
 	if !equality.Semantic.DeepEqual(*before, server.Status) {
 		if err := r.Status().Update(ctx, &server); err != nil {
@@ -93,6 +102,19 @@ func (r *KeycloakServerReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 		return ctrl.Result{}, err // retried with capped backoff
 	}
 	return ctrl.Result{RequeueAfter: ServerCheckInterval}, nil
+}
+
+// warnLegacyGrants records a Warning Event while spec.allowedNamespaces
+// still grants read access (the admin's opt-in for the upgrade): once per
+// process and per spec and annotations, not at every check.
+func (r *KeycloakServerReconciler) warnLegacyGrants(server *secretsv1beta1.KeycloakServer) {
+	key := fmt.Sprintf("%s/%d/%s", server.UID, server.Generation, server.Annotations[tenancy.LegacyNamespaceGrantsAnnotation])
+	if _, seen := r.legacyWarned.LoadOrStore(key, true); seen {
+		return
+	}
+	r.Recorder.Eventf(server, nil, corev1.EventTypeWarning, shared.ReasonLegacyGrants, "Grant",
+		"spec.allowedNamespaces lets %s read any client of this server (annotation %s=true): replace it with spec.access grants",
+		strings.Join(server.Spec.AllowedNamespaces, ", "), tenancy.LegacyNamespaceGrantsAnnotation)
 }
 
 func (r *KeycloakServerReconciler) version(ctx context.Context, server *secretsv1beta1.KeycloakServer) (string, error) {

@@ -98,6 +98,9 @@ const (
 	ReasonTargetFailed = "TargetFailed"
 	// ReasonPartiallySynced: some targets are in step, others are not.
 	ReasonPartiallySynced = "PartiallySynced"
+	// ReasonLegacyGrants: a KeycloakServer's deprecated allowedNamespaces
+	// still grants read access (the admin opted in with an annotation).
+	ReasonLegacyGrants = "LegacyGrants"
 	// ReasonRotated: the operator regenerated the client secret in Keycloak.
 	ReasonRotated = "Rotated"
 )
