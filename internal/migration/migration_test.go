@@ -153,7 +153,7 @@ func TestMigrationStopsWhenTheStorageVersionChanges(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(op.Stop)
-	ns := op.NewNamespace(t, map[string]string{"vault.exemple.com/allowed-capabilities": "create,read,update,patch,delete,list"})
+	ns := op.NewNamespace(t, map[string]string{"vault.exemple.com/allowed-capabilities": "create,read,update,patch,delete,list", "vault.exemple.com/allow-retain": "true"})
 	for i := range 10 {
 		app := vaultApp(ns, i)
 		if err := op.Client.Create(ctx, app); err != nil {
@@ -216,6 +216,9 @@ func oldReleaseCRDs(t *testing.T) string {
 		t.Fatal(err)
 	}
 	for _, e := range entries {
+		if filepath.Ext(e.Name()) != ".yaml" {
+			continue // embed.go, which ships them in the binary
+		}
 		data, err := os.ReadFile(filepath.Join(src, e.Name()))
 		if err != nil {
 			t.Fatal(err)
@@ -273,6 +276,7 @@ func createEverything(t *testing.T, c client.Client) []client.Object {
 	for _, ns := range nss {
 		if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns, Annotations: map[string]string{
 			"vault.exemple.com/allowed-capabilities": "create,read,update,patch,delete,list",
+			"vault.exemple.com/allow-retain":         "true",
 		}}}); err != nil {
 			t.Fatal(err)
 		}
@@ -315,11 +319,13 @@ func server(i int) client.Object {
 	name := fmt.Sprintf("kc-%03d", i)
 	if i%3 == 0 {
 		return &secretsv1alpha1.KeycloakServer{ObjectMeta: metav1.ObjectMeta{Name: name},
-			Spec: secretsv1alpha1.KeycloakServerSpec{URL: "https://sso.example.com", Realm: "ops", CredentialsSecret: "kc-creds", AllowedNamespaces: []string{"*"}}}
+			Spec: secretsv1alpha1.KeycloakServerSpec{URL: "https://sso.example.com", Realm: "ops", CredentialsSecret: "kc-creds", AllowedNamespaces: []string{"*"},
+				Access: []secretsv1alpha1.AccessGrant{{Namespaces: []string{"*"}, Realms: []string{"apps"}, ClientIDs: []string{"gitea"}, Rotate: true}}}}
 	}
 	return &secretsv1beta1.KeycloakServer{ObjectMeta: metav1.ObjectMeta{Name: name},
 		Spec: secretsv1beta1.KeycloakServerSpec{URL: "https://sso.example.com", Realm: "ops", AuthType: secretsv1beta1.AuthPassword,
-			CredentialsSecretRef: secretsv1beta1.SecretReference{Name: "kc-creds"}, CABundle: testCA, AllowedNamespaces: []string{"*"}}}
+			CredentialsSecretRef: secretsv1beta1.SecretReference{Name: "kc-creds"}, CABundle: testCA, AllowedNamespaces: []string{"*"},
+			Access: []secretsv1beta1.AccessGrant{{Namespaces: []string{"team-*"}, Realms: []string{"apps"}, ClientIDs: []string{"gitea", "other-*"}, Rotate: true}}}}
 }
 
 func credential(ns string, i int) client.Object {

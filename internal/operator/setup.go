@@ -183,7 +183,7 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 			Recorder: mgr.GetEventRecorder("vaultapp-controller"),
 			Interval: opts.OrphanSweepInterval,
 		}); err != nil {
-			return fmt.Errorf("Vault orphan sweep: %w", err)
+			return fmt.Errorf("vault orphan sweep: %w", err)
 		}
 	}
 

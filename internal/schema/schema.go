@@ -37,9 +37,9 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/yaml"
 
-	crds "github.com/carbogame/vault-keycloak-operator/config/crd/bases"
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
+	crds "github.com/carbogame/vault-keycloak-operator/config/crd/bases"
 )
 
 // hubVersion is the version whose schema is the one that binds.

@@ -77,7 +77,11 @@ func TestEveryBoundOfTheV1beta1Schema(t *testing.T) {
 			a.Spec.Policy.Rules[0].Capabilities = []vaultv1beta1.Capability{"sudo"}
 			return a
 		}(), `spec.policy.rules[0].capabilities[0]: Unsupported value: "sudo"`},
-		{"path too long", func() runtime.Object { a := validApp(); a.Spec.Policy.Rules[0].Path = strings.Repeat("a", 257); return a }(),
+		{"path too long", func() runtime.Object {
+			a := validApp()
+			a.Spec.Policy.Rules[0].Path = strings.Repeat("a", 257)
+			return a
+		}(),
 			"spec.policy.rules[0].path: Too long"},
 		{"17 ServiceAccounts", func() runtime.Object { a := validApp(); a.Spec.KubernetesAuth.ServiceAccounts = many(17); return a }(),
 			"spec.kubernetesAuth.serviceAccounts: Too many: 17"},
@@ -85,7 +89,11 @@ func TestEveryBoundOfTheV1beta1Schema(t *testing.T) {
 			`spec.deletionPolicy: Unsupported value: "Forever"`},
 		{"33 target namespaces", func() runtime.Object { k := validCredential(); k.Spec.Target.Namespaces = many(33); return k }(),
 			"spec.target.namespaces: Too many: 33"},
-		{"secretName too long", func() runtime.Object { k := validCredential(); k.Spec.Target.SecretName = strings.Repeat("a", 254); return k }(),
+		{"secretName too long", func() runtime.Object {
+			k := validCredential()
+			k.Spec.Target.SecretName = strings.Repeat("a", 254)
+			return k
+		}(),
 			"spec.target.secretName: Too long"},
 		{"empty clientId", func() runtime.Object { k := validCredential(); k.Spec.Source.ClientID = ""; return k }(), "spec.source.clientId"},
 		{"server URL without scheme", func() runtime.Object { s := validServer(); s.Spec.URL = "sso.example.com"; return s }(), "spec.url"},

@@ -52,15 +52,15 @@ func TestSecretTypeRefusal(t *testing.T) {
 
 func TestReservedKeys(t *testing.T) {
 	for key, reserved := range map[string]bool{
-		"app.kubernetes.io/managed-by":          true,
-		"kubernetes.io/service-account.name":    true,
-		"node.k8s.io/x":                         true,
-		"secrets.carbogame.com/owner-name":      true,
-		"Secrets.Carbogame.com/owner-name":      true,
+		"app.kubernetes.io/managed-by":           true,
+		"kubernetes.io/service-account.name":     true,
+		"node.k8s.io/x":                          true,
+		"secrets.carbogame.com/owner-name":       true,
+		"Secrets.Carbogame.com/owner-name":       true,
 		"vault.exemple.com/allowed-capabilities": true,
-		"reloader.stakater.com/match":           false,
-		"team":                                  false,
-		"example.com/kubernetes.io":             false,
+		"reloader.stakater.com/match":            false,
+		"team":                                   false,
+		"example.com/kubernetes.io":              false,
 	} {
 		if got := ReservedKey(key); got != reserved {
 			t.Errorf("ReservedKey(%q) = %v, want %v", key, got, reserved)

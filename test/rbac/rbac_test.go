@@ -149,7 +149,7 @@ func flows(t *testing.T, op *harness.Operator, within time.Duration) (vault, key
 		ObjectMeta: metav1.ObjectMeta{Name: "kc-" + ns},
 		Spec: secretsv1beta1.KeycloakServerSpec{URL: k.URL, AuthType: secretsv1beta1.AuthPassword,
 			CredentialsSecretRef: secretsv1beta1.SecretReference{Name: "keycloak-admin"},
-			Access: []secretsv1beta1.AccessGrant{{Namespaces: []string{ns}, Realms: []string{rbacRealm}, ClientIDs: []string{"app"}}}},
+			Access:               []secretsv1beta1.AccessGrant{{Namespaces: []string{ns}, Realms: []string{rbacRealm}, ClientIDs: []string{"app"}}}},
 	}
 	kcc := &secretsv1beta1.KeycloakClientCredential{
 		ObjectMeta: metav1.ObjectMeta{Name: "app", Namespace: ns},

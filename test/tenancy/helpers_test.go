@@ -118,7 +118,7 @@ func noSecret(t *testing.T, ns, name string) {
 	NewWithT(t).Consistently(func() bool {
 		err := op.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, &corev1.Secret{})
 		return apierrors.IsNotFound(err)
-	}).WithTimeout(3 * time.Second).WithPolling(300 * time.Millisecond).Should(BeTrue(), "Secret %s/%s was written", ns, name)
+	}).WithTimeout(3*time.Second).WithPolling(300*time.Millisecond).Should(BeTrue(), "Secret %s/%s was written", ns, name)
 }
 
 func policyName(ns, name string) string { return tenancy.PolicyName(ns, name) }

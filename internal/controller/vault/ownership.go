@@ -47,6 +47,12 @@ import (
 // The status is the operator's alone: the editor roles grant no write on
 // vaultapps/status, and a create ignores a status sent with it.
 
+// Kinds of Vault object, as messages name them.
+const (
+	kindPolicy = "policy"
+	kindRole   = "role"
+)
+
 // errNotOwned is a Vault object in the way that the operator did not write.
 type errNotOwned struct {
 	kind, name, why string

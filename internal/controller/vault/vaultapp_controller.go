@@ -222,7 +222,7 @@ func (r *VaultAppReconciler) sync(ctx context.Context, app *vaultv1beta1.VaultAp
 	}
 	if found {
 		if ok, why := ownsPolicy(app, before, havePolicy); !ok {
-			return w, &errNotOwned{kind: "policy", name: name, why: why}
+			return w, &errNotOwned{kind: kindPolicy, name: name, why: why}
 		}
 	}
 	haveRole, roleFound, err := r.Vault.ReadRole(ctx, name)
@@ -231,7 +231,7 @@ func (r *VaultAppReconciler) sync(ctx context.Context, app *vaultv1beta1.VaultAp
 	}
 	if roleFound {
 		if ok, why := ownsRole(before, name, haveRole); !ok {
-			return w, &errNotOwned{kind: "role", name: name, why: why}
+			return w, &errNotOwned{kind: kindRole, name: name, why: why}
 		}
 	}
 	if !found || havePolicy != wantPolicy {
@@ -273,7 +273,7 @@ func (r *VaultAppReconciler) removeOwned(ctx context.Context, app *vaultv1beta1.
 	}
 	if found {
 		if ok, why := ownsRole(status, name, role); !ok {
-			return false, &errNotOwned{kind: "role", name: name, why: why}
+			return false, &errNotOwned{kind: kindRole, name: name, why: why}
 		}
 		if err := r.Vault.DeleteRole(ctx, name); err != nil {
 			return false, err
@@ -286,7 +286,7 @@ func (r *VaultAppReconciler) removeOwned(ctx context.Context, app *vaultv1beta1.
 	}
 	if found {
 		if ok, why := ownsPolicy(app, status, text); !ok {
-			return removed, &errNotOwned{kind: "policy", name: name, why: why}
+			return removed, &errNotOwned{kind: kindPolicy, name: name, why: why}
 		}
 		if err := r.Vault.DeletePolicy(ctx, name); err != nil {
 			return removed, err

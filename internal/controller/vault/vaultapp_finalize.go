@@ -103,7 +103,7 @@ func (r *VaultAppReconciler) release(ctx context.Context, app *vaultv1beta1.Vaul
 		return err
 	}
 	if ok, why := ownsPolicy(app, before, text); !ok {
-		return &errNotOwned{kind: "policy", name: name, why: why}
+		return &errNotOwned{kind: kindPolicy, name: name, why: why}
 	}
 	return r.Vault.WritePolicy(ctx, name, vaultclient.RetainedText(text, ownerOf(app)))
 }

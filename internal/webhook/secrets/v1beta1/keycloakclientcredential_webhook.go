@@ -174,4 +174,3 @@ var credentialV1alpha1Fields = []terms.Rename{
 	{Hub: regexp.MustCompile(`^spec\.target\.keys\.(clientId|clientSecret)$`), Spoke: "spec.target.fields.$1"},
 	{Hub: regexp.MustCompile(`^spec\.refreshInterval$`), Spoke: "spec.target.refreshPeriod"},
 }
-
