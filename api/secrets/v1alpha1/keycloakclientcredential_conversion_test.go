@@ -28,9 +28,3 @@ func TestKeycloakClientCredentialRoundTrip(t *testing.T) {
 		func() *v1beta1.KeycloakClientCredential { return &v1beta1.KeycloakClientCredential{} },
 		func() *KeycloakClientCredential { return &KeycloakClientCredential{} })
 }
-
-func TestKeycloakServerRoundTrip(t *testing.T) {
-	conversiontest.RoundTrip(t,
-		func() *v1beta1.KeycloakServer { return &v1beta1.KeycloakServer{} },
-		func() *KeycloakServer { return &KeycloakServer{} })
-}
