@@ -58,7 +58,7 @@ type KeycloakClientCredentialReconciler struct {
 	// Reader reads what the cache does not hold: Secrets the operator does
 	// not own (to find a foreign Secret in the way).
 	Reader   client.Reader
-	Servers  *ServerSource
+	Servers  Servers
 	Recorder events.EventRecorder
 	// MaxConcurrentReconciles is how many resources are reconciled at once.
 	MaxConcurrentReconciles int
@@ -231,7 +231,7 @@ func classify(err error) *sourceError {
 
 // rotateIfDue regenerates the client secret in Keycloak when the rotation
 // interval has passed since the last rotation (or since creation).
-func (r *KeycloakClientCredentialReconciler) rotateIfDue(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential, kc *keycloak.Server) error {
+func (r *KeycloakClientCredentialReconciler) rotateIfDue(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential, kc KeycloakAPI) error {
 	due, ok := rotationDue(kcc)
 	if !ok || r.now().Before(due) {
 		return nil

@@ -48,7 +48,7 @@ const ServerCheckInterval = 5 * time.Minute
 // KeycloakServer, and the version it runs.
 type KeycloakServerReconciler struct {
 	client.Client
-	Servers    *ServerSource
+	Servers    Servers
 	Recorder   events.EventRecorder
 	MaxBackoff time.Duration
 	// Credentials, when set, is a metadata-only cache of the Secrets in the
@@ -68,7 +68,7 @@ func (r *KeycloakServerReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 	var server secretsv1beta1.KeycloakServer
 	if err := r.Get(ctx, req.NamespacedName, &server); err != nil {
 		if client.IgnoreNotFound(err) == nil {
-			r.Servers.Pool.Forget(req.Name)
+			r.Servers.Forget(req.Name)
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}

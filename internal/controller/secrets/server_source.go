@@ -53,7 +53,7 @@ type ServerSource struct {
 
 // Server returns the pooled client of a KeycloakServer, built from its spec
 // and its credentials Secret.
-func (s *ServerSource) Server(ctx context.Context, server *secretsv1beta1.KeycloakServer) (*keycloak.Server, error) {
+func (s *ServerSource) Server(ctx context.Context, server *secretsv1beta1.KeycloakServer) (KeycloakAPI, error) {
 	var creds corev1.Secret
 	key := client.ObjectKey{Namespace: s.Namespace, Name: server.Spec.CredentialsSecretRef.Name}
 	if err := s.Reader.Get(ctx, key, &creds); err != nil {
@@ -81,5 +81,12 @@ func (s *ServerSource) Server(ctx context.Context, server *secretsv1beta1.Keyclo
 	}
 	cfg.ClientID, cfg.ClientSecret = string(creds.Data[CredentialClientID]), string(creds.Data[CredentialClientSecret])
 	cfg.Username, cfg.Password = string(creds.Data[CredentialUsername]), string(creds.Data[CredentialPassword])
-	return s.Pool.Server(server.Name, cfg)
+	kc, err := s.Pool.Server(server.Name, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return kc, nil
 }
+
+// Forget drops the pooled client (and its token) of a deleted server.
+func (s *ServerSource) Forget(name string) { s.Pool.Forget(name) }

@@ -1,0 +1,224 @@
+/*
+Copyright 2026 The vault-keycloak-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package secrets
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/tools/events"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
+	"github.com/carbogame/vault-keycloak-operator/internal/controller/shared"
+	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
+)
+
+// grants of the test server: team-a reads team-a-* in realm apps, rotates
+// team-a-rot, and reads all of master (protected clients stay out).
+func testServer() *secretsv1beta1.KeycloakServer {
+	return &secretsv1beta1.KeycloakServer{
+		ObjectMeta: metav1.ObjectMeta{Name: "kc"},
+		Spec: secretsv1beta1.KeycloakServerSpec{
+			URL: "https://sso.test", AuthType: secretsv1beta1.AuthClientCredentials,
+			Access: []secretsv1beta1.AccessGrant{
+				{Namespaces: []string{"team-a"}, Realms: []string{"apps"}, ClientIDs: []string{"team-a-*"}},
+				{Namespaces: []string{"team-a"}, Realms: []string{"apps"}, ClientIDs: []string{"team-a-rot"}, Rotate: true},
+				{Namespaces: []string{"team-a"}, Realms: []string{"master"}, ClientIDs: []string{"*"}, Rotate: true},
+			},
+		},
+	}
+}
+
+type kccWorld struct {
+	t      *testing.T
+	client client.Client
+	kc     *fakeKeycloak
+	events *events.FakeRecorder
+	r      *KeycloakClientCredentialReconciler
+}
+
+func newKCCWorld(t *testing.T, kcc *secretsv1beta1.KeycloakClientCredential, extra ...client.Object) *kccWorld {
+	t.Helper()
+	scheme := runtime.NewScheme()
+	_ = corev1.AddToScheme(scheme)
+	_ = secretsv1beta1.AddToScheme(scheme)
+	objs := append([]client.Object{
+		testServer(), kcc,
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team-a"}},
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team-b"}},
+	}, extra...)
+	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(objs...).WithStatusSubresource(&secretsv1beta1.KeycloakClientCredential{}).Build()
+	w := &kccWorld{t: t, client: c, events: events.NewFakeRecorder(100), kc: &fakeKeycloak{
+		login:   "vko-operator",
+		secrets: map[string]string{"apps/team-a-web": "s3cr3t", "apps/team-a-rot": "r0t", "apps/team-b-web": "other", "master/vko-operator": "op", "apps/team-a-masked": "**********"},
+	}}
+	w.r = &KeycloakClientCredentialReconciler{Client: c, Reader: c, Servers: &fakeServers{kc: w.kc}, Recorder: w.events}
+	return w
+}
+
+func teamA(name, clientID string) *secretsv1beta1.KeycloakClientCredential {
+	return &secretsv1beta1.KeycloakClientCredential{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "team-a", Generation: 1, CreationTimestamp: metav1.Now()},
+		Spec: secretsv1beta1.KeycloakClientCredentialSpec{
+			Source: secretsv1beta1.CredentialSource{ServerRef: secretsv1beta1.ServerReference{Name: "kc"}, Realm: "apps", ClientID: clientID},
+			Target: secretsv1beta1.TargetSpec{SecretName: name + "-creds", Keys: secretsv1beta1.SecretKeys{ClientID: "id", ClientSecret: "secret"}},
+		},
+	}
+}
+
+func (w *kccWorld) reconcile(name string) {
+	w.t.Helper()
+	// Errors are retried with backoff in the manager; here the outcome is
+	// read from the status.
+	_, _ = w.r.Reconcile(context.Background(), ctrl.Request{NamespacedName: client.ObjectKey{Namespace: "team-a", Name: name}})
+}
+
+func (w *kccWorld) ready(name string) *metav1.Condition {
+	w.t.Helper()
+	var k secretsv1beta1.KeycloakClientCredential
+	if err := w.client.Get(context.Background(), client.ObjectKey{Namespace: "team-a", Name: name}, &k); err != nil {
+		w.t.Fatal(err)
+	}
+	return meta.FindStatusCondition(k.Status.Conditions, shared.TypeReady)
+}
+
+func (w *kccWorld) secret(ns, name string) *corev1.Secret {
+	var s corev1.Secret
+	if err := w.client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, &s); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		w.t.Fatal(err)
+	}
+	return &s
+}
+
+func TestCredentialReconcileDecisions(t *testing.T) {
+	tlsTarget := func(k *secretsv1beta1.KeycloakClientCredential) { k.Spec.Target.Type = corev1.SecretTypeTLS }
+	tests := []struct {
+		name     string
+		kcc      *secretsv1beta1.KeycloakClientCredential
+		mutate   func(*secretsv1beta1.KeycloakClientCredential)
+		extra    []client.Object
+		reason   string   // of Ready
+		calls    []string // what Keycloak was asked
+		secretIn string   // namespace where the Secret must be, "" for none
+	}{
+		{name: "granted client", kcc: teamA("web", "team-a-web"), reason: shared.ReasonSynced,
+			calls: []string{"read apps/team-a-web"}, secretIn: "team-a"},
+		{name: "another team's client: Keycloak is not asked", kcc: teamA("steal", "team-b-web"), reason: shared.ReasonAccessNotGranted},
+		{name: "the operator's login client", kcc: teamA("login", "vko-operator"),
+			mutate: func(k *secretsv1beta1.KeycloakClientCredential) { k.Spec.Source.Realm = "master" }, reason: shared.ReasonAccessNotGranted},
+		{name: "admin-cli", kcc: teamA("cli", "admin-cli"),
+			mutate: func(k *secretsv1beta1.KeycloakClientCredential) { k.Spec.Source.Realm = "master" }, reason: shared.ReasonAccessNotGranted},
+		{name: "rotation without the grant", kcc: teamA("rot", "team-a-web"), mutate: func(k *secretsv1beta1.KeycloakClientCredential) {
+			k.Spec.Rotation = &secretsv1beta1.RotationSpec{Interval: metav1.Duration{Duration: time.Hour}}
+			k.CreationTimestamp = metav1.NewTime(time.Now().Add(-2 * time.Hour))
+		}, reason: shared.ReasonAccessNotGranted},
+		{name: "rotation with the grant, due", kcc: teamA("rot", "team-a-rot"), mutate: func(k *secretsv1beta1.KeycloakClientCredential) {
+			k.Spec.Rotation = &secretsv1beta1.RotationSpec{Interval: metav1.Duration{Duration: time.Hour}}
+			k.CreationTimestamp = metav1.NewTime(time.Now().Add(-2 * time.Hour))
+		}, reason: shared.ReasonSynced, calls: []string{"regenerate apps/team-a-rot", "read apps/team-a-rot"}, secretIn: "team-a"},
+		{name: "a spec the schema refuses", kcc: teamA("bounds", "team-a-web"), mutate: func(k *secretsv1beta1.KeycloakClientCredential) {
+			for i := range 33 {
+				k.Spec.Target.Namespaces = append(k.Spec.Target.Namespaces, fmt.Sprintf("ns-%d", i))
+			}
+		}, reason: shared.ReasonNotAllowed},
+		{name: "target namespace without consent", kcc: teamA("cross", "team-a-web"),
+			mutate: func(k *secretsv1beta1.KeycloakClientCredential) { k.Spec.Target.Namespaces = []string{"team-b"} },
+			reason: shared.ReasonTargetNotAllowed, calls: []string{"read apps/team-a-web"}},
+		{name: "a Secret type the namespace does not allow", kcc: teamA("tls", "team-a-web"), mutate: tlsTarget,
+			reason: shared.ReasonTargetNotAllowed, calls: []string{"read apps/team-a-web"}},
+		{name: "a foreign Secret in the way", kcc: teamA("taken", "team-a-web"),
+			extra:  []client.Object{&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "taken-creds", Namespace: "team-a"}, Data: map[string][]byte{"x": []byte("y")}}},
+			reason: shared.ReasonSecretNotOwned, calls: []string{"read apps/team-a-web"}, secretIn: "team-a"},
+		{name: "a masked secret is never written", kcc: teamA("masked", "team-a-masked"), reason: shared.ReasonNoUsableSecret,
+			calls: []string{"read apps/team-a-masked"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.mutate != nil {
+				tt.mutate(tt.kcc)
+			}
+			w := newKCCWorld(t, tt.kcc, tt.extra...)
+			w.reconcile(tt.kcc.Name)
+			if c := w.ready(tt.kcc.Name); c == nil || c.Reason != tt.reason {
+				t.Fatalf("Ready = %+v, want reason %s", c, tt.reason)
+			}
+			if !slices.Equal(w.kc.calls, tt.calls) {
+				t.Fatalf("Keycloak was asked %v, want %v", w.kc.calls, tt.calls)
+			}
+			for _, ns := range []string{"team-a", "team-b"} {
+				if s := w.secret(ns, tt.kcc.Spec.Target.SecretName); (s != nil) != (ns == tt.secretIn) {
+					t.Fatalf("Secret in %s: %v, want only in %q", ns, s != nil, tt.secretIn)
+				}
+			}
+		})
+	}
+}
+
+func TestGrantTakenBackLeavesTheSecretAsItWas(t *testing.T) {
+	w := newKCCWorld(t, teamA("web", "team-a-web"))
+	w.reconcile("web")
+	written := w.secret("team-a", "web-creds")
+	if written == nil || string(written.Data["secret"]) != "s3cr3t" {
+		t.Fatalf("Secret = %v", written)
+	}
+	var s secretsv1beta1.KeycloakServer
+	_ = w.client.Get(context.Background(), client.ObjectKey{Name: "kc"}, &s)
+	s.Spec.Access = s.Spec.Access[1:]
+	if err := w.client.Update(context.Background(), &s); err != nil {
+		t.Fatal(err)
+	}
+	w.kc.calls = nil
+	w.reconcile("web")
+	if c := w.ready("web"); c.Reason != shared.ReasonAccessNotGranted || !strings.Contains(c.Message, `client "team-a-web" in realm "apps" is not granted`) {
+		t.Fatalf("Ready = %+v", c)
+	}
+	if len(w.kc.calls) > 0 {
+		t.Fatalf("Keycloak asked %v after the grant was taken back", w.kc.calls)
+	}
+	if after := w.secret("team-a", "web-creds"); after == nil || string(after.Data["secret"]) != "s3cr3t" {
+		t.Fatal("the Secret was removed or blanked")
+	}
+}
+
+func TestSecretTypeAllowedByTheTargetNamespace(t *testing.T) {
+	k := teamA("tls", "team-a-web")
+	k.Spec.Target.Type = corev1.SecretTypeTLS
+	w := newKCCWorld(t, k)
+	var ns corev1.Namespace
+	_ = w.client.Get(context.Background(), client.ObjectKey{Name: "team-a"}, &ns)
+	ns.Annotations = map[string]string{tenancy.AllowedSecretTypesAnnotation: string(corev1.SecretTypeTLS)}
+	_ = w.client.Update(context.Background(), &ns)
+	w.reconcile("tls")
+	if s := w.secret("team-a", "tls-creds"); s == nil || s.Type != corev1.SecretTypeTLS {
+		t.Fatalf("Secret = %v", s)
+	}
+}
