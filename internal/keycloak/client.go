@@ -123,6 +123,10 @@ type Server struct {
 	renewAt time.Time
 }
 
+// DefaultRealm is the realm the operator logs in to when a server names
+// none: Keycloak's admin realm.
+const DefaultRealm = "master"
+
 // LoginClientID is the client the operator logs in with: never one a
 // tenant may read or rotate.
 func (s *Server) LoginClientID() string {
@@ -137,7 +141,7 @@ func newServer(name string, cfg ServerConfig) (*Server, error) {
 	// that the pool finds this server again for the same KeycloakServer.
 	fingerprint := cfg.fingerprint()
 	if cfg.Realm == "" {
-		cfg.Realm = "master"
+		cfg.Realm = DefaultRealm
 	}
 	if cfg.Timeout == 0 {
 		cfg.Timeout = 10 * time.Second

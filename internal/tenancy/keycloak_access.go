@@ -25,6 +25,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
+	"github.com/carbogame/vault-keycloak-operator/internal/keycloak"
 )
 
 // LegacyNamespaceGrantsAnnotation, set to "true" on a KeycloakServer, keeps
@@ -61,7 +62,7 @@ type KeycloakRequest struct {
 }
 
 // MasterRealm is Keycloak's admin realm, and the login realm by default.
-const MasterRealm = "master"
+const MasterRealm = keycloak.DefaultRealm
 
 // LoginOf is the server's own login, with clientID the client it logs in
 // with ("" when not known; a password login always uses admin-cli).

@@ -69,12 +69,40 @@ func AllowedCapabilities(ns *corev1.Namespace) []vaultv1beta1.Capability {
 // (one segment) and a trailing "*".
 var pathPattern = regexp.MustCompile(`^[A-Za-z0-9_.+*-]+(/[A-Za-z0-9_.+*-]+)*/?$`)
 
-// Bounds on the durations a VaultApp may ask for.
+// Bounds and defaults of the durations a VaultApp may ask for, used by the
+// webhook (defaulting, validation) and the controller alike.
 const (
-	MinRefreshInterval = 30 * time.Second
-	MinTokenTTL        = time.Minute
-	MaxTokenTTL        = 24 * time.Hour
+	MinRefreshInterval     = 30 * time.Second
+	DefaultRefreshInterval = 5 * time.Minute
+	MinTokenTTL            = time.Minute
+	MaxTokenTTL            = 24 * time.Hour
+	DefaultTokenTTL        = time.Hour
 )
+
+// ServiceAccounts are the ServiceAccounts the VaultApp's role binds: its
+// own name when it names none.
+func ServiceAccounts(app *vaultv1beta1.VaultApp) []string {
+	if sas := app.Spec.KubernetesAuth.ServiceAccounts; len(sas) > 0 {
+		return sas
+	}
+	return []string{app.Name}
+}
+
+// TokenTTL is the TTL of the tokens the VaultApp's role issues.
+func TokenTTL(app *vaultv1beta1.VaultApp) time.Duration {
+	if ttl := app.Spec.KubernetesAuth.TokenTTL; ttl != nil {
+		return ttl.Duration
+	}
+	return DefaultTokenTTL
+}
+
+// VaultRefreshInterval is how often Vault is checked for drift.
+func VaultRefreshInterval(app *vaultv1beta1.VaultApp) time.Duration {
+	if ri := app.Spec.RefreshInterval; ri != nil && ri.Duration >= MinRefreshInterval {
+		return ri.Duration
+	}
+	return DefaultRefreshInterval
+}
 
 // AllowRetainAnnotation, set to "true" on a Namespace, lets its VaultApps
 // use deletionPolicy Retain. Without it a VaultApp's policy and role always

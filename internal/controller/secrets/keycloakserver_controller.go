@@ -127,7 +127,7 @@ func (r *KeycloakServerReconciler) version(ctx context.Context, server *secretsv
 
 func realmOf(s *secretsv1beta1.KeycloakServer) string {
 	if s.Spec.Realm == "" {
-		return "master"
+		return tenancy.MasterRealm
 	}
 	return s.Spec.Realm
 }

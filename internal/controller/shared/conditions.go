@@ -68,8 +68,6 @@ const (
 	ReasonRetained = "Retained"
 	// ReasonDeleteFailed: the external state could not be removed yet; retried.
 	ReasonDeleteFailed = "DeleteFailed"
-	// ReasonPending: not reconciled yet.
-	ReasonPending = "Pending"
 
 	// ReasonConnected: the operator logged in to the Keycloak server.
 	ReasonConnected = "Connected"

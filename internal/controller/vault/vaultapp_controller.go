@@ -116,7 +116,7 @@ func (r *VaultAppReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 		if serr := r.updateStatus(ctx, &app, before, corev1.EventTypeWarning, shared.ReasonNotOwned, err.Error()); serr != nil {
 			return ctrl.Result{}, serr
 		}
-		return ctrl.Result{RequeueAfter: refreshInterval(&app)}, nil
+		return ctrl.Result{RequeueAfter: tenancy.VaultRefreshInterval(&app)}, nil
 	case err != nil:
 		log.Error(err, "sync with Vault failed", "policy", name)
 		r.failAll(&app, shared.ReasonVaultError, err.Error())
@@ -179,7 +179,7 @@ func (r *VaultAppReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 	if err := r.updateStatus(ctx, &app, before, eventType, reason, note); err != nil {
 		return ctrl.Result{}, err
 	}
-	return ctrl.Result{RequeueAfter: refreshInterval(&app)}, nil
+	return ctrl.Result{RequeueAfter: tenancy.VaultRefreshInterval(&app)}, nil
 }
 
 // written says what a sync wrote.
@@ -209,10 +209,10 @@ func (r *VaultAppReconciler) sync(ctx context.Context, app *vaultv1beta1.VaultAp
 	}
 	wantPolicy := r.Vault.RenderPolicy(ownerOf(app), rules)
 	wantRole := vaultclient.Role{
-		ServiceAccounts: serviceAccounts(app),
+		ServiceAccounts: tenancy.ServiceAccounts(app),
 		Namespace:       app.Namespace,
 		Policies:        []string{name},
-		TTL:             tokenTTL(app),
+		TTL:             tenancy.TokenTTL(app),
 	}
 
 	var w written
@@ -320,27 +320,6 @@ func (r *VaultAppReconciler) updateStatus(ctx context.Context, app *vaultv1beta1
 		return fmt.Errorf("update status: %w", err)
 	}
 	return nil
-}
-
-func serviceAccounts(app *vaultv1beta1.VaultApp) []string {
-	if sas := app.Spec.KubernetesAuth.ServiceAccounts; len(sas) > 0 {
-		return sas
-	}
-	return []string{app.Name}
-}
-
-func tokenTTL(app *vaultv1beta1.VaultApp) time.Duration {
-	if ttl := app.Spec.KubernetesAuth.TokenTTL; ttl != nil {
-		return ttl.Duration
-	}
-	return time.Hour
-}
-
-func refreshInterval(app *vaultv1beta1.VaultApp) time.Duration {
-	if ri := app.Spec.RefreshInterval; ri != nil && ri.Duration >= tenancy.MinRefreshInterval {
-		return ri.Duration
-	}
-	return 5 * time.Minute
 }
 
 // SetupWithManager watches VaultApps, and Namespaces because their

@@ -53,7 +53,7 @@ type KeycloakServerDefaulter struct{}
 // Default sets realm master and authType ClientCredentials.
 func (d *KeycloakServerDefaulter) Default(_ context.Context, s *secretsv1beta1.KeycloakServer) error {
 	if s.Spec.Realm == "" {
-		s.Spec.Realm = "master"
+		s.Spec.Realm = tenancy.MasterRealm
 	}
 	if s.Spec.AuthType == "" {
 		s.Spec.AuthType = secretsv1beta1.AuthClientCredentials

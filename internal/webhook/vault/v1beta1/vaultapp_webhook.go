@@ -23,7 +23,6 @@ import (
 	"context"
 	"fmt"
 	"regexp"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -39,12 +38,6 @@ import (
 	"github.com/carbogame/vault-keycloak-operator/internal/schema"
 	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
 	"github.com/carbogame/vault-keycloak-operator/internal/webhook/terms"
-)
-
-// Defaults a VaultApp gets for what it leaves out.
-const (
-	DefaultRefreshInterval = 5 * time.Minute
-	DefaultTokenTTL        = time.Hour
 )
 
 // SetupVaultAppWebhookWithManager registers the defaulting, validating and
@@ -69,10 +62,10 @@ func (d *VaultAppDefaulter) Default(_ context.Context, app *vaultv1beta1.VaultAp
 		spec.KubernetesAuth.ServiceAccounts = []string{app.Name}
 	}
 	if spec.KubernetesAuth.TokenTTL == nil {
-		spec.KubernetesAuth.TokenTTL = &metav1.Duration{Duration: DefaultTokenTTL}
+		spec.KubernetesAuth.TokenTTL = &metav1.Duration{Duration: tenancy.DefaultTokenTTL}
 	}
 	if spec.RefreshInterval == nil {
-		spec.RefreshInterval = &metav1.Duration{Duration: DefaultRefreshInterval}
+		spec.RefreshInterval = &metav1.Duration{Duration: tenancy.DefaultRefreshInterval}
 	}
 	if spec.DeletionPolicy == "" {
 		spec.DeletionPolicy = vaultv1beta1.DeletionPolicyDelete
