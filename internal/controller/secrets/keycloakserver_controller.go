@@ -93,10 +93,8 @@ func (r *KeycloakServerReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 		r.warnLegacyGrants(&server)
 	}
 	server.Status.ObservedGeneration = server.Generation
-	if !equality.Semantic.DeepEqual(*before, server.Status) {
-		if err := r.Status().Update(ctx, &server); err != nil {
-			return ctrl.Result{}, fmt.Errorf("update status: %w", err)
-		}
+	if serr := shared.UpdateStatus(ctx, r.Client, &server, before, &server.Status); serr != nil {
+		return ctrl.Result{}, serr
 	}
 	if err != nil {
 		return ctrl.Result{}, err // retried with capped backoff

@@ -20,6 +20,7 @@ import (
 	"context"
 	"fmt"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 )
@@ -40,6 +41,15 @@ func SetFinalizer(ctx context.Context, c client.Client, obj client.Object, final
 	}
 	if err := c.Patch(ctx, obj, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})); err != nil {
 		return fmt.Errorf("set finalizer %s=%v: %w", finalizer, present, err)
+	}
+	return nil
+}
+
+// ReleaseFinalizer removes the finalizer once the cleanup it guarded is
+// done. An object already gone is no error: its finalizer was the last one.
+func ReleaseFinalizer(ctx context.Context, c client.Client, obj client.Object, finalizer string) error {
+	if err := SetFinalizer(ctx, c, obj, finalizer, false); err != nil && !apierrors.IsNotFound(err) {
+		return err
 	}
 	return nil
 }

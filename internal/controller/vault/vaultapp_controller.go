@@ -313,13 +313,7 @@ func (r *VaultAppReconciler) updateStatus(ctx context.Context, app *vaultv1beta1
 	if note != "" && (eventType == corev1.EventTypeNormal || !equality.Semantic.DeepEqual(before.Conditions, app.Status.Conditions)) {
 		r.Recorder.Eventf(app, nil, eventType, reason, "Reconcile", "%s", note)
 	}
-	if equality.Semantic.DeepEqual(*before, app.Status) {
-		return nil
-	}
-	if err := r.Status().Update(ctx, app); err != nil {
-		return fmt.Errorf("update status: %w", err)
-	}
-	return nil
+	return shared.UpdateStatus(ctx, r.Client, app, before, &app.Status)
 }
 
 // SetupWithManager watches VaultApps, and Namespaces because their
@@ -342,9 +336,5 @@ func (r *VaultAppReconciler) vaultAppsIn(ctx context.Context, ns client.Object) 
 		logf.FromContext(ctx).Error(err, "list VaultApps of a namespace", "namespace", ns.GetName())
 		return nil
 	}
-	reqs := make([]reconcile.Request, len(list.Items))
-	for i, app := range list.Items {
-		reqs[i] = reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&app)}
-	}
-	return reqs
+	return shared.Requests[vaultv1beta1.VaultApp](list.Items, nil)
 }

@@ -21,7 +21,6 @@ import (
 	"errors"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -78,10 +77,7 @@ func (r *VaultAppReconciler) finalize(ctx context.Context, app *vaultv1beta1.Vau
 		eventType = corev1.EventTypeWarning
 	}
 	r.Recorder.Eventf(app, nil, eventType, reason, "Delete", "%s", note)
-	if err := shared.SetFinalizer(ctx, r.Client, app, Finalizer, false); err != nil && !apierrors.IsNotFound(err) {
-		return ctrl.Result{}, err
-	}
-	return ctrl.Result{}, nil
+	return ctrl.Result{}, shared.ReleaseFinalizer(ctx, r.Client, app, Finalizer)
 }
 
 // retainAllowed reads the namespace's grant for Retain; a namespace that

@@ -1,0 +1,52 @@
+/*
+Copyright 2026 The vault-keycloak-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package secrets
+
+import (
+	"context"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
+	"github.com/carbogame/vault-keycloak-operator/internal/controller/shared"
+)
+
+// finalize removes the Secrets written for the resource (Delete), or leaves
+// them (Retain). Keycloak is not needed for either.
+func (r *KeycloakClientCredentialReconciler) finalize(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential) error {
+	if !controllerutil.ContainsFinalizer(kcc, CredentialFinalizer) {
+		return nil
+	}
+	if kcc.Spec.DeletionPolicy != secretsv1beta1.DeletionPolicyRetain {
+		written, err := r.writtenSecrets(ctx, kcc, &kcc.Status)
+		if err != nil {
+			return err
+		}
+		for _, s := range written {
+			if err := r.Delete(ctx, s); client.IgnoreNotFound(err) != nil {
+				return fmt.Errorf("delete Secret %s/%s: %w", s.Namespace, s.Name, err)
+			}
+		}
+		r.Recorder.Eventf(kcc, nil, corev1.EventTypeNormal, shared.ReasonDeleted, "Delete", "deleted %d Secret(s)", len(written))
+	} else {
+		r.Recorder.Eventf(kcc, nil, corev1.EventTypeNormal, shared.ReasonRetained, "Delete", "left the Secrets in place (deletionPolicy Retain)")
+	}
+	return shared.ReleaseFinalizer(ctx, r.Client, kcc, CredentialFinalizer)
+}

@@ -1,0 +1,142 @@
+/*
+Copyright 2026 The vault-keycloak-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package secrets
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
+	"github.com/carbogame/vault-keycloak-operator/internal/controller/shared"
+	"github.com/carbogame/vault-keycloak-operator/internal/keycloak"
+	"github.com/carbogame/vault-keycloak-operator/internal/schema"
+	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
+)
+
+// What a KeycloakClientCredential reads from Keycloak: the grants are
+// checked before every call, and a due rotation happens first.
+
+// source returns the Secret data of the client, from Keycloak.
+func (r *KeycloakClientCredentialReconciler) source(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential) (map[string][]byte, *sourceError) {
+	src := kcc.Spec.Source
+	// A spec the webhook would refuse (it was down, or the object predates
+	// a rule) is not acted on.
+	if errs := append(tenancy.ValidateKeycloakClientCredential(kcc), schema.Validate(kcc)...); len(errs) > 0 {
+		return nil, &sourceError{reason: shared.ReasonNotAllowed, err: errs.ToAggregate()}
+	}
+	var server secretsv1beta1.KeycloakServer
+	if err := r.Get(ctx, client.ObjectKey{Name: src.ServerRef.Name}, &server); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, &sourceError{reason: shared.ReasonServerNotFound, err: fmt.Errorf("KeycloakServer %q does not exist", src.ServerRef.Name)}
+		}
+		return nil, &sourceError{reason: shared.ReasonKeycloakError, err: err, retry: true}
+	}
+	// The admin's grants, checked before anything is read for the
+	// resource, and again with the login client the server really uses.
+	req := tenancy.AccessRequestOf(kcc)
+	if errs := tenancy.CheckKeycloakAccess(&server, req, tenancy.LoginOf(&server, "")); len(errs) > 0 {
+		return nil, notGranted(errs)
+	}
+	kc, err := r.Servers.Server(ctx, &server)
+	if err != nil {
+		return nil, classify(err)
+	}
+	if errs := tenancy.CheckKeycloakAccess(&server, req, tenancy.LoginOf(&server, kc.LoginClientID())); len(errs) > 0 {
+		return nil, notGranted(errs)
+	}
+	if err := r.rotateIfDue(ctx, kcc, kc); err != nil {
+		return nil, classify(err)
+	}
+	cred, err := kc.ClientSecret(ctx, src.Realm, src.ClientID)
+	if err != nil {
+		return nil, classify(err)
+	}
+	return desiredData(kcc, cred.ClientID, cred.Secret, kc.IssuerURL(src.Realm), kc.TokenURL(src.Realm)), nil
+}
+
+// notGranted is a request outside the server's grants. It is not retried:
+// a change of the resource or of its server (both watched) brings the next
+// attempt. The Secrets already written stay as they are.
+func notGranted(errs field.ErrorList) *sourceError {
+	reason := shared.ReasonAccessNotGranted
+	if errs[0].Field == "spec.source.serverRef.name" {
+		reason = shared.ReasonServerNotAllowed
+	}
+	return &sourceError{reason: reason, err: errs.ToAggregate()}
+}
+
+// classify gives a Keycloak failure its reason. Every one of them is
+// retried with capped backoff: each is mended outside what the operator
+// watches (in Keycloak, or in the credentials Secret, which is not cached),
+// so no event would announce the fix.
+func classify(err error) *sourceError {
+	reason := shared.ReasonKeycloakError
+	switch {
+	case errors.Is(err, errCredentials):
+		reason = shared.ReasonCredentialsInvalid
+	case errors.Is(err, keycloak.ErrUnauthorized):
+		reason = shared.ReasonUnauthorized
+	case errors.Is(err, keycloak.ErrClientNotFound):
+		reason = shared.ReasonClientNotFound
+	case errors.Is(err, keycloak.ErrNoUsableSecret):
+		reason = shared.ReasonNoUsableSecret
+	}
+	return &sourceError{reason: reason, err: err, retry: true}
+}
+
+// rotateIfDue regenerates the client secret in Keycloak when the rotation
+// interval has passed since the last rotation (or since creation).
+func (r *KeycloakClientCredentialReconciler) rotateIfDue(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential, kc KeycloakAPI) error {
+	due, ok := rotationDue(kcc)
+	if !ok || r.now().Before(due) {
+		return nil
+	}
+	if err := kc.RegenerateSecret(ctx, kcc.Spec.Source.Realm, kcc.Spec.Source.ClientID); err != nil {
+		return err
+	}
+	// Recorded at once, by a patch that no concurrent write can refuse: a
+	// status update that later fails on a conflict must not leave the
+	// rotation looking due, or the next pass would regenerate again.
+	unrotated := kcc.DeepCopy()
+	now := metav1.NewTime(r.now())
+	kcc.Status.LastRotationTime = &now
+	if err := r.Status().Patch(ctx, kcc, client.MergeFrom(unrotated)); err != nil {
+		return fmt.Errorf("record the rotation of client %q: %w", kcc.Spec.Source.ClientID, err)
+	}
+	r.Recorder.Eventf(kcc, nil, corev1.EventTypeNormal, shared.ReasonRotated, "Rotate",
+		"regenerated the secret of client %q in Keycloak", kcc.Spec.Source.ClientID)
+	return nil
+}
+
+func rotationDue(kcc *secretsv1beta1.KeycloakClientCredential) (time.Time, bool) {
+	if kcc.Spec.Rotation == nil || kcc.Spec.Rotation.Interval.Duration <= 0 {
+		return time.Time{}, false
+	}
+	last := kcc.CreationTimestamp.Time
+	if kcc.Status.LastRotationTime != nil {
+		last = kcc.Status.LastRotationTime.Time
+	}
+	return last.Add(kcc.Spec.Rotation.Interval.Duration), true
+}

@@ -1,0 +1,99 @@
+/*
+Copyright 2026 The vault-keycloak-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package secrets
+
+import (
+	"context"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
+	"github.com/carbogame/vault-keycloak-operator/internal/controller/shared"
+	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
+)
+
+// Index of KeycloakClientCredentials by the KeycloakServer they read from.
+const serverRefIndex = "spec.source.serverRef.name"
+
+// SetupWithManager watches the resources, the Secrets they own (through the
+// label-filtered cache: a deleted or edited Secret is repaired at once), their
+// KeycloakServers, and Namespaces (consent).
+func (r *KeycloakClientCredentialReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &secretsv1beta1.KeycloakClientCredential{}, serverRefIndex,
+		func(o client.Object) []string {
+			return []string{o.(*secretsv1beta1.KeycloakClientCredential).Spec.Source.ServerRef.Name}
+		}); err != nil {
+		return err
+	}
+	return ctrl.NewControllerManagedBy(mgr).
+		For(&secretsv1beta1.KeycloakClientCredential{}).
+		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.ownerOfSecret)).
+		Watches(&secretsv1beta1.KeycloakServer{}, handler.EnqueueRequestsFromMapFunc(r.usersOfServer)).
+		Watches(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(r.targetingNamespace)).
+		WithOptions(controller.Options{
+			MaxConcurrentReconciles: max(1, r.MaxConcurrentReconciles),
+			RateLimiter:             shared.RateLimiter(r.MaxBackoff),
+		}).
+		Named("keycloakclientcredential").
+		Complete(r)
+}
+
+// ownerOfSecret queues the KeycloakClientCredential a Secret's labels name,
+// only if that resource really targets this Secret: anyone who may create
+// Secrets can forge the labels, and must not make the operator reconcile
+// another tenant's resources.
+func (r *KeycloakClientCredentialReconciler) ownerOfSecret(ctx context.Context, o client.Object) []reconcile.Request {
+	key := client.ObjectKey{Namespace: o.GetLabels()[OwnerNamespaceLabel], Name: o.GetLabels()[OwnerNameLabel]}
+	if key.Namespace == "" || key.Name == "" {
+		return nil
+	}
+	var owner secretsv1beta1.KeycloakClientCredential
+	if err := r.Get(ctx, key, &owner); err != nil {
+		return nil // gone (its finalizer cleaned up) or never existed
+	}
+	if owner.Spec.Target.SecretName != o.GetName() || !slices.Contains(tenancy.TargetNamespaces(&owner), o.GetNamespace()) {
+		return nil
+	}
+	return []reconcile.Request{{NamespacedName: key}}
+}
+
+func (r *KeycloakClientCredentialReconciler) usersOfServer(ctx context.Context, o client.Object) []reconcile.Request {
+	var list secretsv1beta1.KeycloakClientCredentialList
+	if err := r.List(ctx, &list, client.MatchingFields{serverRefIndex: o.GetName()}); err != nil {
+		logf.FromContext(ctx).Error(err, "list users of a KeycloakServer", "server", o.GetName())
+		return nil
+	}
+	return shared.Requests[secretsv1beta1.KeycloakClientCredential](list.Items, nil)
+}
+
+func (r *KeycloakClientCredentialReconciler) targetingNamespace(ctx context.Context, o client.Object) []reconcile.Request {
+	var list secretsv1beta1.KeycloakClientCredentialList
+	if err := r.List(ctx, &list); err != nil {
+		logf.FromContext(ctx).Error(err, "list KeycloakClientCredentials")
+		return nil
+	}
+	return shared.Requests(list.Items, func(k *secretsv1beta1.KeycloakClientCredential) bool {
+		return slices.Contains(tenancy.TargetNamespaces(k), o.GetName())
+	})
+}
