@@ -143,9 +143,11 @@ func protectedReason(req KeycloakRequest, login Login) string {
 	switch {
 	case slices.Contains(protectedClients, req.ClientID):
 		return "is one of Keycloak's admin clients"
-	case login.ClientID != "" && req.Realm == login.Realm && req.ClientID == login.ClientID:
+	// Realms compare without case: Keycloak on a case-insensitive database
+	// resolves "MASTER" to master, and a protection must not hinge on it.
+	case login.ClientID != "" && strings.EqualFold(req.Realm, login.Realm) && req.ClientID == login.ClientID:
 		return "is the operator's own login client"
-	case (req.Realm == login.Realm || req.Realm == MasterRealm) && strings.HasSuffix(req.ClientID, "-realm"):
+	case (strings.EqualFold(req.Realm, login.Realm) || strings.EqualFold(req.Realm, MasterRealm)) && strings.HasSuffix(req.ClientID, "-realm"):
 		// In the master (and the login) realm, <realm>-realm clients hold
 		// the admin roles over each realm.
 		return "is an admin client of the " + req.Realm + " realm"
@@ -175,6 +177,28 @@ func LegacyGrantsInEffect(server *secretsv1beta1.KeycloakServer) bool {
 // the cheap check that decides whether a namespace may use the server at all.
 func GrantsNamespace(server *secretsv1beta1.KeycloakServer, namespace string) bool {
 	return slices.ContainsFunc(EffectiveGrants(server), func(g secretsv1beta1.AccessGrant) bool { return matchesAny(g.Namespaces, namespace) })
+}
+
+// BroadGrantWarnings name the grants that reach every client of the master
+// or login realm: the protected clients stay out of reach, but any other
+// client there that holds admin roles (another operator's login, an old
+// login client) does not. A warning, since the admin may mean it.
+func BroadGrantWarnings(server *secretsv1beta1.KeycloakServer) []string {
+	login := LoginOf(server, "")
+	var out []string
+	for i, g := range server.Spec.Access {
+		for _, realm := range []string{MasterRealm, login.Realm} {
+			if matchesAny(g.Realms, realm) && matchesAny(g.ClientIDs, "any-client") && !slices.Contains(out, fmt.Sprint(i)) {
+				out = append(out, fmt.Sprint(i))
+				break
+			}
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return []string{fmt.Sprintf("spec.access[%s] grant(s) every client of the master or login realm: any client there with admin roles becomes readable (only Keycloak's own admin clients and this server's login client are protected)",
+		strings.Join(out, ","))}
 }
 
 // ValidatePattern checks one entry of a grant list: an exact name, a prefix

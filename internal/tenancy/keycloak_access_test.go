@@ -62,6 +62,8 @@ func TestCheckKeycloakAccess(t *testing.T) {
 		{"a realm's admin client in master", KeycloakRequest{Namespace: "ops-east", Realm: "master", ClientID: "billing-realm"}, "is an admin client of the master realm"},
 		{"a -realm client outside master is an ordinary client", KeycloakRequest{Namespace: "ops-east", Realm: "billing", ClientID: "x-realm"}, ""},
 		{"realm that is a path", KeycloakRequest{Namespace: "ops-east", Realm: "apps/../master", ClientID: "x"}, "spec.source.realm: Invalid value"},
+		{"the login client under another case of the realm", KeycloakRequest{Namespace: "ops-east", Realm: "MASTER", ClientID: "vko-operator"}, "is the operator's own login client"},
+		{"a realm's admin client under another case of master", KeycloakRequest{Namespace: "ops-east", Realm: "Master", ClientID: "billing-realm"}, "is an admin client"},
 		{"realm with dots only", KeycloakRequest{Namespace: "ops-east", Realm: "..", ClientID: "x"}, "must be a plain realm name"},
 	}
 	for _, tt := range tests {
@@ -114,5 +116,17 @@ func TestValidatePattern(t *testing.T) {
 		if got := len(ValidatePattern(nil, p)) == 0; got != ok {
 			t.Errorf("ValidatePattern(%q) ok = %v, want %v", p, got, ok)
 		}
+	}
+}
+
+func TestBroadGrantWarnings(t *testing.T) {
+	server := &secretsv1beta1.KeycloakServer{Spec: secretsv1beta1.KeycloakServerSpec{Access: []secretsv1beta1.AccessGrant{
+		{Namespaces: []string{"a"}, Realms: []string{"apps"}, ClientIDs: []string{"*"}},
+		{Namespaces: []string{"a"}, Realms: []string{"*"}, ClientIDs: []string{"web"}},
+		{Namespaces: []string{"a"}, Realms: []string{"mas*"}, ClientIDs: []string{"*"}},
+	}}}
+	got := BroadGrantWarnings(server)
+	if len(got) != 1 || !strings.HasPrefix(got[0], "spec.access[2] grant(s) every client of the master or login realm") {
+		t.Fatalf("warnings = %v", got)
 	}
 }

@@ -27,6 +27,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -37,6 +38,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
 
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
 	"github.com/carbogame/vault-keycloak-operator/internal/operator"
@@ -137,10 +139,14 @@ func setUp(ctx context.Context) error {
 			return err
 		}
 	}
-	if err := grantTenant(ctx, own); err != nil {
+	editors, err := installEditorRoles(ctx)
+	if err != nil {
 		return err
 	}
-	if err := grantTenant(ctx, bypass); err != nil {
+	if err := grantTenant(ctx, own, editors); err != nil {
+		return err
+	}
+	if err := grantTenant(ctx, bypass, editors); err != nil {
 		return err
 	}
 	if err := skipValidatingWebhooksIn(ctx); err != nil {
@@ -148,7 +154,6 @@ func setUp(ctx context.Context) error {
 	}
 	tenantCfg := rest.CopyConfig(op.Config)
 	tenantCfg.Impersonate = rest.ImpersonationConfig{UserName: tenantUser, Groups: []string{"system:authenticated"}}
-	var err error
 	if tenant, err = client.New(tenantCfg, client.Options{Scheme: operator.NewScheme()}); err != nil {
 		return err
 	}
@@ -195,30 +200,64 @@ func setUp(ctx context.Context) error {
 	})
 }
 
-// grantTenant gives the tenant what an app team gets in its namespace:
-// Kubernetes' edit role, and the operator's editor roles for its kinds
-// (create, change, delete; status stays the operator's).
-func grantTenant(ctx context.Context, ns string) error {
+// editorRoles are the ClusterRoles the project ships for app teams (what a
+// cluster admin binds): create and edit the operator's kinds, read their
+// status, never write it.
+var editorRoles = []string{"vault_vaultapp_editor_role.yaml", "secrets_keycloakclientcredential_editor_role.yaml"}
+
+// installEditorRoles creates the shipped editor ClusterRoles, as in config/rbac.
+func installEditorRoles(ctx context.Context) ([]string, error) {
+	var names []string
+	for _, file := range editorRoles {
+		raw, err := os.ReadFile(filepath.Join(harness.RepoRoot(), "config", "rbac", file))
+		if err != nil {
+			return nil, err
+		}
+		var role rbacv1.ClusterRole
+		if err := yaml.Unmarshal(raw, &role); err != nil {
+			return nil, fmt.Errorf("%s: %w", file, err)
+		}
+		if err := op.Client.Create(ctx, &role); err != nil {
+			return nil, err
+		}
+		names = append(names, role.Name)
+	}
+	return names, nil
+}
+
+// grantTenant gives the tenant what an app team gets in its namespace: the
+// shipped editor roles for the operator's kinds, and Secrets, ConfigMaps
+// and ServiceAccounts as Kubernetes' edit role gives them.
+func grantTenant(ctx context.Context, ns string, editors []string) error {
 	role := &rbacv1.Role{
 		ObjectMeta: metav1.ObjectMeta{Name: "tenant", Namespace: ns},
 		Rules: []rbacv1.PolicyRule{
-			{APIGroups: []string{"vault.exemple.com"}, Resources: []string{"vaultapps"}, Verbs: []string{"*"}},
-			{APIGroups: []string{"secrets.carbogame.com"}, Resources: []string{"keycloakclientcredentials"}, Verbs: []string{"*"}},
-			{APIGroups: []string{"vault.exemple.com"}, Resources: []string{"vaultapps/status"}, Verbs: []string{"get"}},
-			{APIGroups: []string{"secrets.carbogame.com"}, Resources: []string{"keycloakclientcredentials/status"}, Verbs: []string{"get"}},
 			{APIGroups: []string{""}, Resources: []string{"secrets", "configmaps", "serviceaccounts"}, Verbs: []string{"*"}},
 			{APIGroups: []string{""}, Resources: []string{"events"}, Verbs: []string{"get", "list", "watch"}},
 		},
 	}
-	binding := &rbacv1.RoleBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: "tenant", Namespace: ns},
-		RoleRef:    rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "Role", Name: "tenant"},
-		Subjects:   []rbacv1.Subject{{Kind: "User", APIGroup: "rbac.authorization.k8s.io", Name: tenantUser}},
-	}
 	if err := op.Client.Create(ctx, role); err != nil {
 		return err
 	}
-	return op.Client.Create(ctx, binding)
+	subjects := []rbacv1.Subject{{Kind: "User", APIGroup: "rbac.authorization.k8s.io", Name: tenantUser}}
+	bindings := []*rbacv1.RoleBinding{{
+		ObjectMeta: metav1.ObjectMeta{Name: "tenant", Namespace: ns},
+		RoleRef:    rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "Role", Name: "tenant"},
+		Subjects:   subjects,
+	}}
+	for _, name := range editors {
+		bindings = append(bindings, &rbacv1.RoleBinding{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+			RoleRef:    rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: name},
+			Subjects:   subjects,
+		})
+	}
+	for _, b := range bindings {
+		if err := op.Client.Create(ctx, b); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // skipValidatingWebhooksIn makes the API server skip the validating

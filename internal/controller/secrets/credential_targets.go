@@ -21,6 +21,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -82,6 +83,9 @@ func (r *KeycloakClientCredentialReconciler) syncTarget(ctx context.Context, kcc
 		return fail(shared.ReasonTargetFailed, err.Error(), err)
 	case !isOwnedBy(&current, kcc):
 		return fail(shared.ReasonSecretNotOwned, fmt.Sprintf("Secret %s/%s is managed for another resource: left untouched", ns, name), nil)
+	case len(foreignKeys(&current, data)) > 0:
+		return fail(shared.ReasonSecretNotOwned, fmt.Sprintf("Secret %s/%s holds key(s) %s that the operator did not write: left untouched (choose other keys in spec.target.keys)",
+			ns, name, strings.Join(foreignKeys(&current, data), ", ")), nil)
 	default:
 		wasEdited := edited(&current)
 		if applyDesired(&current, kcc, data) {
@@ -126,24 +130,27 @@ func (r *KeycloakClientCredentialReconciler) pruneUntargeted(ctx context.Context
 	return errs
 }
 
-// writtenSecrets are the Secrets the operator wrote for kcc: they carry its
-// ownership labels and lie in a namespace it targets or targeted (its
-// status lists those). Labels alone prove nothing — anyone who may create a
-// Secret can copy them — so a labelled Secret in a namespace the resource
-// never wrote to is left alone.
+// writtenSecrets are the Secrets the operator wrote for kcc. Labels alone
+// prove nothing — anyone who may create a Secret can copy them — so a
+// Secret counts when it carries kcc's UID, or, written before the UID was
+// recorded, when it lies in a namespace the status says was written to.
 func (r *KeycloakClientCredentialReconciler) writtenSecrets(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential, status *secretsv1beta1.KeycloakClientCredentialStatus) ([]*corev1.Secret, error) {
 	var list corev1.SecretList
 	if err := r.List(ctx, &list, client.MatchingLabels(ownedBy(kcc))); err != nil {
 		return nil, fmt.Errorf("list owned Secrets: %w", err)
 	}
-	namespaces := slices.Clone(tenancy.TargetNamespaces(kcc))
+	var synced []string
 	for _, t := range status.Targets {
-		namespaces = append(namespaces, t.Namespace)
+		if t.Synced {
+			synced = append(synced, t.Namespace)
+		}
 	}
 	var out []*corev1.Secret
 	for i := range list.Items {
-		if slices.Contains(namespaces, list.Items[i].Namespace) {
-			out = append(out, &list.Items[i])
+		s := &list.Items[i]
+		uid, recorded := s.Annotations[OwnerUIDAnnotation]
+		if (recorded && uid == string(kcc.UID)) || (!recorded && slices.Contains(synced, s.Namespace)) {
+			out = append(out, s)
 		}
 	}
 	return out, nil

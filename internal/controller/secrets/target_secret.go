@@ -46,6 +46,10 @@ const (
 	// comma-separated: it compares and changes those alone, and leaves keys
 	// that others added to the Secret.
 	ManagedKeysAnnotation = "secrets.carbogame.com/managed-keys"
+	// OwnerUIDAnnotation is the UID of the KeycloakClientCredential the
+	// Secret was written for. Labels name an owner; the UID tells that very
+	// resource from an earlier one of the same name (or a copied Secret).
+	OwnerUIDAnnotation = "secrets.carbogame.com/owner-uid"
 )
 
 // ManagedSecrets selects every Secret the operator manages.
@@ -58,9 +62,29 @@ func ownedBy(kcc *secretsv1beta1.KeycloakClientCredential) labels.Set {
 	return labels.Set{ManagedByLabel: ManagedByValue, OwnerNamespaceLabel: kcc.Namespace, OwnerNameLabel: kcc.Name}
 }
 
-// isOwnedBy reports whether the Secret was written for this resource.
+// isOwnedBy reports whether the Secret was written for this resource: its
+// labels name it and, when it carries one (Secrets written since 0.2 do),
+// its owner UID is the resource's.
 func isOwnedBy(s *corev1.Secret, kcc *secretsv1beta1.KeycloakClientCredential) bool {
-	return labels.SelectorFromSet(ownedBy(kcc)).Matches(labels.Set(s.Labels))
+	if !labels.SelectorFromSet(ownedBy(kcc)).Matches(labels.Set(s.Labels)) {
+		return false
+	}
+	uid, ok := s.Annotations[OwnerUIDAnnotation]
+	return !ok || uid == string(kcc.UID)
+}
+
+// foreignKeys are the keys of data that s already holds and the operator did
+// not write: taking them over would overwrite (and later delete) what a tool
+// or a person put there.
+func foreignKeys(s *corev1.Secret, data map[string][]byte) []string {
+	mine := managedKeys(s)
+	var out []string
+	for _, k := range slices.Sorted(maps.Keys(data)) {
+		if _, exists := s.Data[k]; exists && !slices.Contains(mine, k) {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 // desiredData maps the values to the Secret keys of the spec.
@@ -156,6 +180,9 @@ func applyDesired(s *corev1.Secret, kcc *secretsv1beta1.KeycloakClientCredential
 	maps.Copy(s.Data, data)
 	s.Annotations[ManagedKeysAnnotation] = strings.Join(slices.Sorted(maps.Keys(data)), ",")
 	s.Annotations[DataHashAnnotation] = dataHash(data)
+	if kcc.UID != "" {
+		s.Annotations[OwnerUIDAnnotation] = string(kcc.UID)
+	}
 	return !maps.Equal(before.Labels, s.Labels) || !maps.Equal(before.Annotations, s.Annotations) || !dataEqual(before.Data, s.Data)
 }
 

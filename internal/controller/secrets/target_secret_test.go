@@ -114,3 +114,69 @@ func TestForgedOwnerLabelsQueueNothing(t *testing.T) {
 		})
 	}
 }
+
+func TestAKeyOthersWroteIsNotTakenOver(t *testing.T) {
+	kcc := gitea()
+	s := newTargetSecret(kcc, "gitea", map[string][]byte{"id": []byte("gitea"), "secret": []byte("s1")})
+	s.Data["password"] = []byte("a tool's")
+	if got := foreignKeys(s, map[string][]byte{"password": []byte("s1")}); !slices.Equal(got, []string{"password"}) {
+		t.Fatalf("foreignKeys = %v", got)
+	}
+	if got := foreignKeys(s, map[string][]byte{"secret": []byte("s2")}); len(got) > 0 {
+		t.Fatalf("the operator's own key counted as foreign: %v", got)
+	}
+}
+
+func TestOwnershipNeedsTheUIDWhenRecorded(t *testing.T) {
+	kcc := gitea()
+	kcc.UID = "uid-1"
+	s := newTargetSecret(kcc, "gitea", map[string][]byte{"secret": []byte("s1")})
+	if !isOwnedBy(s, kcc) {
+		t.Fatal("its own Secret is not owned")
+	}
+	later := gitea()
+	later.UID = "uid-2" // a later resource of the same name
+	if isOwnedBy(s, later) {
+		t.Fatal("a Secret of an earlier resource of the same name counts as owned")
+	}
+	delete(s.Annotations, OwnerUIDAnnotation) // written before the UID was recorded
+	if !isOwnedBy(s, later) {
+		t.Fatal("a Secret without a recorded UID is not owned by the resource its labels name")
+	}
+}
+
+func TestCleanupTouchesOnlySecretsItWrote(t *testing.T) {
+	scheme := runtime.NewScheme()
+	_ = secretsv1beta1.AddToScheme(scheme)
+	_ = corev1.AddToScheme(scheme)
+	kcc := gitea()
+	kcc.UID = "uid-1"
+	labelled := func(ns, uid string) *corev1.Secret {
+		s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "gitea-creds", Labels: map[string]string(ownedBy(kcc))}}
+		if uid != "" {
+			s.Annotations = map[string]string{OwnerUIDAnnotation: uid}
+		}
+		return s
+	}
+	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(
+		labelled("written", "uid-1"),   // written by it
+		labelled("old-synced", ""),     // written before UIDs, in a namespace it synced
+		labelled("never-synced", ""),   // labels copied into a namespace it never wrote to
+		labelled("other-uid", "uid-0"), // an earlier resource of the same name
+	).Build()
+	r := &KeycloakClientCredentialReconciler{Client: c}
+	status := &secretsv1beta1.KeycloakClientCredentialStatus{Targets: []secretsv1beta1.TargetStatus{
+		{Namespace: "old-synced", Synced: true}, {Namespace: "never-synced", Synced: false}}}
+	got, err := r.writtenSecrets(context.Background(), kcc, status)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var namespaces []string
+	for _, s := range got {
+		namespaces = append(namespaces, s.Namespace)
+	}
+	slices.Sort(namespaces)
+	if !slices.Equal(namespaces, []string{"old-synced", "written"}) {
+		t.Fatalf("would clean up in %v", namespaces)
+	}
+}

@@ -204,6 +204,9 @@ func TestVaultObjectsTheOperatorDidNotWriteAreLeftAlone(t *testing.T) {
 	}{
 		{"policy without the mark", foreignPolicy, nil, "policy app.shop.api exists in Vault and was not written for this VaultApp (its first line carries no mark of the operator)"},
 		{"policy retained from an earlier VaultApp", retained, nil, "it was retained from VaultApp shop/api (uid old)"},
+		{"foreign policy with a role that grants it", foreignPolicy, &vaultclient.Role{Policies: []string{testPolicy}, Namespace: "shop"},
+			"policy app.shop.api exists in Vault and was not written for this VaultApp"},
+		{"retained policy with its role", retained, &vaultclient.Role{Policies: []string{testPolicy}, Namespace: "shop"}, "it was retained from VaultApp"},
 		{"role that grants other policies", "", &vaultclient.Role{Policies: []string{"admin"}, Namespace: "shop"},
 			"role app.shop.api exists in Vault and was not written for this VaultApp (its token_policies [admin] do not grant policy app.shop.api)"},
 	}
@@ -338,4 +341,28 @@ func TestOrphanSweep(t *testing.T) {
 	if e := w.event(corev1.EventTypeNormal, shared.ReasonOrphanRemoved); !strings.Contains(e, "VaultApp shop/gone (uid 3333) no longer exists") {
 		t.Fatalf("event = %q", e)
 	}
+}
+
+func TestSpecMadeInvalidPastTheWebhookRemovesWhatWasLive(t *testing.T) {
+	w := newWorld(t, nil, shopAPI())
+	w.reconcile()
+	if _, ok := w.vault.policies[testPolicy]; !ok {
+		t.Fatal("not written")
+	}
+	app := w.app()
+	app.Spec.Policy.Rules[0].Path = "../other-team/db"
+	if err := w.client.Update(context.Background(), app); err != nil {
+		t.Fatal(err)
+	}
+	w.reconcile()
+	if _, ok := w.vault.policies[testPolicy]; ok {
+		t.Fatal("the policy of the earlier spec is still live")
+	}
+	if _, ok := w.vault.roles[testPolicy]; ok {
+		t.Fatal("the role of the earlier spec is still live")
+	}
+	if msg := w.condition(shared.TypeReady, metav1.ConditionFalse, shared.ReasonNotAllowed); !strings.Contains(msg, `must stay inside the namespace's prefix`) {
+		t.Fatalf("Ready message = %q", msg)
+	}
+	w.event(corev1.EventTypeWarning, shared.ReasonGrantRevoked)
 }

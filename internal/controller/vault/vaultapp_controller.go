@@ -82,11 +82,10 @@ func (r *VaultAppReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 	// Observe: the spec's own rules (the webhook may have been bypassed),
 	// then what the namespace may have.
 	if errs := append(tenancy.ValidateVaultApp(&app), schema.Validate(&app)...); len(errs) > 0 {
-		// Nothing is written to Vault; a change of the VaultApp triggers
-		// the next attempt.
-		msg := errs.ToAggregate().Error()
-		r.failAll(&app, shared.ReasonNotAllowed, msg)
-		return ctrl.Result{}, r.updateStatus(ctx, &app, before, corev1.EventTypeWarning, shared.ReasonNotAllowed, msg)
+		// Nothing is written to Vault, and what an earlier spec had live
+		// is removed: a spec that cannot be checked grants nothing (it got
+		// here past the webhook, or predates a rule).
+		return r.refuse(ctx, &app, before, name, errs.ToAggregate().Error())
 	}
 	var ns corev1.Namespace
 	if err := r.Get(ctx, client.ObjectKey{Name: app.Namespace}, &ns); err != nil {
@@ -182,6 +181,27 @@ func (r *VaultAppReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 	return ctrl.Result{RequeueAfter: tenancy.VaultRefreshInterval(&app)}, nil
 }
 
+// refuse removes what the operator had live in Vault for a VaultApp it
+// cannot act on, and says why.
+func (r *VaultAppReconciler) refuse(ctx context.Context, app *vaultv1beta1.VaultApp, before *vaultv1beta1.VaultAppStatus, name, msg string) (ctrl.Result, error) {
+	reason := shared.ReasonNotAllowed
+	if r.Vault != nil {
+		removed, err := r.removeOwned(ctx, app, before, name)
+		var notOwned *errNotOwned
+		switch {
+		case errors.As(err, &notOwned):
+		case err != nil:
+			r.failAll(app, shared.ReasonVaultError, err.Error())
+			return ctrl.Result{}, errors.Join(err, r.updateStatus(ctx, app, before, corev1.EventTypeWarning, shared.ReasonVaultError, err.Error()))
+		case removed:
+			msg = fmt.Sprintf("removed policy and role %s from Vault: %s", name, msg)
+			reason = shared.ReasonGrantRevoked
+		}
+	}
+	r.failAll(app, shared.ReasonNotAllowed, msg)
+	return ctrl.Result{}, r.updateStatus(ctx, app, before, corev1.EventTypeWarning, reason, msg)
+}
+
 // written says what a sync wrote.
 type written int
 
@@ -216,37 +236,57 @@ func (r *VaultAppReconciler) sync(ctx context.Context, app *vaultv1beta1.VaultAp
 	}
 
 	var w written
-	havePolicy, found, err := r.Vault.ReadPolicy(ctx, name)
+	have, err := r.observe(ctx, app, before, name)
 	if err != nil {
 		return w, err
 	}
-	if found {
-		if ok, why := ownsPolicy(app, before, havePolicy); !ok {
-			return w, &errNotOwned{kind: kindPolicy, name: name, why: why}
-		}
-	}
-	haveRole, roleFound, err := r.Vault.ReadRole(ctx, name)
-	if err != nil {
-		return w, err
-	}
-	if roleFound {
-		if ok, why := ownsRole(before, name, haveRole); !ok {
-			return w, &errNotOwned{kind: kindRole, name: name, why: why}
-		}
-	}
-	if !found || havePolicy != wantPolicy {
+	if !have.policyFound || have.policy != wantPolicy {
 		if err := r.Vault.WritePolicy(ctx, name, wantPolicy); err != nil {
 			return w, err
 		}
 		w = policyOnly
 	}
-	if !roleFound || !haveRole.Equal(wantRole) {
+	if !have.roleFound || !have.role.Equal(wantRole) {
 		if err := r.Vault.WriteRole(ctx, name, wantRole); err != nil {
 			return w, err
 		}
 		w |= roleOnly
 	}
 	return w, nil
+}
+
+// vaultState is what Vault holds under a VaultApp's name.
+type vaultState struct {
+	policy      string
+	policyFound bool
+	role        vaultclient.Role
+	roleFound   bool
+}
+
+// observe reads the policy and the role, and refuses (errNotOwned) when
+// either exists and is not the operator's: nothing is written or removed
+// unless both are. The policy is judged first, since a role is the
+// operator's only by granting the operator's policy.
+func (r *VaultAppReconciler) observe(ctx context.Context, app *vaultv1beta1.VaultApp, status *vaultv1beta1.VaultAppStatus, name string) (vaultState, error) {
+	var st vaultState
+	var err error
+	if st.policy, st.policyFound, err = r.Vault.ReadPolicy(ctx, name); err != nil {
+		return st, err
+	}
+	if st.policyFound {
+		if ok, why := ownsPolicy(app, status, st.policy); !ok {
+			return st, &errNotOwned{kind: kindPolicy, name: name, why: why}
+		}
+	}
+	if st.role, st.roleFound, err = r.Vault.ReadRole(ctx, name); err != nil {
+		return st, err
+	}
+	if st.roleFound {
+		if ok, why := ownsRole(status, name, st.role); !ok {
+			return st, &errNotOwned{kind: kindRole, name: name, why: why}
+		}
+	}
+	return st, nil
 }
 
 // revoke removes the policy and role when the namespace may no longer use
@@ -266,34 +306,21 @@ func (r *VaultAppReconciler) revoke(ctx context.Context, app *vaultv1beta1.Vault
 // and is the operator's; it reports whether it deleted anything. An object
 // that is not the operator's is an errNotOwned.
 func (r *VaultAppReconciler) removeOwned(ctx context.Context, app *vaultv1beta1.VaultApp, status *vaultv1beta1.VaultAppStatus, name string) (bool, error) {
-	removed := false
-	role, found, err := r.Vault.ReadRole(ctx, name)
+	have, err := r.observe(ctx, app, status, name)
 	if err != nil {
 		return false, err
 	}
-	if found {
-		if ok, why := ownsRole(status, name, role); !ok {
-			return false, &errNotOwned{kind: kindRole, name: name, why: why}
-		}
+	if have.roleFound {
 		if err := r.Vault.DeleteRole(ctx, name); err != nil {
 			return false, err
 		}
-		removed = true
 	}
-	text, found, err := r.Vault.ReadPolicy(ctx, name)
-	if err != nil {
-		return removed, err
-	}
-	if found {
-		if ok, why := ownsPolicy(app, status, text); !ok {
-			return removed, &errNotOwned{kind: kindPolicy, name: name, why: why}
-		}
+	if have.policyFound {
 		if err := r.Vault.DeletePolicy(ctx, name); err != nil {
-			return removed, err
+			return true, err
 		}
-		removed = true
 	}
-	return removed, nil
+	return have.roleFound || have.policyFound, nil
 }
 
 func ownerOf(app *vaultv1beta1.VaultApp) vaultclient.Owner {

@@ -94,12 +94,9 @@ func (r *VaultAppReconciler) retainAllowed(ctx context.Context, namespace string
 // orphan sweep, a later VaultApp of the same name) nor anyone reading Vault
 // takes it for a managed one. The role stays as it is.
 func (r *VaultAppReconciler) release(ctx context.Context, app *vaultv1beta1.VaultApp, before *vaultv1beta1.VaultAppStatus, name string) error {
-	text, found, err := r.Vault.ReadPolicy(ctx, name)
-	if err != nil || !found {
+	have, err := r.observe(ctx, app, before, name)
+	if err != nil || !have.policyFound {
 		return err
 	}
-	if ok, why := ownsPolicy(app, before, text); !ok {
-		return &errNotOwned{kind: kindPolicy, name: name, why: why}
-	}
-	return r.Vault.WritePolicy(ctx, name, vaultclient.RetainedText(text, ownerOf(app)))
+	return r.Vault.WritePolicy(ctx, name, vaultclient.RetainedText(have.policy, ownerOf(app)))
 }

@@ -125,15 +125,16 @@ func validateServer(ctx context.Context, s *secretsv1beta1.KeycloakServer) error
 
 // serverWarnings tells the admin what the allowedNamespaces field does now.
 func serverWarnings(s *secretsv1beta1.KeycloakServer) admission.Warnings {
+	warnings := admission.Warnings(tenancy.BroadGrantWarnings(s))
 	if len(s.Spec.AllowedNamespaces) == 0 {
-		return nil
+		return warnings
 	}
 	if tenancy.LegacyGrantsInEffect(s) {
-		return admission.Warnings{fmt.Sprintf("spec.allowedNamespaces lets the namespaces listed read any client of this server (annotation %s): replace it with spec.access grants",
-			tenancy.LegacyNamespaceGrantsAnnotation)}
+		return append(warnings, fmt.Sprintf("spec.allowedNamespaces lets the namespaces listed read any client of this server (annotation %s): replace it with spec.access grants",
+			tenancy.LegacyNamespaceGrantsAnnotation))
 	}
-	return admission.Warnings{fmt.Sprintf("spec.allowedNamespaces is deprecated and grants nothing by itself: grant access in spec.access (or, while upgrading, annotate the server %s=true)",
-		tenancy.LegacyNamespaceGrantsAnnotation)}
+	return append(warnings, fmt.Sprintf("spec.allowedNamespaces is deprecated and grants nothing by itself: grant access in spec.access (or, while upgrading, annotate the server %s=true)",
+		tenancy.LegacyNamespaceGrantsAnnotation))
 }
 
 var serverV1alpha1Fields = []terms.Rename{
