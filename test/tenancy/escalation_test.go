@@ -163,7 +163,7 @@ func TestTenantCannotEscalate(t *testing.T) {
 				t.Fatal(err)
 			}
 			NewWithT(t).Consistently(func() string { return keycloakSecret(t, appsRealm, "team-a-web") }).
-				WithTimeout(3 * time.Second).WithPolling(500 * time.Millisecond).Should(Equal(before), "the secret was regenerated in Keycloak")
+				WithTimeout(3*time.Second).WithPolling(500*time.Millisecond).Should(Equal(before), "the secret was regenerated in Keycloak")
 		}},
 		{name: "webhook down: a reserved label", try: func(t *testing.T) error {
 			k := credential(bypass, "k-bypass-label", appsRealm, "team-a-web")
