@@ -93,6 +93,10 @@ test: manifests generate fmt vet ## Run all tests against a real kube-apiserver,
 	go run ./test/harness/cmd/with-services -- \
 		go test ./... -count=1 -timeout $(TEST_TIMEOUT) -coverprofile cover.out
 
+.PHONY: test-unit
+test-unit: ## Run the fast unit layer alone: rules and decisions, no service, seconds.
+	go test ./api/... ./internal/... -count=1
+
 # The packages with benchmarks; each checks a performance target and fails
 # when it is missed (timed tests do not).
 BENCH_PKGS ?= ./test/integration/keycloak/

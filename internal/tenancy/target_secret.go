@@ -45,8 +45,12 @@ func SecretTypeRefusal(ns *corev1.Namespace, t corev1.SecretType) string {
 	case slices.Contains(neverWritten, t):
 		return fmt.Sprintf("type %q is managed by Kubernetes itself and is never written by the operator", t)
 	case !listNames(ns.Annotations[AllowedSecretTypesAnnotation], string(t)):
-		return fmt.Sprintf("namespace %s does not allow Secrets of type %q: its %s annotation lists %q (without it only Opaque is allowed)",
-			ns.Name, t, AllowedSecretTypesAnnotation, ns.Annotations[AllowedSecretTypesAnnotation])
+		allowed := ns.Annotations[AllowedSecretTypesAnnotation]
+		if allowed == "" {
+			allowed = "none"
+		}
+		return fmt.Sprintf("namespace %s does not allow Secrets of type %q: Opaque only, and the types its %s annotation lists (%s)",
+			ns.Name, t, AllowedSecretTypesAnnotation, allowed)
 	}
 	return ""
 }

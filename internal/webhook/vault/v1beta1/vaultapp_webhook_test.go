@@ -1,0 +1,119 @@
+/*
+Copyright 2026 The vault-keycloak-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package v1beta1
+
+import (
+	"context"
+	"testing"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
+	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
+)
+
+func validator(annotations map[string]string) *VaultAppValidator {
+	scheme := runtime.NewScheme()
+	_ = corev1.AddToScheme(scheme)
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "shop", Annotations: annotations}}
+	return &VaultAppValidator{Client: fake.NewClientBuilder().WithScheme(scheme).WithObjects(ns).Build()}
+}
+
+func app(mutate func(*vaultv1beta1.VaultApp)) *vaultv1beta1.VaultApp {
+	a := &vaultv1beta1.VaultApp{
+		ObjectMeta: metav1.ObjectMeta{Name: "api", Namespace: "shop"},
+		Spec: vaultv1beta1.VaultAppSpec{Policy: vaultv1beta1.PolicySpec{Rules: []vaultv1beta1.PolicyRule{
+			{Path: "db/*", Capabilities: []vaultv1beta1.Capability{"read"}}}}},
+	}
+	if mutate != nil {
+		mutate(a)
+	}
+	return a
+}
+
+// v1alpha1Request is the context of a request the user sent as v1alpha1.
+func v1alpha1Request() context.Context {
+	return admission.NewContextWithRequest(context.Background(), admission.Request{AdmissionRequest: admissionv1.AdmissionRequest{
+		RequestKind: &metav1.GroupVersionKind{Group: "vault.exemple.com", Version: "v1alpha1", Kind: "VaultApp"},
+	}})
+}
+
+func TestVaultAppAdmissionMessages(t *testing.T) {
+	const prefix = `VaultApp.vault.exemple.com "api" is invalid: `
+	tests := []struct {
+		name        string
+		ctx         context.Context
+		annotations map[string]string
+		app         *vaultv1beta1.VaultApp
+		want        string // "" when admitted
+	}{
+		{"within the grant", context.Background(), nil, app(nil), ""},
+		{"capability not granted", context.Background(), nil,
+			app(func(a *vaultv1beta1.VaultApp) { a.Spec.Policy.Rules[0].Capabilities = []vaultv1beta1.Capability{"read", "delete"} }),
+			prefix + `spec.policy.rules[0].capabilities: Forbidden: delete not allowed in namespace "shop": it may use read, list (the cluster admin sets this in the namespace's vault.exemple.com/allowed-capabilities annotation)`},
+		{"the same, named in v1alpha1 terms", v1alpha1Request(), nil,
+			app(func(a *vaultv1beta1.VaultApp) { a.Spec.Policy.Rules[0].Capabilities = []vaultv1beta1.Capability{"read", "delete"} }),
+			prefix + `spec.vaultPolicy: Forbidden: delete not allowed in namespace "shop": it may use read, list (the cluster admin sets this in the namespace's vault.exemple.com/allowed-capabilities annotation)`},
+		{"Retain without the grant", context.Background(), nil,
+			app(func(a *vaultv1beta1.VaultApp) { a.Spec.DeletionPolicy = vaultv1beta1.DeletionPolicyRetain }),
+			prefix + `spec.deletionPolicy: Forbidden: Retain not allowed in namespace "shop": the cluster admin allows it with the namespace annotation vault.exemple.com/allow-retain=true`},
+		{"Retain with the grant", context.Background(), map[string]string{tenancy.AllowRetainAnnotation: "true"},
+			app(func(a *vaultv1beta1.VaultApp) { a.Spec.DeletionPolicy = vaultv1beta1.DeletionPolicyRetain }), ""},
+		{"a schema bound", context.Background(), nil, app(func(a *vaultv1beta1.VaultApp) {
+			for range 64 {
+				a.Spec.Policy.Rules = append(a.Spec.Policy.Rules, a.Spec.Policy.Rules[0])
+			}
+		}), prefix + `spec.policy.rules: Too many: 65: must have at most 64 items`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := validator(tt.annotations).ValidateCreate(tt.ctx, tt.app)
+			switch {
+			case tt.want == "" && err != nil:
+				t.Fatalf("refused: %v", err)
+			case tt.want != "" && (err == nil || err.Error() != tt.want):
+				t.Fatalf("message:\n%v\nwant:\n%s", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestVaultAppUpdates(t *testing.T) {
+	v := validator(nil)
+	old := app(nil)
+	// A grant taken back never blocks an update that leaves the spec alone.
+	wide := app(func(a *vaultv1beta1.VaultApp) { a.Spec.Policy.Rules[0].Capabilities = []vaultv1beta1.Capability{"delete"} })
+	withLabel := wide.DeepCopy()
+	withLabel.Labels = map[string]string{"team": "a"}
+	if _, err := v.ValidateUpdate(context.Background(), wide, withLabel); err != nil {
+		t.Fatalf("a metadata-only update was refused: %v", err)
+	}
+	// No spec change once deletion started.
+	deleting := old.DeepCopy()
+	deleting.DeletionTimestamp = &metav1.Time{}
+	retain := deleting.DeepCopy()
+	retain.Spec.DeletionPolicy = vaultv1beta1.DeletionPolicyRetain
+	_, err := v.ValidateUpdate(context.Background(), deleting, retain)
+	if want := `VaultApp.vault.exemple.com "api" is invalid: spec: Forbidden: may not change while the VaultApp is being deleted`; err == nil || err.Error() != want {
+		t.Fatalf("message:\n%v\nwant:\n%s", err, want)
+	}
+}
