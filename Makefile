@@ -81,13 +81,13 @@ envtest: ## Build kube-apiserver, etcd and kubectl into the cache (for KUBEBUILD
 
 .PHONY: services-bin
 services-bin: ## Build Vault and fetch Keycloak into the cache.
-	@$(ENSURE) vault
+	@$(ENSURE) vault-bin
 	@$(ENSURE) keycloak
 
 .PHONY: test
 test: manifests generate fmt vet ## Run all tests against a real kube-apiserver, Vault and Keycloak.
 	KUBEBUILDER_ASSETS="$$($(ENSURE) envtest)" \
-	VKO_VAULT_BIN="$$($(ENSURE) vault)/vault" \
+	VKO_VAULT_BIN="$$($(ENSURE) vault-bin)" \
 	VKO_KEYCLOAK_HOME="$$($(ENSURE) keycloak)" \
 	$(OLM_ENV) \
 	go run ./test/harness/cmd/with-services -- \
@@ -104,7 +104,7 @@ BENCH_PKGS ?= ./test/integration/keycloak/
 .PHONY: bench
 bench: manifests generate ## Run the benchmarks that check the performance targets, against the real services.
 	KUBEBUILDER_ASSETS="$$($(ENSURE) envtest)" \
-	VKO_VAULT_BIN="$$($(ENSURE) vault)/vault" \
+	VKO_VAULT_BIN="$$($(ENSURE) vault-bin)" \
 	VKO_KEYCLOAK_HOME="$$($(ENSURE) keycloak)" \
 	go run ./test/harness/cmd/with-services -- \
 		go test $(BENCH_PKGS) -run '^$$' -bench . -count=1 -timeout 10m
@@ -116,7 +116,7 @@ OLM_ENV = VKO_KUBE_DIR="$$($(ENSURE) kube)" VKO_KWOK_BIN="$$($(ENSURE) kwok)/kwo
 .PHONY: olm-e2e
 olm-e2e: ## Install, run and upgrade the operator through an OLM Subscription on a local cluster (kwok; no container runtime; needs root for the pod network); part of make test.
 	KUBEBUILDER_ASSETS="$$($(ENSURE) envtest)" \
-	VKO_VAULT_BIN="$$($(ENSURE) vault)/vault" \
+	VKO_VAULT_BIN="$$($(ENSURE) vault-bin)" \
 	VKO_KEYCLOAK_HOME="$$($(ENSURE) keycloak)" \
 	$(OLM_ENV) \
 	go run ./test/harness/cmd/with-services -- \
@@ -125,7 +125,7 @@ olm-e2e: ## Install, run and upgrade the operator through an OLM Subscription on
 .PHONY: demo
 demo: manifests ## Show the operator at work on a local control plane with a real Vault and Keycloak (DEMO_ARGS=--once: one pass).
 	KUBEBUILDER_ASSETS="$$($(ENSURE) envtest)" \
-	VKO_VAULT_BIN="$$($(ENSURE) vault)/vault" \
+	VKO_VAULT_BIN="$$($(ENSURE) vault-bin)" \
 	VKO_KEYCLOAK_HOME="$$($(ENSURE) keycloak)" \
 	go run ./hack/demo $(DEMO_ARGS) 2>$${DEMO_LOG:-/tmp/vko-demo-manager.log}
 

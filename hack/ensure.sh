@@ -6,6 +6,7 @@
 # clone on the same machine rebuilds nothing.
 #
 #   envtest   kube-apiserver, etcd and kubectl side by side (KUBEBUILDER_ASSETS)
+#   vault-bin the vault binary itself (vault prints its directory)
 #   kube      kube-apiserver, kubectl, kube-controller-manager, kube-scheduler
 #   etcd      etcd server
 #   vault     vault server
@@ -15,6 +16,11 @@
 #   kwok      kwok, which fakes Nodes and Pods
 #
 # The cache root is $VKO_CACHE_DIR, by default the user's cache directory.
+#
+# What the user already has is used instead of a build, when it is of the
+# pinned version (and refused with a clear message when it is not):
+# KUBEBUILDER_ASSETS (setup-envtest users) for envtest, VKO_VAULT_BIN or a
+# vault on PATH for vault, VKO_KEYCLOAK_HOME for keycloak.
 set -euo pipefail
 # Without this, a failed build inside $(ensure_kube) would not stop the script.
 shopt -s inherit_errexit
@@ -82,7 +88,72 @@ build_tool() {
 	echo "$dir"
 }
 
+# version_of CMD... — the first x.y.z version the command prints.
+version_of() { "$@" 2>/dev/null | grep -oE '[0-9]+\.[0-9]+\.[0-9]+' | head -1; }
+
+# refuse WHAT VAR HAVE WANT — the component VAR names is of the wrong version.
+refuse() {
+	log "$2=${!2} holds $1 $3, but this project pins $1 $4: point $2 at $1 $4, or unset it to have it built"
+	exit 1
+}
+
+# given_envtest — KUBEBUILDER_ASSETS, when set, must hold the pinned
+# kube-apiserver, etcd and kubectl.
+given_envtest() {
+	local dir=$KUBEBUILDER_ASSETS v b
+	for b in kube-apiserver etcd kubectl; do
+		[[ -x "$dir/$b" ]] || { log "KUBEBUILDER_ASSETS=$dir has no $b: point it at setup-envtest's directory, or unset it to have them built"; exit 1; }
+	done
+	v=$(version_of "$dir/kube-apiserver" --version)
+	[[ "v$v" == "$KUBE_VERSION" ]] || refuse kube-apiserver KUBEBUILDER_ASSETS "v$v" "$KUBE_VERSION"
+	v=$(version_of "$dir/kubectl" version --client)
+	[[ "v$v" == "$KUBE_VERSION" ]] || refuse kubectl KUBEBUILDER_ASSETS "v$v" "$KUBE_VERSION"
+	v=$(version_of "$dir/etcd" --version)
+	[[ "v$v" == "$ETCD_VERSION" ]] || refuse etcd KUBEBUILDER_ASSETS "v$v" "$ETCD_VERSION"
+	log "using kube-apiserver and kubectl $KUBE_VERSION, etcd $ETCD_VERSION from KUBEBUILDER_ASSETS=$dir"
+	echo "$dir"
+}
+
+# given_vault — VKO_VAULT_BIN, or else a vault on PATH of the pinned
+# version; prints nothing when there is none to use.
+given_vault() {
+	local bin=${VKO_VAULT_BIN:-} v
+	if [[ -n "$bin" ]]; then
+		[[ -x "$bin" ]] || { log "VKO_VAULT_BIN=$bin is not an executable: point it at a vault $VAULT_VERSION binary, or unset it to have it built"; exit 1; }
+		v=$(version_of "$bin" version)
+		[[ "v$v" == "$VAULT_VERSION" ]] || refuse vault VKO_VAULT_BIN "v$v" "$VAULT_VERSION"
+		log "using vault $VAULT_VERSION from VKO_VAULT_BIN=$bin"
+		echo "$bin"
+	elif bin=$(command -v vault) && [[ "v$(version_of "$bin" version)" == "$VAULT_VERSION" ]]; then
+		log "using vault $VAULT_VERSION from PATH: $bin"
+		echo "$bin"
+	fi
+}
+
+# given_keycloak — VKO_KEYCLOAK_HOME, when set, must be the pinned Keycloak.
+given_keycloak() {
+	local dir=$VKO_KEYCLOAK_HOME v
+	[[ -x "$dir/bin/kc.sh" ]] || { log "VKO_KEYCLOAK_HOME=$dir has no bin/kc.sh: point it at an unpacked keycloak-quarkus-dist, or unset it to have it fetched"; exit 1; }
+	v=$(version_of cat "$dir/version.txt")
+	[[ "$v" == "$KEYCLOAK_VERSION" ]] || refuse Keycloak VKO_KEYCLOAK_HOME "$v" "$KEYCLOAK_VERSION"
+	log "using Keycloak $KEYCLOAK_VERSION from VKO_KEYCLOAK_HOME=$dir"
+	echo "$dir"
+}
+
+ensure_vault_bin() {
+	local bin
+	bin=$(given_vault)
+	if [[ -z "$bin" ]]; then
+		bin="$(build_tool "vault-$VAULT_VERSION" vault 0 "" vault=github.com/hashicorp/vault)/vault"
+	fi
+	echo "$bin"
+}
+
 ensure_envtest() {
+	if [[ -n "${KUBEBUILDER_ASSETS:-}" ]]; then
+		given_envtest
+		return
+	fi
 	local kube etcd dir
 	kube=$(ensure_kube kube-apiserver kubectl)
 	etcd=$(build_tool "etcd-$ETCD_VERSION" etcd 0 "" etcd=go.etcd.io/etcd/server/v3)
@@ -95,6 +166,10 @@ ensure_envtest() {
 }
 
 ensure_keycloak() {
+	if [[ -n "${VKO_KEYCLOAK_HOME:-}" ]]; then
+		given_keycloak
+		return
+	fi
 	local dir="$cache/keycloak-$KEYCLOAK_VERSION"
 	if [[ ! -x "$dir/bin/kc.sh" ]]; then
 		log "fetching org.keycloak:keycloak-quarkus-dist:$KEYCLOAK_VERSION from Maven Central"
@@ -113,7 +188,8 @@ case "${1:-}" in
 	envtest) ensure_envtest ;;
 	kube) shift; ensure_kube "$@" ;;
 	etcd) build_tool "etcd-$ETCD_VERSION" etcd 0 "" etcd=go.etcd.io/etcd/server/v3 ;;
-	vault) build_tool "vault-$VAULT_VERSION" vault 0 "" vault=github.com/hashicorp/vault ;;
+	vault) dirname "$(ensure_vault_bin)" ;;
+	vault-bin) ensure_vault_bin ;;
 	keycloak) ensure_keycloak ;;
 	# opm's SQLite needs cgo; without containers_image_openpgp it needs gpgme.
 	opm) build_tool "opm-$OPM_VERSION" opm 1 json1,containers_image_openpgp opm=github.com/operator-framework/operator-registry/cmd/opm ;;
@@ -121,5 +197,5 @@ case "${1:-}" in
 		olm=github.com/operator-framework/operator-lifecycle-manager/cmd/olm \
 		catalog=github.com/operator-framework/operator-lifecycle-manager/cmd/catalog ;;
 	kwok) build_tool "kwok-$KWOK_VERSION" kwok 0 "" kwok=sigs.k8s.io/kwok/cmd/kwok ;;
-	*) echo "usage: $0 envtest | kube [BIN...] | etcd | vault | keycloak | opm | olm | kwok" >&2; exit 2 ;;
+	*) echo "usage: $0 envtest | kube [BIN...] | etcd | vault | vault-bin | keycloak | opm | olm | kwok" >&2; exit 2 ;;
 esac
