@@ -114,7 +114,7 @@ OLM_ENV = VKO_KUBE_DIR="$$($(ENSURE) kube)" VKO_KWOK_BIN="$$($(ENSURE) kwok)/kwo
 	VKO_OLM_DIR="$$($(ENSURE) olm)" VKO_OPM_BIN="$$($(ENSURE) opm)/opm"
 
 .PHONY: olm-e2e
-olm-e2e: ## Install, run and upgrade the operator through an OLM Subscription on a local cluster (kwok; no container runtime; needs root for the pod network); part of make test.
+olm-e2e: ## Install, run and upgrade the operator through an OLM Subscription on a local cluster (kwok; no container runtime, no root: its own network namespace); part of make test.
 	KUBEBUILDER_ASSETS="$$($(ENSURE) envtest)" \
 	VKO_VAULT_BIN="$$($(ENSURE) vault-bin)" \
 	VKO_KEYCLOAK_HOME="$$($(ENSURE) keycloak)" \

@@ -154,9 +154,9 @@ const OLMNamespace = "olm"
 const PodCIDR = "203.0.113.0/24"
 
 // addPodNetwork routes PodCIDR to this machine, and says whether this call
-// added the route: one that exists already (another run's, or left by a run
-// that was killed) is used as it is and left in place. It needs
-// CAP_NET_ADMIN (root).
+// added the route: one that exists already is used as it is and left in
+// place. It needs CAP_NET_ADMIN, which the OLM test has in the network
+// namespace of its own it runs in (RunInOwnNetwork), without root.
 func addPodNetwork() (added bool, err error) {
 	// Routing a network this machine sits on to itself would cut it off.
 	_, pods, _ := net.ParseCIDR(PodCIDR)
@@ -176,7 +176,7 @@ func addPodNetwork() (added bool, err error) {
 	case strings.Contains(string(out), "File exists"):
 		return false, nil
 	default:
-		return false, fmt.Errorf("route the fake pod network %s to this machine (needs root, or CAP_NET_ADMIN, and iproute2): ip route add local %s dev lo: %w: %s",
+		return false, fmt.Errorf("route the fake pod network %s (needs CAP_NET_ADMIN: run in a network namespace of its own, see harness.RunInOwnNetwork; and iproute2): ip route add local %s dev lo: %w: %s",
 			PodCIDR, PodCIDR, err, strings.TrimSpace(string(out)))
 	}
 }

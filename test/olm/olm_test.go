@@ -58,6 +58,20 @@ const (
 // CSV declares, run the operator as the ServiceAccount OLM made against a
 // real Vault and Keycloak, then upgrade to a bundle that replaces the first.
 // Each step needs the one before it.
+// TestMain runs the tests in a network namespace of their own, so that
+// routing the fake pod network needs no root (see harness.RunInOwnNetwork);
+// the run's Keycloak is forwarded in.
+func TestMain(m *testing.M) {
+	if !harness.InOwnNetwork() {
+		os.Exit(harness.RunInOwnNetwork(os.Getenv(harness.EnvKeycloakURL)))
+	}
+	if err := harness.SetUpOwnNetwork(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Exit(m.Run())
+}
+
 func TestSubscriptionInstallsRunsAndUpgradesTheOperator(t *testing.T) {
 	e := newEnv(t)
 	var csv *operatorsv1alpha1.ClusterServiceVersion
