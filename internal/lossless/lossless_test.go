@@ -31,7 +31,7 @@ type wide struct {
 
 type narrow struct{ Name string }
 
-func toNarrow(w wide) narrow  { return narrow{Name: w.Name} }
+func toNarrow(w wide) narrow   { return narrow{Name: w.Name} }
 func fromNarrow(n narrow) wide { return wide{Name: n.Name} }
 
 const key = "example.com/conversion-data"

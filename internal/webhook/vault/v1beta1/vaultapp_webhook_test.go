@@ -68,10 +68,14 @@ func TestVaultAppAdmissionMessages(t *testing.T) {
 	}{
 		{"within the grant", context.Background(), nil, app(nil), ""},
 		{"capability not granted", context.Background(), nil,
-			app(func(a *vaultv1beta1.VaultApp) { a.Spec.Policy.Rules[0].Capabilities = []vaultv1beta1.Capability{"read", "delete"} }),
+			app(func(a *vaultv1beta1.VaultApp) {
+				a.Spec.Policy.Rules[0].Capabilities = []vaultv1beta1.Capability{"read", "delete"}
+			}),
 			prefix + `spec.policy.rules[0].capabilities: Forbidden: delete not allowed in namespace "shop": it may use read, list (the cluster admin sets this in the namespace's vault.exemple.com/allowed-capabilities annotation)`},
 		{"the same, named in v1alpha1 terms", v1alpha1Request(), nil,
-			app(func(a *vaultv1beta1.VaultApp) { a.Spec.Policy.Rules[0].Capabilities = []vaultv1beta1.Capability{"read", "delete"} }),
+			app(func(a *vaultv1beta1.VaultApp) {
+				a.Spec.Policy.Rules[0].Capabilities = []vaultv1beta1.Capability{"read", "delete"}
+			}),
 			prefix + `spec.vaultPolicy: Forbidden: delete not allowed in namespace "shop": it may use read, list (the cluster admin sets this in the namespace's vault.exemple.com/allowed-capabilities annotation)`},
 		{"Retain without the grant", context.Background(), nil,
 			app(func(a *vaultv1beta1.VaultApp) { a.Spec.DeletionPolicy = vaultv1beta1.DeletionPolicyRetain }),
@@ -101,7 +105,9 @@ func TestVaultAppUpdates(t *testing.T) {
 	v := validator(nil)
 	old := app(nil)
 	// A grant taken back never blocks an update that leaves the spec alone.
-	wide := app(func(a *vaultv1beta1.VaultApp) { a.Spec.Policy.Rules[0].Capabilities = []vaultv1beta1.Capability{"delete"} })
+	wide := app(func(a *vaultv1beta1.VaultApp) {
+		a.Spec.Policy.Rules[0].Capabilities = []vaultv1beta1.Capability{"delete"}
+	})
 	withLabel := wide.DeepCopy()
 	withLabel.Labels = map[string]string{"team": "a"}
 	if _, err := v.ValidateUpdate(context.Background(), wide, withLabel); err != nil {
