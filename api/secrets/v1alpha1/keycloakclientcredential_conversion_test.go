@@ -28,3 +28,13 @@ func TestKeycloakClientCredentialRoundTrip(t *testing.T) {
 		func() *v1beta1.KeycloakClientCredential { return &v1beta1.KeycloakClientCredential{} },
 		func() *KeycloakClientCredential { return &KeycloakClientCredential{} })
 }
+
+// FuzzKeycloakClientCredentialConversion: any v1alpha1 object is refused with
+// a field error or round-trips losslessly; seeded from the samples.
+func FuzzKeycloakClientCredentialConversion(f *testing.F) {
+	conversiontest.SeedSamples(f, "keycloakclientcredential")
+	f.Fuzz(func(t *testing.T, data []byte) {
+		conversiontest.FuzzSpoke(t, data, func() *v1beta1.KeycloakClientCredential { return &v1beta1.KeycloakClientCredential{} },
+			func() *KeycloakClientCredential { return &KeycloakClientCredential{} }, ConversionDataAnnotation)
+	})
+}

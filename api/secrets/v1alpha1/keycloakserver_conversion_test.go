@@ -28,3 +28,13 @@ func TestKeycloakServerRoundTrip(t *testing.T) {
 		func() *v1beta1.KeycloakServer { return &v1beta1.KeycloakServer{} },
 		func() *KeycloakServer { return &KeycloakServer{} })
 }
+
+// FuzzKeycloakServerConversion: any v1alpha1 object is refused with a field
+// error or round-trips losslessly; seeded from the samples.
+func FuzzKeycloakServerConversion(f *testing.F) {
+	conversiontest.SeedSamples(f, "keycloakserver")
+	f.Fuzz(func(t *testing.T, data []byte) {
+		conversiontest.FuzzSpoke(t, data, func() *v1beta1.KeycloakServer { return &v1beta1.KeycloakServer{} },
+			func() *KeycloakServer { return &KeycloakServer{} }, ConversionDataAnnotation)
+	})
+}

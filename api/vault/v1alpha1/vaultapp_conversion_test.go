@@ -46,3 +46,13 @@ func TestVaultAppUnknownPresetIsRefused(t *testing.T) {
 		t.Fatalf("error %v, want %s", err, want)
 	}
 }
+
+// FuzzVaultAppConversion: any v1alpha1 VaultApp is refused with a field
+// error or round-trips losslessly; seeded from the samples.
+func FuzzVaultAppConversion(f *testing.F) {
+	conversiontest.SeedSamples(f, "vault_")
+	f.Fuzz(func(t *testing.T, data []byte) {
+		conversiontest.FuzzSpoke(t, data, func() *v1beta1.VaultApp { return &v1beta1.VaultApp{} },
+			func() *VaultApp { return &VaultApp{} }, ConversionDataAnnotation)
+	})
+}
