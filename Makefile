@@ -97,6 +97,22 @@ test: manifests generate fmt vet ## Run all tests against a real kube-apiserver,
 test-unit: ## Run the fast unit layer alone: rules and decisions, no service, seconds.
 	go test ./api/... ./internal/... -count=1
 
+# Fuzz targets, as package:Target; each runs for FUZZTIME. A finding is
+# saved under the package's testdata/fuzz and fails the run.
+FUZZ_TARGETS ?= ./api/vault/v1alpha1:FuzzVaultAppConversion \
+	./api/secrets/v1alpha1:FuzzKeycloakClientCredentialConversion \
+	./api/secrets/v1alpha1:FuzzKeycloakServerConversion \
+	./internal/webhook/vault/v1beta1:FuzzVaultAppAdmission \
+	./internal/webhook/secrets/v1beta1:FuzzKeycloakClientCredentialAdmission
+FUZZTIME ?= 15s
+
+.PHONY: fuzz
+fuzz: ## Fuzz both conversions and both validating webhooks, FUZZTIME each (no service).
+	@for t in $(FUZZ_TARGETS); do \
+		echo "fuzz: $${t#*:} for $(FUZZTIME)"; \
+		go test "$${t%%:*}" -run '^$$' -fuzz "^$${t#*:}$$" -fuzztime $(FUZZTIME) || exit 1; \
+	done
+
 # The packages with benchmarks; each checks a performance target and fails
 # when it is missed (timed tests do not).
 BENCH_PKGS ?= ./test/integration/keycloak/

@@ -6,10 +6,9 @@
 # clone on the same machine rebuilds nothing.
 #
 #   envtest   kube-apiserver, etcd and kubectl side by side (KUBEBUILDER_ASSETS)
-#   vault-bin the vault binary itself (vault prints its directory)
 #   kube      kube-apiserver, kubectl, kube-controller-manager, kube-scheduler
 #   etcd      etcd server
-#   vault     vault server
+#   vault     the directory of the vault server (vault-bin: the binary itself)
 #   keycloak  an unpacked keycloak-quarkus-dist (kc.sh under bin/)
 #   opm       opm, which renders and serves file-based catalogs
 #   olm       OLM's olm and catalog operators
@@ -63,10 +62,6 @@ ensure_kube() {
 	fi
 	echo "$dir"
 }
-
-
-
-
 
 # build_tool NAME MODULE CGO TAGS BIN=PKG... — builds the commands of the
 # tool module hack/tools/MODULE into one cache entry named NAME-<hash of the
@@ -124,9 +119,14 @@ given_vault() {
 		[[ "v$v" == "$VAULT_VERSION" ]] || refuse vault VKO_VAULT_BIN "v$v" "$VAULT_VERSION"
 		log "using vault $VAULT_VERSION from VKO_VAULT_BIN=$bin"
 		echo "$bin"
-	elif bin=$(command -v vault) && [[ "v$(version_of "$bin" version)" == "$VAULT_VERSION" ]]; then
-		log "using vault $VAULT_VERSION from PATH: $bin"
-		echo "$bin"
+	elif bin=$(command -v vault); then
+		v=$(version_of "$bin" version)
+		if [[ "v$v" == "$VAULT_VERSION" ]]; then
+			log "using vault $VAULT_VERSION from PATH: $bin"
+			echo "$bin"
+		else
+			log "not using $bin from PATH: it is vault v$v, this project pins $VAULT_VERSION"
+		fi
 	fi
 }
 

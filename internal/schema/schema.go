@@ -32,6 +32,8 @@ import (
 
 	apiextensions "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/listtype"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -45,10 +47,19 @@ import (
 // hubVersion is the version whose schema is the one that binds.
 const hubVersion = "v1beta1"
 
+// specSchema is what a kind's spec is checked against: the OpenAPI
+// validator (types, required, sizes, lengths, enums, patterns) and the
+// structural schema (list-type=set uniqueness, which the validator does not
+// check).
+type specSchema struct {
+	validator  validation.SchemaValidator
+	structural *structuralschema.Structural
+}
+
 var (
-	load       sync.Once
-	validators map[string]validation.SchemaValidator // by kind
-	loadErr    error
+	load    sync.Once
+	schemas map[string]specSchema // by kind
+	loadErr error
 )
 
 // Validate returns every way obj's spec breaks the v1beta1 schema of its
@@ -66,7 +77,7 @@ func Validate(obj runtime.Object) field.ErrorList {
 	default:
 		return field.ErrorList{field.InternalError(nil, fmt.Errorf("no schema for %T", obj))}
 	}
-	load.Do(func() { validators, loadErr = loadValidators() })
+	load.Do(func() { schemas, loadErr = loadSchemas() })
 	if loadErr != nil {
 		return field.ErrorList{field.InternalError(nil, loadErr)}
 	}
@@ -74,17 +85,19 @@ func Validate(obj runtime.Object) field.ErrorList {
 	if err != nil {
 		return field.ErrorList{field.InternalError(field.NewPath("spec"), err)}
 	}
-	return validation.ValidateCustomResource(field.NewPath("spec"), data, validators[kind])
+	path := field.NewPath("spec")
+	errs := validation.ValidateCustomResource(path, data, schemas[kind].validator)
+	return append(errs, listtype.ValidateListSetsAndMaps(path, schemas[kind].structural, data)...)
 }
 
-// loadValidators builds one validator per kind from the embedded CRDs:
-// the schema of spec in the hub version.
-func loadValidators() (map[string]validation.SchemaValidator, error) {
+// loadSchemas builds one specSchema per kind from the embedded CRDs: the
+// schema of spec in the hub version.
+func loadSchemas() (map[string]specSchema, error) {
 	files, err := fs.Glob(crds.CRDs, "*.yaml")
 	if err != nil {
 		return nil, err
 	}
-	out := map[string]validation.SchemaValidator{}
+	out := map[string]specSchema{}
 	for _, name := range files {
 		raw, err := crds.CRDs.ReadFile(name)
 		if err != nil {
@@ -98,23 +111,27 @@ func loadValidators() (map[string]validation.SchemaValidator, error) {
 			if v.Name != hubVersion || v.Schema == nil || v.Schema.OpenAPIV3Schema == nil {
 				continue
 			}
-			specSchema, ok := v.Schema.OpenAPIV3Schema.Properties["spec"]
+			props, ok := v.Schema.OpenAPIV3Schema.Properties["spec"]
 			if !ok {
 				return nil, fmt.Errorf("%s: version %s has no spec schema", name, v.Name)
 			}
 			var internal apiextensions.JSONSchemaProps
-			if err := apiextensionsv1.Convert_v1_JSONSchemaProps_To_apiextensions_JSONSchemaProps(&specSchema, &internal, nil); err != nil {
+			if err := apiextensionsv1.Convert_v1_JSONSchemaProps_To_apiextensions_JSONSchemaProps(&props, &internal, nil); err != nil {
 				return nil, fmt.Errorf("%s: %w", name, err)
 			}
 			validator, _, err := validation.NewSchemaValidator(&internal)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", name, err)
 			}
-			out[crd.Spec.Names.Kind] = validator
+			structural, err := structuralschema.NewStructural(&internal)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", name, err)
+			}
+			out[crd.Spec.Names.Kind] = specSchema{validator: validator, structural: structural}
 		}
 	}
 	for _, kind := range []string{"VaultApp", "KeycloakClientCredential", "KeycloakServer"} {
-		if out[kind] == nil {
+		if out[kind].validator == nil {
 			return nil, fmt.Errorf("no %s schema of %s among the embedded CRDs", kind, hubVersion)
 		}
 	}

@@ -102,6 +102,13 @@ func TestEveryBoundOfTheV1beta1Schema(t *testing.T) {
 			s.Spec.Access = []secretsv1beta1.AccessGrant{{Namespaces: []string{"a"}, ClientIDs: []string{"b"}}}
 			return s
 		}(), "spec.access[0].realms"},
+		{"a capability twice in a set", func() runtime.Object {
+			a := validApp()
+			a.Spec.Policy.Rules[0].Capabilities = []vaultv1beta1.Capability{"read", "read"}
+			return a
+		}(), `spec.policy.rules[0].capabilities[1]: Duplicate value: "read"`},
+		{"a target namespace twice", func() runtime.Object { k := validCredential(); k.Spec.Target.Namespaces = []string{"a", "a"}; return k }(),
+			`spec.target.namespaces[1]: Duplicate value: "a"`},
 		{"65 grants", func() runtime.Object {
 			s := validServer()
 			for range 65 {

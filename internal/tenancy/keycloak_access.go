@@ -85,11 +85,13 @@ type Login struct {
 }
 
 // Paths of the fields a refusal names, in the KeycloakClientCredential.
+// ServerRefField is the one a refusal names when the server grants the
+// namespace nothing at all.
 var (
-	realmField    = field.NewPath("spec", "source", "realm")
-	clientIDField = field.NewPath("spec", "source", "clientId")
-	rotationField = field.NewPath("spec", "rotation")
-	serverField   = field.NewPath("spec", "source", "serverRef", "name")
+	realmField     = field.NewPath("spec", "source", "realm")
+	clientIDField  = field.NewPath("spec", "source", "clientId")
+	rotationField  = field.NewPath("spec", "rotation")
+	ServerRefField = field.NewPath("spec", "source", "serverRef", "name")
 )
 
 // CheckKeycloakAccess reports what of req the server's grants refuse; nil
@@ -123,7 +125,7 @@ func CheckKeycloakAccess(server *secretsv1beta1.KeycloakServer, req KeycloakRequ
 	}
 	switch {
 	case len(forNamespace) == 0:
-		return field.ErrorList{field.Forbidden(serverField, fmt.Sprintf("KeycloakServer %q grants namespace %q nothing (the cluster admin grants access in its spec.access)",
+		return field.ErrorList{field.Forbidden(ServerRefField, fmt.Sprintf("KeycloakServer %q grants namespace %q nothing (the cluster admin grants access in its spec.access)",
 			server.Name, req.Namespace))}
 	case len(forRealm) == 0:
 		return field.ErrorList{field.Forbidden(realmField, fmt.Sprintf("realm %q is not granted to namespace %q by KeycloakServer %q: its grants for this namespace allow realms %s",
@@ -188,7 +190,7 @@ func BroadGrantWarnings(server *secretsv1beta1.KeycloakServer) []string {
 	var out []string
 	for i, g := range server.Spec.Access {
 		for _, realm := range []string{MasterRealm, login.Realm} {
-			if matchesAny(g.Realms, realm) && matchesAny(g.ClientIDs, "any-client") && !slices.Contains(out, fmt.Sprint(i)) {
+			if matchesAny(g.Realms, realm) && slices.Contains(g.ClientIDs, "*") && !slices.Contains(out, fmt.Sprint(i)) {
 				out = append(out, fmt.Sprint(i))
 				break
 			}

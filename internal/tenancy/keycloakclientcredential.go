@@ -18,9 +18,11 @@ package tenancy
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -93,8 +95,32 @@ func ValidateKeycloakClientCredential(kcc *secretsv1beta1.KeycloakClientCredenti
 		for _, msg := range validation.IsQualifiedName(string(t)) {
 			errs = append(errs, field.Invalid(target.Child("type"), string(t), "must be a Secret type: "+msg))
 		}
+		errs = append(errs, validateTypedKeys(target.Child("type"), t, keys)...)
 	}
 	return errs
+}
+
+// requiredKeys are the data keys the API server demands of a Secret type
+// (one of each inner list): a spec that cannot produce them would fail on
+// every write, for ever.
+var requiredKeys = map[corev1.SecretType][][]string{
+	corev1.SecretTypeTLS:       {{corev1.TLSCertKey}, {corev1.TLSPrivateKeyKey}},
+	corev1.SecretTypeBasicAuth: {{corev1.BasicAuthUsernameKey, corev1.BasicAuthPasswordKey}},
+	corev1.SecretTypeSSHAuth:   {{corev1.SSHAuthPrivateKey}},
+}
+
+func validateTypedKeys(fld *field.Path, t corev1.SecretType, keys secretsv1beta1.SecretKeys) field.ErrorList {
+	if t == corev1.SecretTypeDockercfg || t == corev1.SecretTypeDockerConfigJson {
+		return field.ErrorList{field.Invalid(fld, string(t), "holds registry credentials as JSON, which a client secret is not")}
+	}
+	written := []string{keys.ClientID, keys.ClientSecret, keys.IssuerURL, keys.TokenURL}
+	for _, oneOf := range requiredKeys[t] {
+		if !slices.ContainsFunc(oneOf, func(k string) bool { return slices.Contains(written, k) }) {
+			return field.ErrorList{field.Invalid(fld, string(t), fmt.Sprintf("a Secret of this type must hold the key %s: name it in spec.target.keys",
+				strings.Join(oneOf, " or ")))}
+		}
+	}
+	return nil
 }
 
 // CredentialRefreshInterval is how often Keycloak is read for kcc.

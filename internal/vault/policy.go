@@ -56,7 +56,8 @@ const (
 	retainedMark = "# Retained by vault-keycloak-operator from VaultApp "
 )
 
-var markPattern = regexp.MustCompile(`^# (Managed|Retained) by vault-keycloak-operator (?:for|from) VaultApp ([a-z0-9-]+)/([^ ]+) \(uid ([^) ]+)\)\.$`)
+// The UID is absent from the policies 0.1 wrote ("... for VaultApp ns/name.").
+var markPattern = regexp.MustCompile(`^# (Managed|Retained) by vault-keycloak-operator (?:for|from) VaultApp ([a-z0-9-]+)/([^ ]+?)(?: \(uid ([^) ]+)\))?\.$`)
 
 // PolicyMark is what a policy's first line says of who wrote it.
 type PolicyMark struct {

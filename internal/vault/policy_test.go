@@ -63,7 +63,11 @@ func TestMarks(t *testing.T) {
 	if m := MarkOf(retained); m.Managed || !m.Retained || m.Owner != owner {
 		t.Fatalf("MarkOf(retained) = %+v", m)
 	}
-	for _, foreign := range []string{"", `path "x" {}`, "# Managed by someone else\n", "# Managed by vault-keycloak-operator for VaultApp shop/api.\n"} {
+	// What 0.1 wrote: the mark without a UID.
+	if m := MarkOf("# Managed by vault-keycloak-operator for VaultApp shop/api.v2.\n# Edits..."); !m.Managed || m.Owner != (Owner{Namespace: "shop", Name: "api.v2"}) {
+		t.Fatalf("MarkOf(0.1 policy) = %+v", m)
+	}
+	for _, foreign := range []string{"", `path "x" {}`, "# Managed by someone else\n", "# Managed by vault-keycloak-operator for VaultApp shop/api (uid).\n"} {
 		if m := MarkOf(foreign); m.Managed || m.Retained {
 			t.Errorf("MarkOf(%q) = %+v, want no mark", foreign, m)
 		}

@@ -53,11 +53,6 @@ const (
 	firstCSV         = "vault-keycloak-operator.v0.1.0"
 )
 
-// TestSubscriptionInstallsRunsAndUpgradesTheOperator is the whole path a
-// cluster admin takes: subscribe from our catalog, see OLM create what the
-// CSV declares, run the operator as the ServiceAccount OLM made against a
-// real Vault and Keycloak, then upgrade to a bundle that replaces the first.
-// Each step needs the one before it.
 // TestMain runs the tests in a network namespace of their own, so that
 // routing the fake pod network needs no root (see harness.RunInOwnNetwork);
 // the run's Keycloak is forwarded in.
@@ -72,6 +67,11 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
+// TestSubscriptionInstallsRunsAndUpgradesTheOperator is the whole path a
+// cluster admin takes: subscribe from our catalog, see OLM create what the
+// CSV declares, run the operator as the ServiceAccount OLM made against a
+// real Vault and Keycloak, then upgrade to a bundle that replaces the first.
+// Each step needs the one before it.
 func TestSubscriptionInstallsRunsAndUpgradesTheOperator(t *testing.T) {
 	e := newEnv(t)
 	var csv *operatorsv1alpha1.ClusterServiceVersion

@@ -81,7 +81,7 @@ func (r *KeycloakClientCredentialReconciler) source(ctx context.Context, kcc *se
 // attempt. The Secrets already written stay as they are.
 func notGranted(errs field.ErrorList) *sourceError {
 	reason := shared.ReasonAccessNotGranted
-	if errs[0].Field == "spec.source.serverRef.name" {
+	if errs[0].Field == tenancy.ServerRefField.String() {
 		reason = shared.ReasonServerNotAllowed
 	}
 	return &sourceError{reason: reason, err: errs.ToAggregate()}

@@ -81,7 +81,7 @@ func (r *KeycloakClientCredentialReconciler) syncTarget(ctx context.Context, kcc
 		r.Recorder.Eventf(kcc, nil, corev1.EventTypeNormal, reason, "Sync", "%s Secret %s/%s", verb, ns, name)
 	case err != nil:
 		return fail(shared.ReasonTargetFailed, err.Error(), err)
-	case !isOwnedBy(&current, kcc):
+	case !isOwnedBy(&current, kcc, before):
 		return fail(shared.ReasonSecretNotOwned, fmt.Sprintf("Secret %s/%s is managed for another resource: left untouched", ns, name), nil)
 	case len(foreignKeys(&current, data)) > 0:
 		return fail(shared.ReasonSecretNotOwned, fmt.Sprintf("Secret %s/%s holds key(s) %s that the operator did not write: left untouched (choose other keys in spec.target.keys)",
@@ -130,27 +130,16 @@ func (r *KeycloakClientCredentialReconciler) pruneUntargeted(ctx context.Context
 	return errs
 }
 
-// writtenSecrets are the Secrets the operator wrote for kcc. Labels alone
-// prove nothing — anyone who may create a Secret can copy them — so a
-// Secret counts when it carries kcc's UID, or, written before the UID was
-// recorded, when it lies in a namespace the status says was written to.
+// writtenSecrets are the Secrets the operator wrote for kcc (isOwnedBy).
 func (r *KeycloakClientCredentialReconciler) writtenSecrets(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential, status *secretsv1beta1.KeycloakClientCredentialStatus) ([]*corev1.Secret, error) {
 	var list corev1.SecretList
 	if err := r.List(ctx, &list, client.MatchingLabels(ownedBy(kcc))); err != nil {
 		return nil, fmt.Errorf("list owned Secrets: %w", err)
 	}
-	var synced []string
-	for _, t := range status.Targets {
-		if t.Synced {
-			synced = append(synced, t.Namespace)
-		}
-	}
 	var out []*corev1.Secret
 	for i := range list.Items {
-		s := &list.Items[i]
-		uid, recorded := s.Annotations[OwnerUIDAnnotation]
-		if (recorded && uid == string(kcc.UID)) || (!recorded && slices.Contains(synced, s.Namespace)) {
-			out = append(out, s)
+		if isOwnedBy(&list.Items[i], kcc, status) {
+			out = append(out, &list.Items[i])
 		}
 	}
 	return out, nil

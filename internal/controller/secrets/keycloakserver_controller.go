@@ -20,11 +20,11 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -57,9 +57,6 @@ type KeycloakServerReconciler struct {
 	// the next check. (The manager's own cache holds only the Secrets the
 	// operator writes.)
 	Credentials cache.Cache
-
-	// legacyWarned remembers which server specs were warned about.
-	legacyWarned sync.Map
 }
 
 // Reconcile logs in (through the pooled, cached token) and reads the
@@ -89,9 +86,7 @@ func (r *KeycloakServerReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 			r.Recorder.Eventf(&server, nil, corev1.EventTypeNormal, shared.ReasonConnected, "Connect", "connected to Keycloak %s", version)
 		}
 	}
-	if tenancy.LegacyGrantsInEffect(&server) {
-		r.warnLegacyGrants(&server)
-	}
+	r.reportLegacyGrants(&server, before)
 	server.Status.ObservedGeneration = server.Generation
 	if serr := shared.UpdateStatus(ctx, r.Client, &server, before, &server.Status); serr != nil {
 		return ctrl.Result{}, serr
@@ -102,17 +97,21 @@ func (r *KeycloakServerReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 	return ctrl.Result{RequeueAfter: ServerCheckInterval}, nil
 }
 
-// warnLegacyGrants records a Warning Event while spec.allowedNamespaces
-// still grants read access (the admin's opt-in for the upgrade): once per
-// process and per spec and annotations, not at every check.
-func (r *KeycloakServerReconciler) warnLegacyGrants(server *secretsv1beta1.KeycloakServer) {
-	key := fmt.Sprintf("%s/%d/%s", server.UID, server.Generation, server.Annotations[tenancy.LegacyNamespaceGrantsAnnotation])
-	if _, seen := r.legacyWarned.LoadOrStore(key, true); seen {
+// reportLegacyGrants keeps a LegacyGrants condition while
+// spec.allowedNamespaces still grants read access (the admin's opt-in for
+// the upgrade), and records a Warning Event when it appears: visible in
+// kubectl describe for as long as it lasts, not only until an Event expires.
+func (r *KeycloakServerReconciler) reportLegacyGrants(server *secretsv1beta1.KeycloakServer, before *secretsv1beta1.KeycloakServerStatus) {
+	if !tenancy.LegacyGrantsInEffect(server) {
+		meta.RemoveStatusCondition(&server.Status.Conditions, shared.TypeLegacyGrants)
 		return
 	}
-	r.Recorder.Eventf(server, nil, corev1.EventTypeWarning, shared.ReasonLegacyGrants, "Grant",
-		"spec.allowedNamespaces lets %s read any client of this server (annotation %s=true): replace it with spec.access grants",
+	msg := fmt.Sprintf("spec.allowedNamespaces lets %s read any client of this server (annotation %s=true): replace it with spec.access grants",
 		strings.Join(server.Spec.AllowedNamespaces, ", "), tenancy.LegacyNamespaceGrantsAnnotation)
+	shared.SetCondition(&server.Status.Conditions, server.Generation, shared.TypeLegacyGrants, true, shared.ReasonLegacyGrants, msg)
+	if c := meta.FindStatusCondition(before.Conditions, shared.TypeLegacyGrants); c == nil || c.Message != msg {
+		r.Recorder.Eventf(server, nil, corev1.EventTypeWarning, shared.ReasonLegacyGrants, "Grant", "%s", msg)
+	}
 }
 
 func (r *KeycloakServerReconciler) version(ctx context.Context, server *secretsv1beta1.KeycloakServer) (string, error) {
@@ -153,11 +152,7 @@ func (r *KeycloakServerReconciler) serversNaming(ctx context.Context, secret *me
 		logf.FromContext(ctx).Error(err, "list KeycloakServers for a credentials Secret", "secret", secret.Name)
 		return nil
 	}
-	var requests []reconcile.Request
-	for _, s := range servers.Items {
-		if s.Spec.CredentialsSecretRef.Name == secret.Name {
-			requests = append(requests, reconcile.Request{NamespacedName: client.ObjectKey{Name: s.Name}})
-		}
-	}
-	return requests
+	return shared.Requests(servers.Items, func(s *secretsv1beta1.KeycloakServer) bool {
+		return s.Spec.CredentialsSecretRef.Name == secret.Name
+	})
 }

@@ -73,12 +73,21 @@ func newKCCWorld(t *testing.T, kcc *secretsv1beta1.KeycloakClientCredential, ext
 		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team-a"}},
 		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team-b"}},
 	}, extra...)
-	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(objs...).WithStatusSubresource(&secretsv1beta1.KeycloakClientCredential{}).Build()
+	// The manager's cache holds only the Secrets the operator labels; the
+	// others (a foreign Secret in the way) are seen through the API reader.
+	var cached []client.Object
+	for _, o := range objs {
+		if _, secret := o.(*corev1.Secret); !secret || o.GetLabels()[ManagedByLabel] == ManagedByValue {
+			cached = append(cached, o)
+		}
+	}
+	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(cached...).WithStatusSubresource(&secretsv1beta1.KeycloakClientCredential{}).Build()
+	reader := fake.NewClientBuilder().WithScheme(scheme).WithObjects(objs...).Build()
 	w := &kccWorld{t: t, client: c, events: events.NewFakeRecorder(100), kc: &fakeKeycloak{
 		login:   "vko-operator",
 		secrets: map[string]string{"apps/team-a-web": "s3cr3t", "apps/team-a-rot": "r0t", "apps/team-b-web": "other", "master/vko-operator": "op", "apps/team-a-masked": "**********"},
 	}}
-	w.r = &KeycloakClientCredentialReconciler{Client: c, Reader: c, Servers: &fakeServers{kc: w.kc}, Recorder: w.events}
+	w.r = &KeycloakClientCredentialReconciler{Client: c, Reader: reader, Servers: &fakeServers{kc: w.kc}, Recorder: w.events}
 	return w
 }
 
@@ -120,7 +129,10 @@ func (w *kccWorld) secret(ns, name string) *corev1.Secret {
 }
 
 func TestCredentialReconcileDecisions(t *testing.T) {
-	tlsTarget := func(k *secretsv1beta1.KeycloakClientCredential) { k.Spec.Target.Type = corev1.SecretTypeTLS }
+	basicAuth := func(k *secretsv1beta1.KeycloakClientCredential) {
+		k.Spec.Target.Type = corev1.SecretTypeBasicAuth
+		k.Spec.Target.Keys = secretsv1beta1.SecretKeys{ClientID: corev1.BasicAuthUsernameKey, ClientSecret: corev1.BasicAuthPasswordKey}
+	}
 	tests := []struct {
 		name     string
 		kcc      *secretsv1beta1.KeycloakClientCredential
@@ -153,11 +165,11 @@ func TestCredentialReconcileDecisions(t *testing.T) {
 		{name: "target namespace without consent", kcc: teamA("cross", "team-a-web"),
 			mutate: func(k *secretsv1beta1.KeycloakClientCredential) { k.Spec.Target.Namespaces = []string{"team-b"} },
 			reason: shared.ReasonTargetNotAllowed, calls: []string{"read apps/team-a-web"}},
-		{name: "a Secret type the namespace does not allow", kcc: teamA("tls", "team-a-web"), mutate: tlsTarget,
+		{name: "a Secret type the namespace does not allow", kcc: teamA("typed", "team-a-web"), mutate: basicAuth,
 			reason: shared.ReasonTargetNotAllowed, calls: []string{"read apps/team-a-web"}},
 		{name: "a foreign Secret in the way", kcc: teamA("taken", "team-a-web"),
 			extra:  []client.Object{&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "taken-creds", Namespace: "team-a"}, Data: map[string][]byte{"x": []byte("y")}}},
-			reason: shared.ReasonSecretNotOwned, calls: []string{"read apps/team-a-web"}, secretIn: "team-a"},
+			reason: shared.ReasonSecretNotOwned, calls: []string{"read apps/team-a-web"}},
 		{name: "a masked secret is never written", kcc: teamA("masked", "team-a-masked"), reason: shared.ReasonNoUsableSecret,
 			calls: []string{"read apps/team-a-masked"}},
 	}
@@ -210,15 +222,16 @@ func TestGrantTakenBackLeavesTheSecretAsItWas(t *testing.T) {
 }
 
 func TestSecretTypeAllowedByTheTargetNamespace(t *testing.T) {
-	k := teamA("tls", "team-a-web")
-	k.Spec.Target.Type = corev1.SecretTypeTLS
+	k := teamA("typed", "team-a-web")
+	k.Spec.Target.Type = corev1.SecretTypeBasicAuth
+	k.Spec.Target.Keys = secretsv1beta1.SecretKeys{ClientID: corev1.BasicAuthUsernameKey, ClientSecret: corev1.BasicAuthPasswordKey}
 	w := newKCCWorld(t, k)
 	var ns corev1.Namespace
 	_ = w.client.Get(context.Background(), client.ObjectKey{Name: "team-a"}, &ns)
-	ns.Annotations = map[string]string{tenancy.AllowedSecretTypesAnnotation: string(corev1.SecretTypeTLS)}
+	ns.Annotations = map[string]string{tenancy.AllowedSecretTypesAnnotation: string(corev1.SecretTypeBasicAuth)}
 	_ = w.client.Update(context.Background(), &ns)
-	w.reconcile("tls")
-	if s := w.secret("team-a", "tls-creds"); s == nil || s.Type != corev1.SecretTypeTLS {
+	w.reconcile("typed")
+	if s := w.secret("team-a", "typed-creds"); s == nil || s.Type != corev1.SecretTypeBasicAuth || string(s.Data[corev1.BasicAuthPasswordKey]) != "s3cr3t" {
 		t.Fatalf("Secret = %v", s)
 	}
 }

@@ -62,15 +62,18 @@ func ownedBy(kcc *secretsv1beta1.KeycloakClientCredential) labels.Set {
 	return labels.Set{ManagedByLabel: ManagedByValue, OwnerNamespaceLabel: kcc.Namespace, OwnerNameLabel: kcc.Name}
 }
 
-// isOwnedBy reports whether the Secret was written for this resource: its
-// labels name it and, when it carries one (Secrets written since 0.2 do),
-// its owner UID is the resource's.
-func isOwnedBy(s *corev1.Secret, kcc *secretsv1beta1.KeycloakClientCredential) bool {
+// isOwnedBy reports whether the Secret was written for this resource. Labels
+// alone prove nothing — anyone who may create a Secret can copy them — so it
+// must also carry the resource's UID, or, written before the UID was
+// recorded (0.1), lie in a namespace the status says was written to.
+func isOwnedBy(s *corev1.Secret, kcc *secretsv1beta1.KeycloakClientCredential, status *secretsv1beta1.KeycloakClientCredentialStatus) bool {
 	if !labels.SelectorFromSet(ownedBy(kcc)).Matches(labels.Set(s.Labels)) {
 		return false
 	}
-	uid, ok := s.Annotations[OwnerUIDAnnotation]
-	return !ok || uid == string(kcc.UID)
+	if uid, recorded := s.Annotations[OwnerUIDAnnotation]; recorded {
+		return uid == string(kcc.UID)
+	}
+	return slices.ContainsFunc(status.Targets, func(t secretsv1beta1.TargetStatus) bool { return t.Namespace == s.Namespace && t.Synced })
 }
 
 // foreignKeys are the keys of data that s already holds and the operator did

@@ -131,17 +131,22 @@ func TestOwnershipNeedsTheUIDWhenRecorded(t *testing.T) {
 	kcc := gitea()
 	kcc.UID = "uid-1"
 	s := newTargetSecret(kcc, "gitea", map[string][]byte{"secret": []byte("s1")})
-	if !isOwnedBy(s, kcc) {
+	none := &secretsv1beta1.KeycloakClientCredentialStatus{}
+	if !isOwnedBy(s, kcc, none) {
 		t.Fatal("its own Secret is not owned")
 	}
 	later := gitea()
 	later.UID = "uid-2" // a later resource of the same name
-	if isOwnedBy(s, later) {
+	if isOwnedBy(s, later, none) {
 		t.Fatal("a Secret of an earlier resource of the same name counts as owned")
 	}
 	delete(s.Annotations, OwnerUIDAnnotation) // written before the UID was recorded
-	if !isOwnedBy(s, later) {
-		t.Fatal("a Secret without a recorded UID is not owned by the resource its labels name")
+	if isOwnedBy(s, later, none) {
+		t.Fatal("a Secret without a recorded UID, in a namespace never written to, counts as owned")
+	}
+	synced := &secretsv1beta1.KeycloakClientCredentialStatus{Targets: []secretsv1beta1.TargetStatus{{Namespace: "gitea", Synced: true}}}
+	if !isOwnedBy(s, later, synced) {
+		t.Fatal("a Secret written before UIDs were recorded, in a namespace written to, is not owned")
 	}
 }
 

@@ -14,8 +14,10 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package shared holds what the controllers of both API groups share: condition
-// types and the reasons used on conditions and Events.
+// Package shared holds what the controllers of both API groups share: the
+// condition types and reasons (used on conditions and Events), and the one
+// shape of each common job — writing status when it changed, setting and
+// releasing finalizers, mapping a list to reconcile requests, the backoff.
 package shared
 
 import (
@@ -31,6 +33,9 @@ const (
 	TypeSourceAvailable = "SourceAvailable"
 	TypeSecretsSynced   = "SecretsSynced"
 	TypeConnected       = "Connected"
+	// TypeLegacyGrants, on a KeycloakServer, is True while its deprecated
+	// allowedNamespaces still grants read access.
+	TypeLegacyGrants = "LegacyGrants"
 )
 
 // Reasons, used both on conditions and on Events. They are part of the API:

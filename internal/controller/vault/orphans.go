@@ -96,7 +96,7 @@ func (s *OrphanSweeper) Sweep(ctx context.Context) ([]string, error) {
 		if !gone {
 			continue
 		}
-		if err := s.remove(ctx, name); err != nil {
+		if err := s.remove(ctx, name, owner); err != nil {
 			errs = errors.Join(errs, err)
 			continue
 		}
@@ -118,6 +118,12 @@ func (s *OrphanSweeper) orphaned(ctx context.Context, name string) (bool, vaultc
 	if !mark.Managed || tenancy.PolicyName(mark.Owner.Namespace, mark.Owner.Name) != name {
 		return false, mark.Owner, nil // not ours, or retained
 	}
+	if mark.Owner.UID == "" {
+		// Written by 0.1, which marked no UID and did not mark what Retain
+		// kept: such a policy without its VaultApp may be kept on purpose.
+		// Its VaultApp, if re-created, adopts it; otherwise it stays.
+		return false, mark.Owner, nil
+	}
 	var app vaultv1beta1.VaultApp
 	switch err := s.Reader.Get(ctx, client.ObjectKey{Namespace: mark.Owner.Namespace, Name: mark.Owner.Name}, &app); {
 	case apierrors.IsNotFound(err):
@@ -130,8 +136,14 @@ func (s *OrphanSweeper) orphaned(ctx context.Context, name string) (bool, vaultc
 	return false, mark.Owner, nil
 }
 
-// remove deletes the role (if it grants the policy) and the policy.
-func (s *OrphanSweeper) remove(ctx context.Context, name string) error {
+// remove deletes the role (if it grants the policy) and the policy, after
+// reading the policy again: a VaultApp of the same name created since the
+// first read has rewritten it with its own UID, and keeps it.
+func (s *OrphanSweeper) remove(ctx context.Context, name string, owner vaultclient.Owner) error {
+	text, found, err := s.Vault.ReadPolicy(ctx, name)
+	if err != nil || !found || vaultclient.MarkOf(text).Owner != owner {
+		return err
+	}
 	role, found, err := s.Vault.ReadRole(ctx, name)
 	if err != nil {
 		return err

@@ -324,6 +324,8 @@ func TestOrphanSweep(t *testing.T) {
 	kept := vaultclient.Owner{Namespace: "shop", Name: "kept", UID: "4444"}
 	w.vault.policies["app.shop.kept"] = vaultclient.RetainedText(vaultclient.RenderPolicy("secret", kept, nil), kept)
 	w.vault.policies["app.shop.foreign"] = `path "x" { capabilities = ["read"] }`
+	// 0.1 marked no UID, and did not mark what Retain kept: left alone.
+	w.vault.policies["app.shop.old"] = "# Managed by vault-keycloak-operator for VaultApp shop/old.\n"
 	w.vault.writes = nil
 
 	s := &OrphanSweeper{Reader: w.client, Vault: w.vault, Recorder: w.events}
@@ -365,4 +367,18 @@ func TestSpecMadeInvalidPastTheWebhookRemovesWhatWasLive(t *testing.T) {
 		t.Fatalf("Ready message = %q", msg)
 	}
 	w.event(corev1.EventTypeWarning, shared.ReasonGrantRevoked)
+}
+
+func TestPolicyWrittenByTheFirstReleaseIsAdoptedAndNarrowed(t *testing.T) {
+	// 0.1's mark has no UID, and the VaultApp's status was not Synced
+	// (the admin had narrowed its grant): it is still the operator's.
+	w := newWorld(t, map[string]string{tenancy.AllowedCapabilitiesAnnotation: "read"},
+		shopAPI(vaultv1beta1.PolicyRule{Path: "db/*", Capabilities: []vaultv1beta1.Capability{"read", "update"}}))
+	w.vault.policies[testPolicy] = "# Managed by vault-keycloak-operator for VaultApp shop/api.\n\npath \"secret/data/shop/db/*\" {\n  capabilities = [\"read\", \"update\"]\n}\n"
+	w.vault.roles[testPolicy] = vaultclient.Role{Policies: []string{testPolicy}, Namespace: "shop", ServiceAccounts: []string{"api"}, TTL: time.Hour}
+	w.reconcile()
+	if text := w.vault.policies[testPolicy]; strings.Contains(text, "update") || !vaultclient.MarkOf(text).Managed || vaultclient.MarkOf(text).Owner.UID != "1111-2222" {
+		t.Fatalf("0.1 policy not narrowed and re-marked:\n%s", text)
+	}
+	w.condition(shared.TypePolicySynced, metav1.ConditionTrue, shared.ReasonGrantNarrowed)
 }

@@ -110,7 +110,8 @@ func (r *VaultAppReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 	var notOwned *errNotOwned
 	switch {
 	case errors.As(err, &notOwned):
-		// Not retried: the owner of that object must act in Vault.
+		// No backoff retries: the owner of that object must act in Vault;
+		// the next refresh looks again.
 		r.failAll(&app, shared.ReasonNotOwned, err.Error())
 		if serr := r.updateStatus(ctx, &app, before, corev1.EventTypeWarning, shared.ReasonNotOwned, err.Error()); serr != nil {
 			return ctrl.Result{}, serr

@@ -38,7 +38,7 @@ func credentialValidator(objs ...client.Object) *KeycloakClientCredentialValidat
 	_ = secretsv1beta1.AddToScheme(scheme)
 	objs = append(objs,
 		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team-a"}},
-		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "tls-ok", Annotations: map[string]string{tenancy.AllowedSecretTypesAnnotation: "kubernetes.io/tls"}}},
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "typed-ok", Annotations: map[string]string{tenancy.AllowedSecretTypesAnnotation: "kubernetes.io/basic-auth"}}},
 		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "login", Namespace: "vko-system"}, Data: map[string][]byte{"clientId": []byte("vko-operator")}},
 		&secretsv1beta1.KeycloakServer{ObjectMeta: metav1.ObjectMeta{Name: "kc"}, Spec: secretsv1beta1.KeycloakServerSpec{
 			URL: "https://sso.test", Realm: "master", AuthType: secretsv1beta1.AuthClientCredentials,
@@ -81,11 +81,15 @@ func TestKeycloakClientCredentialAdmissionMessages(t *testing.T) {
 		}), prefix + `spec.rotation: Forbidden: rotating client "web" is not granted to namespace "team-a" by KeycloakServer "kc": no grant that covers it sets rotate: true`},
 		{"a realm that is a path", credential(func(k *secretsv1beta1.KeycloakClientCredential) { k.Spec.Source.Realm = "apps/../master" }),
 			prefix + `spec.source.realm: Invalid value: "apps/../master": must be a plain realm name: letters, digits, ".", "_" and "-", starting and ending with a letter or digit, at most 255 characters`},
-		{"a Secret type the target does not allow", credential(func(k *secretsv1beta1.KeycloakClientCredential) { k.Spec.Target.Type = corev1.SecretTypeTLS }),
-			prefix + `spec.target.type: Forbidden: target 0: namespace team-a does not allow Secrets of type "kubernetes.io/tls": Opaque only, and the types its secrets.carbogame.com/allowed-secret-types annotation lists (none)`},
+		{"a Secret type the target does not allow", credential(func(k *secretsv1beta1.KeycloakClientCredential) {
+			k.Spec.Target.Type, k.Spec.Target.Keys.ClientSecret = corev1.SecretTypeBasicAuth, corev1.BasicAuthPasswordKey
+		}), prefix + `spec.target.type: Forbidden: target 0: namespace team-a does not allow Secrets of type "kubernetes.io/basic-auth": Opaque only, and the types its secrets.carbogame.com/allowed-secret-types annotation lists (none)`},
 		{"a Secret type the target allows", credential(func(k *secretsv1beta1.KeycloakClientCredential) {
-			k.Spec.Target.Type, k.Spec.Target.Namespaces = corev1.SecretTypeTLS, []string{"tls-ok"}
+			k.Spec.Target.Type, k.Spec.Target.Keys.ClientSecret, k.Spec.Target.Namespaces = corev1.SecretTypeBasicAuth, corev1.BasicAuthPasswordKey, []string{"typed-ok"}
 		}), ""},
+		{"a Secret type whose keys the spec cannot produce", credential(func(k *secretsv1beta1.KeycloakClientCredential) {
+			k.Spec.Target.Type, k.Spec.Target.Namespaces = corev1.SecretTypeTLS, []string{"typed-ok"}
+		}), prefix + `[spec.target.type: Invalid value: "kubernetes.io/tls": a Secret of this type must hold the key tls.crt: name it in spec.target.keys, `},
 		{"a reserved annotation", credential(func(k *secretsv1beta1.KeycloakClientCredential) {
 			k.Spec.Target.Annotations = map[string]string{"kubernetes.io/service-account.name": "default"}
 		}), prefix + `spec.target.annotations[kubernetes.io/service-account.name]: Forbidden: is reserved`},

@@ -1,0 +1,36 @@
+/*
+Copyright 2026 The vault-keycloak-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package harness
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The Vault policy the README tells admins to write is the one the tests
+// prove against a real Vault (OperatorVaultPolicy): they must not drift.
+func TestREADMEHasTheTestedVaultPolicy(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join(RepoRoot(), "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(readme), "<<'HCL'"+OperatorVaultPolicy+"HCL\n") {
+		t.Fatalf("README.md's vault policy block differs from harness.OperatorVaultPolicy:\n%s", OperatorVaultPolicy)
+	}
+}
