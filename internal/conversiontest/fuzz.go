@@ -26,6 +26,7 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/diff"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -135,5 +136,16 @@ func HubRoundTrip[H Hub, S Spoke](t *testing.T, in H, newHub func() H, newSpoke 
 	}
 	if !equality.Semantic.DeepEqual(in, out) {
 		t.Fatalf("an admitted object changed in a round trip through the spoke:\n%s", diff.Diff(in, out))
+	}
+}
+
+// RefusedWithFieldErrors fails t unless err is the API's Invalid answer
+// naming at least one field: what a validating webhook must give for any
+// input it refuses (never a panic, never an internal error).
+func RefusedWithFieldErrors(t *testing.T, err error) {
+	t.Helper()
+	var status *apierrors.StatusError
+	if !apierrors.IsInvalid(err) || !errors.As(err, &status) || status.ErrStatus.Details == nil || len(status.ErrStatus.Details.Causes) == 0 {
+		t.Fatalf("refused without field errors: %v", err)
 	}
 }

@@ -21,8 +21,6 @@ import (
 	"encoding/json"
 	"testing"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-
 	secretsv1alpha1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1alpha1"
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
 	"github.com/carbogame/vault-keycloak-operator/internal/conversiontest"
@@ -46,9 +44,7 @@ func FuzzKeycloakClientCredentialAdmission(f *testing.F) {
 			t.Fatalf("defaulting failed: %v", err)
 		}
 		if _, err := v.ValidateCreate(ctx, &k); err != nil {
-			if !apierrors.IsInvalid(err) || len(err.(*apierrors.StatusError).ErrStatus.Details.Causes) == 0 {
-				t.Fatalf("refused without field errors: %v", err)
-			}
+			conversiontest.RefusedWithFieldErrors(t, err)
 			return
 		}
 		conversiontest.HubRoundTrip(t, &k, func() *secretsv1beta1.KeycloakClientCredential { return &secretsv1beta1.KeycloakClientCredential{} },

@@ -21,8 +21,6 @@ import (
 	"encoding/json"
 	"testing"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-
 	vaultv1alpha1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1alpha1"
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
 	"github.com/carbogame/vault-keycloak-operator/internal/conversiontest"
@@ -49,9 +47,7 @@ func FuzzVaultAppAdmission(f *testing.F) {
 			t.Fatalf("defaulting failed: %v", err)
 		}
 		if _, err := v.ValidateCreate(ctx, &a); err != nil {
-			if !apierrors.IsInvalid(err) || len(err.(*apierrors.StatusError).ErrStatus.Details.Causes) == 0 {
-				t.Fatalf("refused without field errors: %v", err)
-			}
+			conversiontest.RefusedWithFieldErrors(t, err)
 			return
 		}
 		conversiontest.HubRoundTrip(t, &a, func() *vaultv1beta1.VaultApp { return &vaultv1beta1.VaultApp{} },
