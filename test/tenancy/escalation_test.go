@@ -28,6 +28,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
@@ -119,9 +120,8 @@ func TestTenantCannotEscalate(t *testing.T) {
 			if err := tenant.Create(ctx, k); err != nil {
 				t.Fatal(err)
 			}
-			k = waitCredential(t, client.ObjectKeyFromObject(k), shared.TypeReady, metav1.ConditionTrue, shared.ReasonSynced)
-			k.Spec.Source.ClientID = "team-b-web"
-			return tenant.Update(ctx, k)
+			waitCredential(t, client.ObjectKeyFromObject(k), shared.TypeReady, metav1.ConditionTrue, shared.ReasonSynced)
+			return update(ctx, k, func() { k.Spec.Source.ClientID = "team-b-web" })
 		}, refused: kccDenied("k-switch", `spec.source.clientId: Forbidden: client "team-b-web"`),
 			inert: func(t *testing.T) {
 				var s corev1.Secret
@@ -304,11 +304,7 @@ func TestTenantCannotEscalate(t *testing.T) {
 			if err := tenant.Delete(ctx, a); err != nil {
 				t.Fatal(err)
 			}
-			if err := tenant.Get(ctx, client.ObjectKeyFromObject(a), a); err != nil {
-				t.Fatal(err)
-			}
-			a.Spec.DeletionPolicy = vaultv1beta1.DeletionPolicyRetain
-			return tenant.Update(ctx, a)
+			return update(ctx, a, func() { a.Spec.DeletionPolicy = vaultv1beta1.DeletionPolicyRetain })
 		}, refused: appDenied("v-late-retain", `spec: Forbidden: may not change while the VaultApp is being deleted`),
 			inert: func(t *testing.T) {
 				a := &vaultv1beta1.VaultApp{}
@@ -330,10 +326,9 @@ func TestTenantCannotEscalate(t *testing.T) {
 			if err := tenant.Create(ctx, a); err != nil {
 				t.Fatal(err)
 			}
-			a = waitApp(t, client.ObjectKeyFromObject(a), shared.TypeReady, metav1.ConditionTrue, shared.ReasonSynced)
-			controllerutil.RemoveFinalizer(a, vaultcontroller.Finalizer)
+			waitApp(t, client.ObjectKeyFromObject(a), shared.TypeReady, metav1.ConditionTrue, shared.ReasonSynced)
 			// The operator may put it back at once: the tenant races it.
-			if err := tenant.Update(ctx, a); err != nil {
+			if err := update(ctx, a, func() { controllerutil.RemoveFinalizer(a, vaultcontroller.Finalizer) }); err != nil {
 				t.Fatal(err)
 			}
 			return tenant.Delete(ctx, a)
@@ -405,9 +400,8 @@ func TestTenantCannotEscalate(t *testing.T) {
 			if err := tenant.Create(ctx, a); err != nil {
 				t.Fatal(err)
 			}
-			a = waitApp(t, client.ObjectKeyFromObject(a), shared.TypeReady, metav1.ConditionTrue, shared.ReasonSynced)
-			a.Spec.Policy.Rules[0].Path = "../" + victim + "/db"
-			return tenant.Update(ctx, a)
+			waitApp(t, client.ObjectKeyFromObject(a), shared.TypeReady, metav1.ConditionTrue, shared.ReasonSynced)
+			return update(ctx, a, func() { a.Spec.Policy.Rules[0].Path = "../" + victim + "/db" })
 		}, inert: func(t *testing.T) {
 			// What the earlier spec had live goes: a spec that cannot be
 			// checked grants nothing, so no later narrowing is dodged.
@@ -520,6 +514,19 @@ func TestAdminNarrowsAGrant(t *testing.T) {
 		NewWithT(t).Eventually(func() string { return policy(t, name) }).WithTimeout(settle).Should(BeEmpty(), "policy left after the grant was taken back")
 		NewWithT(t).Expect(role(t, name)).To(BeNil(), "role left after the grant was taken back")
 		op.WaitEvent(t, bypass, "narrowed", shared.ReasonGrantRevoked)
+	})
+}
+
+// update is the tenant's edit of obj: read fresh, changed by mutate, written;
+// again when the operator wrote the object in between (its status, its
+// finalizer), so that the answer is the one the edit itself gets.
+func update(ctx context.Context, obj client.Object, mutate func()) error {
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		if err := tenant.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
+			return err
+		}
+		mutate()
+		return tenant.Update(ctx, obj)
 	})
 }
 
