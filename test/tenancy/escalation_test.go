@@ -464,19 +464,26 @@ func TestAdminNarrowsAGrant(t *testing.T) {
 		}
 
 		var s secretsv1beta1.KeycloakServer
-		if err := op.Client.Get(ctx, client.ObjectKey{Name: server}, &s); err != nil {
-			t.Fatal(err)
-		}
-		kept := s.DeepCopy()
-		s.Spec.Access = removeGrantOf(s.Spec.Access, "team-a-narrow")
-		if err := op.Client.Update(ctx, &s); err != nil {
+		var kept []secretsv1beta1.AccessGrant
+		if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			if err := op.Client.Get(ctx, client.ObjectKey{Name: server}, &s); err != nil {
+				return err
+			}
+			kept = s.Spec.Access
+			s.Spec.Access = removeGrantOf(s.Spec.Access, "team-a-narrow")
+			return op.Client.Update(ctx, &s)
+		}); err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() {
-			var now secretsv1beta1.KeycloakServer
-			_ = op.Client.Get(ctx, client.ObjectKey{Name: server}, &now)
-			now.Spec.Access = kept.Spec.Access
-			_ = op.Client.Update(ctx, &now)
+			_ = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+				var now secretsv1beta1.KeycloakServer
+				if err := op.Client.Get(ctx, client.ObjectKey{Name: server}, &now); err != nil {
+					return err
+				}
+				now.Spec.Access = kept
+				return op.Client.Update(ctx, &now)
+			})
 		})
 		waitCredential(t, client.ObjectKeyFromObject(k), shared.TypeReady, metav1.ConditionFalse, shared.ReasonAccessNotGranted)
 		var after corev1.Secret
