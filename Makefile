@@ -103,11 +103,12 @@ FUZZ_TARGETS ?= ./api/vault/v1alpha1:FuzzVaultAppConversion \
 	./api/secrets/v1alpha1:FuzzKeycloakClientCredentialConversion \
 	./api/secrets/v1alpha1:FuzzKeycloakServerConversion \
 	./internal/webhook/vault/v1beta1:FuzzVaultAppAdmission \
-	./internal/webhook/secrets/v1beta1:FuzzKeycloakClientCredentialAdmission
+	./internal/webhook/secrets/v1beta1:FuzzKeycloakClientCredentialAdmission \
+	./internal/webhook/secrets/v1beta1:FuzzKeycloakServerAdmission
 FUZZTIME ?= 15s
 
 .PHONY: fuzz
-fuzz: ## Fuzz both conversions and both validating webhooks, FUZZTIME each (no service).
+fuzz: ## Fuzz the conversions and the validating webhooks, FUZZTIME each (no service).
 	@for t in $(FUZZ_TARGETS); do \
 		echo "fuzz: $${t#*:} for $(FUZZTIME)"; \
 		go test "$${t%%:*}" -run '^$$' -fuzz "^$${t#*:}$$" -fuzztime $(FUZZTIME) || exit 1; \
