@@ -62,6 +62,7 @@ func (r *KeycloakClientCredentialReconciler) syncTarget(ctx context.Context, kcc
 
 	var current corev1.Secret
 	err := r.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &current)
+	taken := foreignKeys(&current, data) // none when there is no Secret yet
 	switch {
 	case apierrors.IsNotFound(err):
 		// Not in the cache: it may still exist, unmanaged. Ask the API server.
@@ -83,9 +84,9 @@ func (r *KeycloakClientCredentialReconciler) syncTarget(ctx context.Context, kcc
 		return fail(shared.ReasonTargetFailed, err.Error(), err)
 	case !isOwnedBy(&current, kcc, before):
 		return fail(shared.ReasonSecretNotOwned, fmt.Sprintf("Secret %s/%s is managed for another resource: left untouched", ns, name), nil)
-	case len(foreignKeys(&current, data)) > 0:
+	case len(taken) > 0:
 		return fail(shared.ReasonSecretNotOwned, fmt.Sprintf("Secret %s/%s holds key(s) %s that the operator did not write: left untouched (choose other keys in spec.target.keys)",
-			ns, name, strings.Join(foreignKeys(&current, data), ", ")), nil)
+			ns, name, strings.Join(taken, ", ")), nil)
 	default:
 		wasEdited := edited(&current)
 		if applyDesired(&current, kcc, data) {

@@ -81,7 +81,7 @@ func (r *KeycloakServerReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 	} else {
 		server.Status.Version = version
 		shared.SetCondition(&server.Status.Conditions, server.Generation, shared.TypeConnected, true, shared.ReasonConnected,
-			fmt.Sprintf("logged in to realm %q; Keycloak %s", realmOf(&server), version))
+			fmt.Sprintf("logged in to realm %q; Keycloak %s", tenancy.LoginOf(&server, "").Realm, version))
 		if !equality.Semantic.DeepEqual(before.Conditions, server.Status.Conditions) {
 			r.Recorder.Eventf(&server, nil, corev1.EventTypeNormal, shared.ReasonConnected, "Connect", "connected to Keycloak %s", version)
 		}
@@ -120,13 +120,6 @@ func (r *KeycloakServerReconciler) version(ctx context.Context, server *secretsv
 		return "", err
 	}
 	return kc.Version(ctx)
-}
-
-func realmOf(s *secretsv1beta1.KeycloakServer) string {
-	if s.Spec.Realm == "" {
-		return tenancy.MasterRealm
-	}
-	return s.Spec.Realm
 }
 
 // SetupWithManager watches KeycloakServers, and their credentials Secrets
