@@ -36,6 +36,7 @@ import (
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
 	"github.com/carbogame/vault-keycloak-operator/internal/schema"
 	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
+	"github.com/carbogame/vault-keycloak-operator/internal/webhook/lookup"
 	"github.com/carbogame/vault-keycloak-operator/internal/webhook/terms"
 )
 
@@ -46,7 +47,7 @@ import (
 func SetupKeycloakClientCredentialWebhookWithManager(mgr ctrl.Manager, operatorNamespace string) error {
 	return ctrl.NewWebhookManagedBy(mgr, &secretsv1beta1.KeycloakClientCredential{}).
 		WithDefaulter(&KeycloakClientCredentialDefaulter{}).
-		WithValidator(&KeycloakClientCredentialValidator{Client: mgr.GetClient(), Secrets: mgr.GetAPIReader(), OperatorNamespace: operatorNamespace}).
+		WithValidator(&KeycloakClientCredentialValidator{Client: lookup.CacheFirst{Cache: mgr.GetClient(), API: mgr.GetAPIReader()}, Secrets: mgr.GetAPIReader(), OperatorNamespace: operatorNamespace}).
 		Complete()
 }
 

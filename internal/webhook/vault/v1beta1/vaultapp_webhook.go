@@ -37,6 +37,7 @@ import (
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
 	"github.com/carbogame/vault-keycloak-operator/internal/schema"
 	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
+	"github.com/carbogame/vault-keycloak-operator/internal/webhook/lookup"
 	"github.com/carbogame/vault-keycloak-operator/internal/webhook/terms"
 )
 
@@ -45,7 +46,7 @@ import (
 func SetupVaultAppWebhookWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewWebhookManagedBy(mgr, &vaultv1beta1.VaultApp{}).
 		WithDefaulter(&VaultAppDefaulter{}).
-		WithValidator(&VaultAppValidator{Client: mgr.GetClient()}).
+		WithValidator(&VaultAppValidator{Client: lookup.CacheFirst{Cache: mgr.GetClient(), API: mgr.GetAPIReader()}}).
 		Complete()
 }
 
