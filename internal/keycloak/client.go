@@ -121,6 +121,9 @@ type Server struct {
 	mu      sync.Mutex
 	token   *gocloak.JWT
 	renewAt time.Time
+
+	// clientIDs maps realm and clientId to the client's internal id.
+	clientIDs sync.Map
 }
 
 // DefaultRealm is the realm the operator logs in to when a server names
@@ -188,9 +191,17 @@ func (s *Server) accessToken(ctx context.Context) (string, error) {
 		return "", fmt.Errorf("log in to %s realm %q: %w", s.cfg.URL, s.cfg.Realm, err)
 	}
 	s.token = jwt
-	// Renew at two thirds of the lifetime: well before Keycloak refuses it.
-	s.renewAt = time.Now().Add(time.Duration(jwt.ExpiresIn) * time.Second * 2 / 3)
+	s.renewAt = renewAt(time.Now(), time.Duration(jwt.ExpiresIn)*time.Second)
 	return jwt.AccessToken, nil
+}
+
+// renewAt is when a token obtained at now, valid for lifetime, is replaced:
+// a tenth of its lifetime before it expires, at most 5 s before. That is one
+// token request per lifetime (Keycloak's master realm issues one-minute
+// tokens), with room for a request in flight and a little clock skew; a
+// token Keycloak refuses anyway is replaced after the 401 (see call).
+func renewAt(now time.Time, lifetime time.Duration) time.Time {
+	return now.Add(lifetime - min(5*time.Second, lifetime/10))
 }
 
 // forgetToken makes the next call log in: Keycloak answered 401 (the token
@@ -228,15 +239,16 @@ type Credential struct {
 // exactly clientID. An empty or masked secret is an error: it must never be
 // written anywhere.
 func (s *Server) ClientSecret(ctx context.Context, realm, clientID string) (Credential, error) {
-	id, err := s.findClient(ctx, realm, clientID)
-	if err != nil {
+	var cred *gocloak.CredentialRepresentation
+	err := s.withClient(ctx, realm, clientID, func(id string) error {
+		return s.call(ctx, OpReadSecret, func(token string) (err error) {
+			cred, err = s.gc.GetClientSecret(ctx, token, realm, id)
+			return err
+		})
+	})
+	if errors.Is(err, ErrClientNotFound) {
 		return Credential{}, err
 	}
-	var cred *gocloak.CredentialRepresentation
-	err = s.call(ctx, OpReadSecret, func(token string) (err error) {
-		cred, err = s.gc.GetClientSecret(ctx, token, realm, id)
-		return err
-	})
 	if err != nil {
 		return Credential{}, fmt.Errorf("read secret of client %q in realm %q: %w", clientID, realm, err)
 	}
@@ -249,18 +261,41 @@ func (s *Server) ClientSecret(ctx context.Context, realm, clientID string) (Cred
 // RegenerateSecret makes Keycloak issue a new secret for the client; the
 // old one stops working at once.
 func (s *Server) RegenerateSecret(ctx context.Context, realm, clientID string) error {
-	id, err := s.findClient(ctx, realm, clientID)
-	if err != nil {
+	err := s.withClient(ctx, realm, clientID, func(id string) error {
+		return s.call(ctx, OpRegenerateSecret, func(token string) error {
+			_, err := s.gc.RegenerateClientSecret(ctx, token, realm, id)
+			return err
+		})
+	})
+	if errors.Is(err, ErrClientNotFound) {
 		return err
 	}
-	err = s.call(ctx, OpRegenerateSecret, func(token string) error {
-		_, err := s.gc.RegenerateClientSecret(ctx, token, realm, id)
-		return err
-	})
 	if err != nil {
 		return fmt.Errorf("regenerate secret of client %q in realm %q: %w", clientID, realm, err)
 	}
 	return nil
+}
+
+// withClient runs fn with the internal id of the client whose clientId is
+// clientID. Ids are remembered: a client keeps its id for life, so a
+// refresh costs one request, not two. A remembered id Keycloak no longer
+// knows (the client was deleted, perhaps re-created under the same clientId)
+// is forgotten and looked up again once.
+func (s *Server) withClient(ctx context.Context, realm, clientID string, fn func(id string) error) error {
+	key := realm + "\x00" + clientID
+	if id, ok := s.clientIDs.Load(key); ok {
+		err := fn(id.(string))
+		if status(err) != http.StatusNotFound {
+			return err
+		}
+		s.clientIDs.Delete(key)
+	}
+	id, err := s.findClient(ctx, realm, clientID)
+	if err != nil {
+		return err
+	}
+	s.clientIDs.Store(key, id)
+	return fn(id)
 }
 
 // findClient returns the internal id of the one client whose clientId is

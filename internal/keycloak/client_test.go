@@ -17,8 +17,14 @@ limitations under the License.
 package keycloak
 
 import (
+	"context"
 	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/Nerzal/gocloak/v13"
 )
@@ -57,5 +63,65 @@ func TestThePoolKeepsOneServerPerConfiguration(t *testing.T) {
 	}
 	if got := a.TokenURL("apps"); got != "https://sso.test/realms/apps/protocol/openid-connect/token" {
 		t.Fatalf("TokenURL = %q", got)
+	}
+}
+
+func TestATokenIsRenewedJustBeforeItExpires(t *testing.T) {
+	now := time.Unix(1_000_000, 0)
+	for lifetime, want := range map[time.Duration]time.Duration{
+		time.Minute:      55 * time.Second, // Keycloak's default: one request per lifetime
+		10 * time.Second: 9 * time.Second,
+		time.Hour:        time.Hour - 5*time.Second,
+	} {
+		if got := renewAt(now, lifetime).Sub(now); got != want {
+			t.Errorf("a %s token is renewed after %s, want %s", lifetime, got, want)
+		}
+	}
+}
+
+// A client's id is looked up once; a remembered id Keycloak no longer knows
+// (the client was re-created) is looked up again, once.
+func TestClientIdsAreRememberedAndRefreshedWhenGone(t *testing.T) {
+	var finds, reads int
+	current := "id-1"
+	kc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		switch {
+		case strings.HasSuffix(r.URL.Path, "/protocol/openid-connect/token"):
+			_, _ = io.WriteString(w, `{"access_token":"t","expires_in":60}`)
+		case strings.HasSuffix(r.URL.Path, "/clients"):
+			finds++
+			_, _ = io.WriteString(w, `[{"id":"`+current+`","clientId":"gitea"}]`)
+		case strings.HasSuffix(r.URL.Path, "/client-secret"):
+			reads++
+			if !strings.Contains(r.URL.Path, "/clients/"+current+"/") {
+				http.NotFound(w, r)
+				return
+			}
+			_, _ = io.WriteString(w, `{"type":"secret","value":"v-`+current+`"}`)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer kc.Close()
+	s, err := newServer("test", ServerConfig{URL: kc.URL, Auth: ClientCredentials, ClientID: "vko", ClientSecret: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for range 3 {
+		if cred, err := s.ClientSecret(ctx, "apps", "gitea"); err != nil || cred.Secret != "v-id-1" {
+			t.Fatalf("ClientSecret = %v, %v", cred.Secret == "v-id-1", err)
+		}
+	}
+	if finds != 1 || reads != 3 {
+		t.Fatalf("three reads cost %d lookups and %d secret reads, want 1 and 3", finds, reads)
+	}
+	current = "id-2"
+	if cred, err := s.ClientSecret(ctx, "apps", "gitea"); err != nil || cred.Secret != "v-id-2" {
+		t.Fatalf("after the client was re-created: %v, %v", cred.Secret == "v-id-2", err)
+	}
+	if finds != 2 {
+		t.Fatalf("a re-created client was looked up %d times in all, want 2", finds)
 	}
 }

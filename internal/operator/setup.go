@@ -179,6 +179,7 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 	if vault != nil {
 		if err := mgr.Add(&vaultcontroller.OrphanSweeper{
 			Reader:   mgr.GetAPIReader(),
+			Cache:    mgr.GetClient(),
 			Vault:    vault,
 			Recorder: mgr.GetEventRecorder("vaultapp-controller"),
 			Interval: opts.OrphanSweepInterval,
@@ -187,10 +188,13 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 		}
 	}
 
-	servers := &secretscontroller.ServerSource{Reader: mgr.GetAPIReader(), Namespace: opts.OperatorNamespace, Pool: keycloak.NewPool()}
 	credentials, err := credentialsCache(mgr, opts.OperatorNamespace)
 	if err != nil {
 		return err
+	}
+	servers := &secretscontroller.ServerSource{Reader: mgr.GetAPIReader(), Namespace: opts.OperatorNamespace, Pool: keycloak.NewPool()}
+	if credentials != nil {
+		servers.Metadata = credentials
 	}
 	if err := (&secretscontroller.KeycloakServerReconciler{
 		Client:      mgr.GetClient(),

@@ -168,6 +168,14 @@ func (c *Client) setExpiry(ttlSeconds int) {
 	c.renewAt = time.Now().Add(time.Duration(ttlSeconds) * time.Second * 2 / 3)
 }
 
+// tokenValid asks Vault whether the operator's token still exists (every
+// token may look itself up under Vault's default policy).
+func (c *Client) tokenValid(ctx context.Context) bool {
+	_, err := c.api.Auth().Token().LookupSelfWithContext(ctx)
+	observe(OpLookupSelf, err, true)
+	return err == nil
+}
+
 // forgetToken makes the next call log in again; used when Vault says the
 // token is no longer valid (revoked by hand, or Vault restarted).
 func (c *Client) forgetToken() {
@@ -176,8 +184,12 @@ func (c *Client) forgetToken() {
 	c.mu.Unlock()
 }
 
-// do runs one request with a valid token; on 403 it logs in once more and
-// retries, since a token revoked behind the operator's back looks like that.
+// do runs one request with a valid token. A 403 is either a token Vault no
+// longer knows (revoked behind the operator's back, or Vault restarted) or a
+// policy that does not allow the request; only the first is cured by logging
+// in again. Vault is asked about the token (one read) and the operator logs
+// in again only when the token is gone: a misconfigured policy costs a
+// lookup per refused request, never a login.
 func (c *Client) do(ctx context.Context, op string, fn func() (found bool, err error)) error {
 	if err := c.ensureToken(ctx); err != nil {
 		return err
@@ -186,6 +198,9 @@ func (c *Client) do(ctx context.Context, op string, fn func() (found bool, err e
 	var respErr *vaultapi.ResponseError
 	if errors.As(err, &respErr) && respErr.StatusCode == http.StatusForbidden && c.cfg.Token == "" {
 		observe(op, err, found)
+		if c.tokenValid(ctx) {
+			return err
+		}
 		c.forgetToken()
 		if err := c.ensureToken(ctx); err != nil {
 			return err

@@ -26,7 +26,7 @@ import (
 // steady-state resync shows up here as reads only.
 var requestsTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
 	Name: "vko_vault_requests_total",
-	Help: "Requests sent to Vault, by operation (login, renew, read_policy, write_policy, delete_policy, list_policies, read_role, write_role, delete_role) and outcome (success, not_found, error).",
+	Help: "Requests sent to Vault, by operation (login, renew, lookup_self, read_policy, write_policy, delete_policy, list_policies, read_role, write_role, delete_role) and outcome (success, not_found, error).",
 }, []string{"operation", "outcome"})
 
 func init() {
@@ -37,6 +37,7 @@ func init() {
 const (
 	OpLogin        = "login"
 	OpRenew        = "renew"
+	OpLookupSelf   = "lookup_self"
 	OpReadPolicy   = "read_policy"
 	OpWritePolicy  = "write_policy"
 	OpDeletePolicy = "delete_policy"

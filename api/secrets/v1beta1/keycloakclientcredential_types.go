@@ -32,6 +32,11 @@ const (
 	DeletionPolicyRetain DeletionPolicy = "Retain"
 )
 
+// CleanupFinalizer keeps a KeycloakClientCredential until the operator has
+// removed (or, with Retain, released) the Secrets it wrote. The defaulting
+// webhook sets it at creation, so that a new resource costs no second write.
+const CleanupFinalizer = "secrets.carbogame.com/cleanup"
+
 // ServerReference names a cluster-scoped KeycloakServer.
 type ServerReference struct {
 	// Name of the KeycloakServer.

@@ -47,6 +47,11 @@ const (
 	DeletionPolicyRetain DeletionPolicy = "Retain"
 )
 
+// CleanupFinalizer keeps a VaultApp until the operator has removed (or, with
+// Retain, released) its policy and role in Vault. The defaulting webhook
+// sets it at creation, so that a new VaultApp costs no second write.
+const CleanupFinalizer = "vault.exemple.com/cleanup"
+
 // PolicyRule grants capabilities on a path of the namespace's own KV prefix.
 type PolicyRule struct {
 	// Path relative to <kv-mount>/data/<namespace>/, for example "db/*".

@@ -22,10 +22,12 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
@@ -33,8 +35,13 @@ import (
 	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
 )
 
-// Index of KeycloakClientCredentials by the KeycloakServer they read from.
-const serverRefIndex = "spec.source.serverRef.name"
+// Indexes of KeycloakClientCredentials: by the KeycloakServer they read
+// from, and by the namespaces they write to (a Namespace event looks up
+// the resources it concerns instead of going through all of them).
+const (
+	serverRefIndex       = "spec.source.serverRef.name"
+	targetNamespaceIndex = "targetNamespaces"
+)
 
 // SetupWithManager watches the resources, the Secrets they own (through the
 // label-filtered cache: a deleted or edited Secret is repaired at once), their
@@ -46,11 +53,19 @@ func (r *KeycloakClientCredentialReconciler) SetupWithManager(mgr ctrl.Manager) 
 		}); err != nil {
 		return err
 	}
+	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &secretsv1beta1.KeycloakClientCredential{}, targetNamespaceIndex,
+		func(o client.Object) []string {
+			return tenancy.TargetNamespaces(o.(*secretsv1beta1.KeycloakClientCredential))
+		}); err != nil {
+		return err
+	}
 	return ctrl.NewControllerManagedBy(mgr).
-		For(&secretsv1beta1.KeycloakClientCredential{}).
+		// Only spec changes and deletion (both move the generation): the
+		// operator's own finalizer and status writes do not reconcile again.
+		For(&secretsv1beta1.KeycloakClientCredential{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.ownerOfSecret)).
 		Watches(&secretsv1beta1.KeycloakServer{}, handler.EnqueueRequestsFromMapFunc(r.usersOfServer)).
-		Watches(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(r.targetingNamespace)).
+		Watches(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(r.targetingNamespace), builder.WithPredicates(shared.NamespaceGrantsChanged)).
 		WithOptions(controller.Options{
 			MaxConcurrentReconciles: max(1, r.MaxConcurrentReconciles),
 			RateLimiter:             shared.RateLimiter(r.MaxBackoff),
@@ -89,11 +104,9 @@ func (r *KeycloakClientCredentialReconciler) usersOfServer(ctx context.Context, 
 
 func (r *KeycloakClientCredentialReconciler) targetingNamespace(ctx context.Context, o client.Object) []reconcile.Request {
 	var list secretsv1beta1.KeycloakClientCredentialList
-	if err := r.List(ctx, &list); err != nil {
-		logf.FromContext(ctx).Error(err, "list KeycloakClientCredentials")
+	if err := r.List(ctx, &list, client.MatchingFields{targetNamespaceIndex: o.GetName()}); err != nil {
+		logf.FromContext(ctx).Error(err, "list KeycloakClientCredentials targeting a namespace", "namespace", o.GetName())
 		return nil
 	}
-	return shared.Requests(list.Items, func(k *secretsv1beta1.KeycloakClientCredential) bool {
-		return slices.Contains(tenancy.TargetNamespaces(k), o.GetName())
-	})
+	return shared.Requests[secretsv1beta1.KeycloakClientCredential](list.Items, nil)
 }

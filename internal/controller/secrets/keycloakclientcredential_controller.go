@@ -41,7 +41,7 @@ import (
 
 // CredentialFinalizer keeps a KeycloakClientCredential until the Secrets it
 // wrote are removed (or, with Retain, released).
-const CredentialFinalizer = "secrets.carbogame.com/cleanup"
+const CredentialFinalizer = secretsv1beta1.CleanupFinalizer
 
 // KeycloakClientCredentialReconciler copies Keycloak client secrets into Secrets.
 type KeycloakClientCredentialReconciler struct {
@@ -57,6 +57,8 @@ type KeycloakClientCredentialReconciler struct {
 	MaxBackoff time.Duration
 	// Now is the clock (tests move it for rotation); time.Now when nil.
 	Now func() time.Time
+
+	refresh shared.Refresh
 }
 
 // sourceError is a failure to obtain the client secret, with its reason.
@@ -76,6 +78,7 @@ func (r *KeycloakClientCredentialReconciler) Reconcile(ctx context.Context, req 
 	log := logf.FromContext(ctx)
 	var kcc secretsv1beta1.KeycloakClientCredential
 	if err := r.Get(ctx, req.NamespacedName, &kcc); err != nil {
+		r.refresh.Forget(req)
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	before := kcc.Status.DeepCopy()
@@ -101,7 +104,7 @@ func (r *KeycloakClientCredentialReconciler) Reconcile(ctx context.Context, req 
 		if srcErr.retry {
 			return ctrl.Result{}, srcErr.err
 		}
-		return ctrl.Result{RequeueAfter: tenancy.CredentialRefreshInterval(&kcc)}, nil
+		return r.refresh.After(req, tenancy.CredentialRefreshInterval(&kcc)), nil
 	}
 	shared.SetCondition(&kcc.Status.Conditions, kcc.Generation, shared.TypeSourceAvailable, true, shared.ReasonSynced,
 		fmt.Sprintf("read the secret of client %q in realm %q", kcc.Spec.Source.ClientID, kcc.Spec.Source.Realm))
@@ -149,7 +152,7 @@ func (r *KeycloakClientCredentialReconciler) Reconcile(ctx context.Context, req 
 	if retry != nil {
 		return ctrl.Result{}, retry
 	}
-	return ctrl.Result{RequeueAfter: r.nextCheck(&kcc)}, nil
+	return r.refresh.After(req, r.nextCheck(&kcc)), nil
 }
 
 // warnOnChange records a Warning Event when the failure is new.

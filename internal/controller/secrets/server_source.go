@@ -20,9 +20,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
@@ -49,18 +51,29 @@ type ServerSource struct {
 	// Namespace is the operator's own namespace, where credentials live.
 	Namespace string
 	Pool      *keycloak.Pool
+	// Metadata, when set, is the cache that watches the metadata of the
+	// credentials Secrets: the Secret itself is read again only when its
+	// resourceVersion moved, not on every reconcile.
+	Metadata client.Reader
+
+	mu    sync.Mutex
+	known map[client.ObjectKey]knownCredentials
+}
+
+// knownCredentials is a credentials Secret's data as last read, and the
+// resourceVersion it was read at.
+type knownCredentials struct {
+	resourceVersion string
+	data            map[string][]byte
 }
 
 // Server returns the pooled client of a KeycloakServer, built from its spec
 // and its credentials Secret.
 func (s *ServerSource) Server(ctx context.Context, server *secretsv1beta1.KeycloakServer) (KeycloakAPI, error) {
-	var creds corev1.Secret
 	key := client.ObjectKey{Namespace: s.Namespace, Name: server.Spec.CredentialsSecretRef.Name}
-	if err := s.Reader.Get(ctx, key, &creds); err != nil {
-		if apierrors.IsNotFound(err) {
-			return nil, fmt.Errorf("%w: Secret %s not found in the operator's namespace", errCredentials, key)
-		}
-		return nil, fmt.Errorf("read credentials Secret %s: %w", key, err)
+	creds, err := s.credentials(ctx, key)
+	if err != nil {
+		return nil, err
 	}
 	cfg := keycloak.ServerConfig{
 		URL:      server.Spec.URL,
@@ -86,6 +99,40 @@ func (s *ServerSource) Server(ctx context.Context, server *secretsv1beta1.Keyclo
 		return nil, err
 	}
 	return kc, nil
+}
+
+// credentials returns the data of the credentials Secret: as last read when
+// the metadata cache shows the same resourceVersion, else read again.
+func (s *ServerSource) credentials(ctx context.Context, key client.ObjectKey) (*corev1.Secret, error) {
+	rv := ""
+	if s.Metadata != nil {
+		meta := &metav1.PartialObjectMetadata{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"}}
+		if err := s.Metadata.Get(ctx, key, meta); err == nil {
+			rv = meta.ResourceVersion
+		}
+		s.mu.Lock()
+		known, ok := s.known[key]
+		s.mu.Unlock()
+		if ok && rv != "" && known.resourceVersion == rv {
+			return &corev1.Secret{Data: known.data}, nil
+		}
+	}
+	var creds corev1.Secret
+	if err := s.Reader.Get(ctx, key, &creds); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, fmt.Errorf("%w: Secret %s not found in the operator's namespace", errCredentials, key)
+		}
+		return nil, fmt.Errorf("read credentials Secret %s: %w", key, err)
+	}
+	if s.Metadata != nil {
+		s.mu.Lock()
+		if s.known == nil {
+			s.known = map[client.ObjectKey]knownCredentials{}
+		}
+		s.known[key] = knownCredentials{resourceVersion: creds.ResourceVersion, data: creds.Data}
+		s.mu.Unlock()
+	}
+	return &creds, nil
 }
 
 // Forget drops the pooled client (and its token) of a deleted server.

@@ -48,7 +48,11 @@ const DefaultOrphanSweepInterval = 10 * time.Minute
 type OrphanSweeper struct {
 	// Reader reads VaultApps from the API server: an object just created
 	// may not be in the cache yet, and its policy must not look orphaned.
-	Reader   client.Reader
+	Reader client.Reader
+	// Cache is the manager's cache of VaultApps: a policy whose VaultApp
+	// is in it is not read at all (most are), so a sweep costs Vault one
+	// list and a read per candidate orphan, not one per VaultApp.
+	Cache    client.Reader
 	Vault    VaultAPI
 	Recorder events.EventRecorder
 	Interval time.Duration
@@ -85,9 +89,16 @@ func (s *OrphanSweeper) Sweep(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	live, err := s.livePolicies(ctx)
+	if err != nil {
+		return nil, err
+	}
 	var removed []string
 	var errs error
 	for _, name := range names {
+		if live[name] {
+			continue
+		}
 		gone, owner, err := s.orphaned(ctx, name)
 		if err != nil {
 			errs = errors.Join(errs, err)
@@ -105,6 +116,23 @@ func (s *OrphanSweeper) Sweep(ctx context.Context) ([]string, error) {
 			shared.ReasonOrphanRemoved, "Sweep", "removed policy and role %s from Vault: VaultApp %s/%s (uid %s) no longer exists", name, owner.Namespace, owner.Name, owner.UID)
 	}
 	return removed, errs
+}
+
+// livePolicies are the policy names of the VaultApps in the cache; none
+// without a cache.
+func (s *OrphanSweeper) livePolicies(ctx context.Context) (map[string]bool, error) {
+	live := map[string]bool{}
+	if s.Cache == nil {
+		return live, nil
+	}
+	var apps vaultv1beta1.VaultAppList
+	if err := s.Cache.List(ctx, &apps); err != nil {
+		return nil, fmt.Errorf("list VaultApps: %w", err)
+	}
+	for _, app := range apps.Items {
+		live[tenancy.PolicyName(app.Namespace, app.Name)] = true
+	}
+	return live, nil
 }
 
 // orphaned reads a policy and reports whether the operator wrote it for a

@@ -29,10 +29,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
@@ -43,7 +45,7 @@ import (
 )
 
 // Finalizer keeps a VaultApp until its policy and role are removed from Vault.
-const Finalizer = "vault.exemple.com/cleanup"
+const Finalizer = vaultv1beta1.CleanupFinalizer
 
 // VaultAppReconciler keeps Vault in step with VaultApps.
 type VaultAppReconciler struct {
@@ -56,6 +58,8 @@ type VaultAppReconciler struct {
 	MaxConcurrentReconciles int
 	// MaxBackoff caps the wait between two retries after a Vault failure.
 	MaxBackoff time.Duration
+
+	refresh shared.Refresh
 }
 
 // Reconcile observes the VaultApp, its namespace's grants and Vault,
@@ -66,6 +70,7 @@ func (r *VaultAppReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 
 	var app vaultv1beta1.VaultApp
 	if err := r.Get(ctx, req.NamespacedName, &app); err != nil {
+		r.refresh.Forget(req)
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	before := app.Status.DeepCopy()
@@ -116,7 +121,7 @@ func (r *VaultAppReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 		if serr := r.updateStatus(ctx, &app, before, corev1.EventTypeWarning, shared.ReasonNotOwned, err.Error()); serr != nil {
 			return ctrl.Result{}, serr
 		}
-		return ctrl.Result{RequeueAfter: tenancy.VaultRefreshInterval(&app)}, nil
+		return r.refresh.After(req, tenancy.VaultRefreshInterval(&app)), nil
 	case err != nil:
 		log.Error(err, "sync with Vault failed", "policy", name)
 		r.failAll(&app, shared.ReasonVaultError, err.Error())
@@ -179,7 +184,7 @@ func (r *VaultAppReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 	if err := r.updateStatus(ctx, &app, before, eventType, reason, note); err != nil {
 		return ctrl.Result{}, err
 	}
-	return ctrl.Result{RequeueAfter: tenancy.VaultRefreshInterval(&app)}, nil
+	return r.refresh.After(req, tenancy.VaultRefreshInterval(&app)), nil
 }
 
 // refuse removes what the operator had live in Vault for a VaultApp it
@@ -348,8 +353,11 @@ func (r *VaultAppReconciler) updateStatus(ctx context.Context, app *vaultv1beta1
 // annotation decides what the VaultApps inside may have.
 func (r *VaultAppReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
-		For(&vaultv1beta1.VaultApp{}).
-		Watches(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(r.vaultAppsIn)).
+		// Only spec changes and deletion (both move the generation): the
+		// operator's own finalizer and status writes do not reconcile
+		// again, and drift is found by the periodic refresh.
+		For(&vaultv1beta1.VaultApp{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		Watches(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(r.vaultAppsIn), builder.WithPredicates(shared.NamespaceGrantsChanged)).
 		WithOptions(controller.Options{
 			MaxConcurrentReconciles: max(1, r.MaxConcurrentReconciles),
 			RateLimiter:             shared.RateLimiter(r.MaxBackoff),

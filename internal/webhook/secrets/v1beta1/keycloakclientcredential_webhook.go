@@ -36,6 +36,7 @@ import (
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
 	"github.com/carbogame/vault-keycloak-operator/internal/schema"
 	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
+	"github.com/carbogame/vault-keycloak-operator/internal/webhook/defaults"
 	"github.com/carbogame/vault-keycloak-operator/internal/webhook/lookup"
 	"github.com/carbogame/vault-keycloak-operator/internal/webhook/terms"
 )
@@ -57,7 +58,8 @@ func SetupKeycloakClientCredentialWebhookWithManager(mgr ctrl.Manager, operatorN
 type KeycloakClientCredentialDefaulter struct{}
 
 // Default sets the refresh interval, deletion policy, key names and Secret type.
-func (d *KeycloakClientCredentialDefaulter) Default(_ context.Context, kcc *secretsv1beta1.KeycloakClientCredential) error {
+func (d *KeycloakClientCredentialDefaulter) Default(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential) error {
+	defaults.AddFinalizerOnCreate(ctx, kcc, secretsv1beta1.CleanupFinalizer)
 	spec := &kcc.Spec
 	if spec.RefreshInterval == nil {
 		spec.RefreshInterval = &metav1.Duration{Duration: tenancy.DefaultCredentialRefreshInterval}

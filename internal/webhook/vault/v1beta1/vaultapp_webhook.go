@@ -37,6 +37,7 @@ import (
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
 	"github.com/carbogame/vault-keycloak-operator/internal/schema"
 	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
+	"github.com/carbogame/vault-keycloak-operator/internal/webhook/defaults"
 	"github.com/carbogame/vault-keycloak-operator/internal/webhook/lookup"
 	"github.com/carbogame/vault-keycloak-operator/internal/webhook/terms"
 )
@@ -57,7 +58,8 @@ type VaultAppDefaulter struct{}
 
 // Default sets the ServiceAccount (the VaultApp's name), refresh interval,
 // token TTL and deletion policy.
-func (d *VaultAppDefaulter) Default(_ context.Context, app *vaultv1beta1.VaultApp) error {
+func (d *VaultAppDefaulter) Default(ctx context.Context, app *vaultv1beta1.VaultApp) error {
+	defaults.AddFinalizerOnCreate(ctx, app, vaultv1beta1.CleanupFinalizer)
 	spec := &app.Spec
 	if len(spec.KubernetesAuth.ServiceAccounts) == 0 && app.Name != "" {
 		spec.KubernetesAuth.ServiceAccounts = []string{app.Name}

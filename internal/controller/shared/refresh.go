@@ -1,0 +1,56 @@
+/*
+Copyright 2026 The vault-keycloak-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package shared
+
+import (
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+)
+
+// Refresh schedules the periodic checks of objects found in step.
+//
+// Two things keep a large fleet gentle on Vault and Keycloak:
+//   - A refresh is queued at low priority, so a watch event (an edited or
+//     deleted Secret, a spec change) is reconciled before any refresh that
+//     is due at the same time. Without it a refresh keeps the priority of
+//     the event that last queued the object.
+//   - The first refresh after this process first saw an object is delayed
+//     by a random part (up to a tenth) of the interval. After a restart
+//     every object is reconciled at once; the jitter spreads their next
+//     checks, and later ones keep that spread at exactly the interval, so
+//     drift is never found later than one interval after the last check.
+//
+// The zero value is ready to use; it is safe for concurrent use.
+type Refresh struct {
+	seen sync.Map // reconcile.Request → struct{}
+}
+
+// After is the result that checks the object again after interval.
+func (r *Refresh) After(req reconcile.Request, interval time.Duration) ctrl.Result {
+	if _, seen := r.seen.LoadOrStore(req, struct{}{}); !seen && interval >= 10 {
+		interval += rand.N(interval / 10)
+	}
+	return ctrl.Result{RequeueAfter: interval, Priority: new(handler.LowPriority)}
+}
+
+// Forget drops an object that is gone.
+func (r *Refresh) Forget(req reconcile.Request) { r.seen.Delete(req) }

@@ -1,0 +1,90 @@
+/*
+Copyright 2026 The vault-keycloak-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package vault
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+)
+
+// A policy that refuses the operator (403 with a valid token) costs a token
+// lookup per refused request, never a login; a token Vault forgot costs one
+// login, and the request is retried with the new token.
+func TestA403LogsInAgainOnlyWhenTheTokenIsGone(t *testing.T) {
+	var logins, lookups atomic.Int32
+	var tokenKnown atomic.Bool
+	vault := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		switch {
+		case r.URL.Path == "/v1/auth/kubernetes/login":
+			logins.Add(1)
+			tokenKnown.Store(true)
+			_, _ = io.WriteString(w, `{"auth":{"client_token":"t","lease_duration":3600,"renewable":true}}`)
+		case r.URL.Path == "/v1/auth/token/lookup-self":
+			lookups.Add(1)
+			if !tokenKnown.Load() {
+				w.WriteHeader(http.StatusForbidden)
+				_, _ = io.WriteString(w, `{"errors":["permission denied"]}`)
+				return
+			}
+			_, _ = io.WriteString(w, `{"data":{"ttl":3600}}`)
+		case strings.HasPrefix(r.URL.Path, "/v1/sys/policies/acl/"):
+			if !tokenKnown.Load() || strings.HasSuffix(r.URL.Path, "/forbidden") {
+				w.WriteHeader(http.StatusForbidden)
+				_, _ = io.WriteString(w, `{"errors":["permission denied"]}`)
+				return
+			}
+			w.WriteHeader(http.StatusNoContent)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer vault.Close()
+	tokenPath := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(tokenPath, []byte("sa-token"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg := ConfigFromEnv()
+	cfg.Address, cfg.Token, cfg.ServiceAccountTokenPath = vault.URL, "", tokenPath
+	c, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for range 5 {
+		if err := c.WritePolicy(ctx, "forbidden", "# x"); err == nil {
+			t.Fatal("a refused write reported success")
+		}
+	}
+	if logins.Load() != 1 || lookups.Load() != 5 {
+		t.Fatalf("five refused writes cost %d logins and %d lookups, want 1 and 5", logins.Load(), lookups.Load())
+	}
+	tokenKnown.Store(false) // Vault restarted: the token is gone
+	if err := c.WritePolicy(ctx, "app.ns.x", "# x"); err != nil {
+		t.Fatalf("a write after Vault forgot the token: %v", err)
+	}
+	if logins.Load() != 2 {
+		t.Fatalf("a forgotten token cost %d logins in all, want 2", logins.Load())
+	}
+}
