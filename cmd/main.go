@@ -62,6 +62,10 @@ func main() {
 	flag.BoolVar(&secureMetrics, "metrics-secure", true,
 		"Serve metrics over HTTPS, authenticated and authorized through the API server.")
 	flag.StringVar(&webhookCertPath, "webhook-cert-path", "", "The directory that holds the webhook certificate (tls.crt, tls.key).")
+	var pprofAddr string
+	flag.StringVar(&pprofAddr, "pprof-bind-address", "0", "The address Go's pprof profiles are served on (for example 127.0.0.1:6060), or 0 for none.")
+	var webhookPort int
+	flag.IntVar(&webhookPort, "webhook-port", webhook.DefaultPort, "The port the admission and conversion webhooks are served on (the webhook Service's targetPort).")
 	flag.StringVar(&metricsCertPath, "metrics-cert-path", "", "The directory that holds the metrics server certificate.")
 	flag.BoolVar(&enableHTTP2, "enable-http2", false,
 		"Serve the metrics and webhook servers over HTTP/2 (off: HTTP/2 Stream Cancellation and Rapid Reset CVEs).")
@@ -111,8 +115,9 @@ func main() {
 		Scheme:                 operator.NewScheme(),
 		Cache:                  operator.CacheOptions(),
 		Metrics:                metricsOptions,
-		WebhookServer:          webhook.NewServer(webhook.Options{TLSOpts: tlsOpts, CertDir: webhookCertPath}),
+		WebhookServer:          webhook.NewServer(webhook.Options{TLSOpts: tlsOpts, CertDir: webhookCertPath, Port: webhookPort}),
 		HealthProbeBindAddress: probeAddr,
+		PprofBindAddress:       pprofAddr,
 		LeaderElection:         enableLeaderElection,
 		LeaderElectionID:       "vault-keycloak-operator.carbogame.com",
 		// The pod's namespace. Empty, controller-runtime reads it from the

@@ -84,6 +84,16 @@ func (p *Process) Stop() {
 	}
 }
 
+// Kill ends the process group at once (SIGKILL), as a node failure or an
+// OOM kill would: nothing is flushed, no lease is handed back.
+func (p *Process) Kill() {
+	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+	<-p.done
+}
+
+// PID is the process's id.
+func (p *Process) PID() int { return p.cmd.Process.Pid }
+
 // Exited reports whether the process has ended.
 func (p *Process) Exited() bool {
 	select {
@@ -146,6 +156,21 @@ func FreePort() (int, error) {
 	}
 	defer func() { _ = l.Close() }()
 	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// FreePorts returns n distinct TCP ports on 127.0.0.1 that nothing listens
+// on now (FreePort called n times may return the same one).
+func FreePorts(n int) ([]int, error) {
+	var ports []int
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		defer func() { _ = l.Close() }()
+		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+	}
+	return ports, nil
 }
 
 // requireFile fails with what to run when a component is not built.

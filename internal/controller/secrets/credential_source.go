@@ -38,7 +38,8 @@ import (
 // What a KeycloakClientCredential reads from Keycloak: the grants are
 // checked before every call, and a due rotation happens first.
 
-// source returns the Secret data of the client, from Keycloak.
+// source returns the Secret data of the client, from Keycloak (or as read
+// from it within the refresh interval: see recentSecrets).
 func (r *KeycloakClientCredentialReconciler) source(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential) (map[string][]byte, *sourceError) {
 	src := kcc.Spec.Source
 	// A spec the webhook would refuse (it was down, or the object predates
@@ -66,12 +67,20 @@ func (r *KeycloakClientCredentialReconciler) source(ctx context.Context, kcc *se
 	if errs := tenancy.CheckKeycloakAccess(&server, req, tenancy.LoginOf(&server, kc.LoginClientID())); len(errs) > 0 {
 		return nil, notGranted(errs)
 	}
-	if err := r.rotateIfDue(ctx, kcc, kc); err != nil {
+	key := client.ObjectKeyFromObject(kcc)
+	rotated, err := r.rotateIfDue(ctx, kcc, kc)
+	if err != nil {
+		r.recent.forget(key)
 		return nil, classify(err)
 	}
-	cred, err := kc.ClientSecret(ctx, src.Realm, src.ClientID)
-	if err != nil {
-		return nil, classify(err)
+	read := recentSource{generation: kcc.Generation, server: server.Name, serverGeneration: server.Generation, realm: src.Realm, clientID: src.ClientID}
+	cred, fresh := r.recent.get(key, read, r.now(), tenancy.CredentialRefreshInterval(kcc))
+	if !fresh || rotated {
+		if cred, err = kc.ClientSecret(ctx, src.Realm, src.ClientID); err != nil {
+			r.recent.forget(key)
+			return nil, classify(err)
+		}
+		r.recent.put(key, read, cred, r.now())
 	}
 	return desiredData(kcc, cred.ClientID, cred.Secret, kc.IssuerURL(src.Realm), kc.TokenURL(src.Realm)), nil
 }
@@ -108,13 +117,13 @@ func classify(err error) *sourceError {
 
 // rotateIfDue regenerates the client secret in Keycloak when the rotation
 // interval has passed since the last rotation (or since creation).
-func (r *KeycloakClientCredentialReconciler) rotateIfDue(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential, kc KeycloakAPI) error {
+func (r *KeycloakClientCredentialReconciler) rotateIfDue(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential, kc KeycloakAPI) (bool, error) {
 	due, ok := rotationDue(kcc)
 	if !ok || r.now().Before(due) {
-		return nil
+		return false, nil
 	}
 	if err := kc.RegenerateSecret(ctx, kcc.Spec.Source.Realm, kcc.Spec.Source.ClientID); err != nil {
-		return err
+		return false, err
 	}
 	// Recorded at once, by a patch that no concurrent write can refuse: a
 	// status update that later fails on a conflict must not leave the
@@ -123,11 +132,11 @@ func (r *KeycloakClientCredentialReconciler) rotateIfDue(ctx context.Context, kc
 	now := metav1.NewTime(r.now())
 	kcc.Status.LastRotationTime = &now
 	if err := r.Status().Patch(ctx, kcc, client.MergeFrom(unrotated)); err != nil {
-		return fmt.Errorf("record the rotation of client %q: %w", kcc.Spec.Source.ClientID, err)
+		return true, fmt.Errorf("record the rotation of client %q: %w", kcc.Spec.Source.ClientID, err)
 	}
 	r.Recorder.Eventf(kcc, nil, corev1.EventTypeNormal, shared.ReasonRotated, "Rotate",
 		"regenerated the secret of client %q in Keycloak", kcc.Spec.Source.ClientID)
-	return nil
+	return true, nil
 }
 
 func rotationDue(kcc *secretsv1beta1.KeycloakClientCredential) (time.Time, bool) {

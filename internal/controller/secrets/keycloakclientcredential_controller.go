@@ -59,6 +59,7 @@ type KeycloakClientCredentialReconciler struct {
 	Now func() time.Time
 
 	refresh shared.Refresh
+	recent  recentSecrets
 }
 
 // sourceError is a failure to obtain the client secret, with its reason.
@@ -79,6 +80,7 @@ func (r *KeycloakClientCredentialReconciler) Reconcile(ctx context.Context, req 
 	var kcc secretsv1beta1.KeycloakClientCredential
 	if err := r.Get(ctx, req.NamespacedName, &kcc); err != nil {
 		r.refresh.Forget(req)
+		r.recent.forget(req.NamespacedName)
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	before := kcc.Status.DeepCopy()

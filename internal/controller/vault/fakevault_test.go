@@ -20,6 +20,7 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"sync"
 
 	vaultclient "github.com/carbogame/vault-keycloak-operator/internal/vault"
 )
@@ -27,6 +28,8 @@ import (
 // fakeVault keeps policies and roles in maps and records every write, so a
 // unit test asserts what the controller did to Vault.
 type fakeVault struct {
+	// mu: the controller reads, and writes, the policy and the role at once.
+	mu       sync.Mutex
 	policies map[string]string
 	roles    map[string]vaultclient.Role
 	// writes lists "write_policy <name>", "delete_role <name>", ...
@@ -42,23 +45,31 @@ func (f *fakeVault) RenderPolicy(owner vaultclient.Owner, rules []vaultclient.Ru
 }
 
 func (f *fakeVault) ReadPolicy(_ context.Context, name string) (string, bool, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	text, ok := f.policies[name]
 	return text, ok, nil
 }
 
 func (f *fakeVault) WritePolicy(_ context.Context, name, text string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	f.policies[name] = text
 	f.writes = append(f.writes, vaultclient.OpWritePolicy+" "+name)
 	return nil
 }
 
 func (f *fakeVault) DeletePolicy(_ context.Context, name string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	delete(f.policies, name)
 	f.writes = append(f.writes, vaultclient.OpDeletePolicy+" "+name)
 	return nil
 }
 
 func (f *fakeVault) ListPolicies(_ context.Context, prefix string) ([]string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	var out []string
 	for n := range f.policies {
 		if strings.HasPrefix(n, prefix) {
@@ -70,17 +81,23 @@ func (f *fakeVault) ListPolicies(_ context.Context, prefix string) ([]string, er
 }
 
 func (f *fakeVault) ReadRole(_ context.Context, name string) (vaultclient.Role, bool, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	r, ok := f.roles[name]
 	return r, ok, nil
 }
 
 func (f *fakeVault) WriteRole(_ context.Context, name string, r vaultclient.Role) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	f.roles[name] = r
 	f.writes = append(f.writes, vaultclient.OpWriteRole+" "+name)
 	return nil
 }
 
 func (f *fakeVault) DeleteRole(_ context.Context, name string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	delete(f.roles, name)
 	f.writes = append(f.writes, vaultclient.OpDeleteRole+" "+name)
 	return nil

@@ -1,0 +1,69 @@
+/*
+Copyright 2026 The vault-keycloak-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package secrets
+
+import (
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/carbogame/vault-keycloak-operator/internal/keycloak"
+)
+
+// recentSecrets remembers the client secret each resource last read from
+// Keycloak, so that a reconcile brought by an edited or deleted target
+// Secret restores it at once from memory instead of asking Keycloak again.
+// Keycloak is still read at least once per refresh interval, and at once
+// after a change of the resource's spec, of its server's spec, or a
+// rotation. (The same values sit in the cache of managed Secrets anyway.)
+type recentSecrets struct {
+	m sync.Map // types.NamespacedName → recentSecret
+}
+
+// recentSource is what a remembered secret was read for.
+type recentSource struct {
+	generation       int64
+	server           string
+	serverGeneration int64
+	realm, clientID  string
+}
+
+type recentSecret struct {
+	source recentSource
+	cred   keycloak.Credential
+	readAt time.Time
+}
+
+// get returns the secret read for source less than maxAge ago.
+func (c *recentSecrets) get(key types.NamespacedName, source recentSource, now time.Time, maxAge time.Duration) (keycloak.Credential, bool) {
+	v, ok := c.m.Load(key)
+	if !ok {
+		return keycloak.Credential{}, false
+	}
+	r := v.(recentSecret)
+	if r.source != source || now.Sub(r.readAt) >= maxAge {
+		return keycloak.Credential{}, false
+	}
+	return r.cred, true
+}
+
+func (c *recentSecrets) put(key types.NamespacedName, source recentSource, cred keycloak.Credential, now time.Time) {
+	c.m.Store(key, recentSecret{source: source, cred: cred, readAt: now})
+}
+
+func (c *recentSecrets) forget(key types.NamespacedName) { c.m.Delete(key) }

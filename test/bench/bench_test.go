@@ -1,0 +1,135 @@
+/*
+Copyright 2026 The vault-keycloak-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package bench measures the operator at the scale platform teams run it
+// (1,000 VaultApps and 1,000 KeycloakClientCredentials in 50 namespaces,
+// 10,000 unrelated Secrets) against the real API server, Vault and
+// Keycloak, with the manager binary run as its own process behind counting
+// proxies. Each figure is compared with a limit measured in the same run,
+// or is a count, so that a noisy machine does not decide the verdict;
+// every missed target fails `make bench`. See docs/benchmarks.md.
+package bench
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/carbogame/vault-keycloak-operator/test/harness"
+)
+
+func BenchmarkFleet(b *testing.B) {
+	if b.N > 1 {
+		b.Skip("one run is the measurement: run with -benchtime=1x")
+	}
+	started := time.Now()
+	f := newFleet(b)
+	defer f.stopManager()
+	r := &report{Date: time.Now().UTC(), Machine: machine(), Raw: map[string]any{}}
+
+	// P1: convergence against the bare-client limit, side by side.
+	var runs []convergence
+	for _, w := range []int{1, 4, 8} {
+		runs = append(runs, f.converge(b, w, 250, false))
+	}
+	p1 := f.converge(b, 2, fleetSize, true)
+	runs = append(runs, p1)
+	r.Raw["P1"] = runs
+	if os.Getenv("VKO_BENCH_ONLY") == "P1" {
+		return // a quicker loop while working on convergence
+	}
+	r.add("P1", fmt.Sprintf("%d VaultApps created at once → all Ready, 2 workers: operator / limit", fleetSize), p1.Ratio() <= 1.3, "≤ 1.3×",
+		"%.2f× (%s / %s)", p1.Ratio(), p1.Operator.Round(time.Millisecond), p1.Limit.Round(time.Millisecond))
+	for _, c := range runs[:3] {
+		r.add("P1", fmt.Sprintf("%d VaultApps, %d workers (reported)", c.Objects, c.Workers), true, "—",
+			"%.2f× (%s / %s)", c.Ratio(), c.Operator.Round(time.Millisecond), c.Limit.Round(time.Millisecond))
+	}
+
+	// The KeycloakClientCredentials of the fleet, one Secret each.
+	parallel(b, fleetSize, creators, func(i int) error { return f.c.Create(context.Background(), credential("fleet", i)) })
+	f.waitCredentialsReady(b, "fleet", fleetSize, 5*time.Minute)
+
+	// P2: a restart with everything in step, then one refresh period.
+	p2 := f.restartInStep(b)
+	r.Raw["P2"] = p2
+	apiWrites := 0
+	for _, n := range p2.APIWrites {
+		apiWrites += n
+	}
+	r.add("P2", "writes in one period after a restart in step: Vault / Keycloak / API server", p2.Vault["write"]+p2.Keycloak["write"]+apiWrites == 0, "0 / 0 / 0",
+		"%d / %d / %d", p2.Vault["write"], p2.Keycloak["write"], apiWrites)
+	r.add("P2", "external reads per object in that period: Vault per VaultApp / Keycloak per credential", p2.VaultReadsPer <= 2 && p2.KeycloakReadsP <= 2, "≤ 2 / ≤ 2",
+		"%.2f / %.2f", p2.VaultReadsPer, p2.KeycloakReadsP)
+
+	// P4: repairs while the refresh wave that follows runs.
+	p4 := f.repairUnderLoad(b, "op-w2")
+	r.Raw["P4"] = p4
+	r.add("P4", fmt.Sprintf("%d edited + %d deleted Secrets restored during a refresh wave, p99", editedSecrets, deletedSecrets), p4.SecretP99 <= time.Second, "≤ 1 s",
+		"%s (p50 %s)", ms(p4.SecretP99), ms(p4.SecretP50))
+	r.add("P4", fmt.Sprintf("%d policies edited in Vault restored, slowest", editedPolicies), p4.PolicyMax <= refresh+time.Second, fmt.Sprintf("≤ refreshInterval + 1 s (%s)", refresh+time.Second),
+		"%s", p4.PolicyMax.Round(100*time.Millisecond))
+
+	// P6: conversion.
+	p6 := f.conversionCost(b)
+	r.Raw["P6"] = p6
+	r.add("P6", "conversion webhook latency per object, p99", p6.WebhookP99 <= 5*time.Millisecond, "≤ 5 ms", "%s (p50 %s)", ms(p6.WebhookP99), ms(p6.WebhookP50))
+	r.add("P6", fmt.Sprintf("LIST of %d VaultApps, v1alpha1 / v1beta1 (medians of 7 alternating)", p6.Items), p6.Ratio() <= 2.0, "≤ 2.0×",
+		"%.2f× (%s / %s)", p6.Ratio(), p6.ListAlpha.Round(time.Millisecond), p6.ListBeta.Round(time.Millisecond))
+
+	// P3: logins over the life of the manager started for P2, with a
+	// misconfigured Vault policy on the way.
+	refused, loginsRefused, recovered := f.misconfiguredPolicy(b)
+	p3 := f.loginCounts(b, f.keycloakTokenLifetime(b))
+	p3.Refused, p3.LoginsWhenRefused, p3.RecoveredAfter = refused, loginsRefused, recovered
+	r.Raw["P3"] = p3
+	r.add("P3", fmt.Sprintf("Keycloak token requests over %s (token lifetime %s)", p3.Lifetime.Round(time.Second), p3.KeycloakTokenTTL), p3.KeycloakTokens <= p3.KeycloakAllowed,
+		fmt.Sprintf("≤ 1 per lifetime (%d)", p3.KeycloakAllowed), "%d", p3.KeycloakTokens)
+	r.add("P3", fmt.Sprintf("Vault logins over %s (token TTL 1h)", p3.Lifetime.Round(time.Second)), p3.VaultLogins <= p3.VaultAllowed,
+		fmt.Sprintf("≤ 1 per TTL (%d)", p3.VaultAllowed), "%d", p3.VaultLogins)
+	r.add("P3", "Vault logins while a read-only policy refused requests", refused > 0 && loginsRefused == 0, "0 (with requests refused)",
+		"%d logins, %d requests refused", loginsRefused, refused)
+
+	// P5: memory of that same manager, which held the fleet through all of it.
+	rss, err := f.manager.PeakRSS()
+	if err != nil {
+		b.Fatal(err)
+	}
+	r.Raw["P5"] = map[string]int64{"peakRSSBytes": rss}
+	r.add("P5", fmt.Sprintf("peak RSS (VmHWM), %d of each kind + %d unrelated Secrets", fleetSize, unrelatedSecrets), rss <= 150<<20, "≤ 150 MiB",
+		"%.1f MiB", float64(rss)/(1<<20))
+
+	// The counts are the proxies'; the operator's own metrics must agree.
+	match, detail := f.crossCheck(b)
+	r.add("—", "proxy counts = operator metrics (Vault, Keycloak requests)", match, "equal", "%s", detail)
+
+	// No secret value in what the bench could read of the operator.
+	hay, err := harness.Haystacks(context.Background(), f.c, f.manager.MetricsURL)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i, m := range f.all {
+		hay[fmt.Sprintf("log of manager %d", i+1)] = m.Log()
+	}
+	found := harness.FindSecrets(hay, f.secrets)
+	r.add("—", fmt.Sprintf("secret values in logs, Events, statuses, metrics (%d values, %d places)", len(f.secrets), len(hay)), len(found) == 0, "none", "%d %v", len(found), found)
+
+	elapsed := time.Since(started)
+	r.Raw["elapsedNanos"] = elapsed
+	r.add("—", "the whole bench", elapsed <= 15*time.Minute, "≤ 15 min", "%s", elapsed.Round(time.Second))
+	r.write(b)
+}

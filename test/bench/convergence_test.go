@@ -1,0 +1,312 @@
+/*
+Copyright 2026 The vault-keycloak-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package bench
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	vaultapi "github.com/hashicorp/vault/api"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
+	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
+	vaultclient "github.com/carbogame/vault-keycloak-operator/internal/vault"
+	"github.com/carbogame/vault-keycloak-operator/test/harness"
+)
+
+// creators is how many clients create the VaultApps at once, in every
+// run: the same burst for the operator and for the limit.
+const creators = 8
+
+// convergence is one P1 run's figures.
+type convergence struct {
+	Workers  int           `json:"workers"`
+	Objects  int           `json:"objects"`
+	Operator time.Duration `json:"operatorNanos"`
+	Limit    time.Duration `json:"limitNanos"`
+	// ManagerCPU is the operator's CPU time per object, in its run.
+	ManagerCPU time.Duration `json:"managerCPUPerObjectNanos"`
+	// VaultRequests per object: the operator's, and the limit's.
+	OperatorVault map[string]float64 `json:"operatorVaultPerObject"`
+	LimitVault    map[string]float64 `json:"limitVaultPerObject"`
+}
+
+func (c convergence) Ratio() float64 { return float64(c.Operator) / float64(c.Limit) }
+
+// converge measures, side by side, n VaultApps created at once becoming
+// Ready through the operator (the manager binary with workers reconciles)
+// and through the limit: a plain program doing exactly the Vault writes and
+// status writes each object needs, with as many workers. keep leaves the
+// operator's objects in place (the fleet for the next phases).
+func (f *fleet) converge(b *testing.B, workers, n int, keep bool) convergence {
+	b.Helper()
+	res := convergence{Workers: workers, Objects: n}
+	limitRun, opRun := fmt.Sprintf("limit-w%d", workers), fmt.Sprintf("op-w%d", workers)
+
+	// The limit, with a standby manager serving the webhooks. The leader
+	// stops first: it must not hand a lease back over the bench's.
+	f.stopManager()
+	f.holdLease(b)
+	f.startManager(b, workers)
+	before := f.limitProxy.Counts()
+	res.Limit = f.timeReady(b, limitRun, n, f.limitWorkers(b, workers))
+	res.LimitVault = perObject(harness.Difference(f.limitProxy.Counts(), before), n)
+	if holder := f.leaseHolder(b); holder != "bench" {
+		b.Fatalf("the lease went to %q during the limit's run: the operator took part", holder)
+	}
+	f.removeLimitRun(b, limitRun, n)
+
+	// The operator, leading.
+	f.releaseLease(b)
+	f.startManager(b, workers)
+	f.waitLeader(b)
+	before = f.vaultProxy.Counts()
+	cpu := f.managerCPU(b)
+	if out := os.Getenv("VKO_BENCH_PROFILE"); out != "" && keep {
+		go f.profile(out, 8*time.Second)
+	}
+	res.Operator = f.timeReady(b, opRun, n, nil)
+	res.ManagerCPU = (f.managerCPU(b) - cpu) / time.Duration(n)
+	if m, err := f.manager.Metrics(); err == nil {
+		rec, count := harness.HistogramMean(m, "controller_runtime_reconcile_time_seconds", map[string]string{"controller": "vaultapp"})
+		b.Logf("P1 operator: %d reconciles of %s on average", count, rec)
+	}
+	res.OperatorVault = perObject(harness.Difference(f.vaultProxy.Counts(), before), n)
+	if !keep {
+		f.deleteRun(b, opRun, n)
+	}
+	b.Logf("P1 %d workers, %d VaultApps: operator %s, limit %s, ratio %.2f; Vault requests per object: operator %v, limit %v; manager CPU per object %s",
+		workers, n, res.Operator.Round(time.Millisecond), res.Limit.Round(time.Millisecond), res.Ratio(), res.OperatorVault, res.LimitVault, res.ManagerCPU)
+	return res
+}
+
+// profile saves a CPU profile of the manager (VKO_BENCH_PROFILE: where),
+// for finding where an operator run's time goes.
+func (f *fleet) profile(out string, d time.Duration) {
+	resp, err := http.Get(fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", f.manager.PprofAddr, int(d.Seconds())))
+	if err != nil {
+		return
+	}
+	defer func() { _ = resp.Body.Close() }()
+	data, _ := io.ReadAll(resp.Body)
+	_ = os.WriteFile(out, data, 0o644)
+}
+
+func (f *fleet) managerCPU(b *testing.B) time.Duration {
+	b.Helper()
+	cpu, err := f.manager.CPUTime()
+	if err != nil {
+		b.Fatal(err)
+	}
+	return cpu
+}
+
+// timeReady creates n VaultApps of a run with the creators, hands each to
+// work when it is not nil, and returns the time from the first create to
+// the last Ready, watched on the API server.
+func (f *fleet) timeReady(b *testing.B, run string, n int, work func(<-chan *vaultv1beta1.VaultApp) func()) time.Duration {
+	b.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	wc, err := client.NewWithWatch(f.cluster.Config, client.Options{Scheme: f.cluster.Env.Scheme})
+	if err != nil {
+		b.Fatal(err)
+	}
+	w, err := wc.Watch(ctx, &vaultv1beta1.VaultAppList{}, client.MatchingLabels{runLabel: run})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer w.Stop()
+	created := make(chan *vaultv1beta1.VaultApp, n)
+	var done func()
+	if work != nil {
+		done = work(created)
+	}
+
+	start := time.Now()
+	go func() {
+		defer close(created)
+		err := parallelErr(n, creators, func(i int) error {
+			app := vaultApp(run, i)
+			if err := f.c.Create(ctx, app); err != nil {
+				return err
+			}
+			created <- app
+			return nil
+		})
+		if err != nil {
+			b.Errorf("create the VaultApps of run %s: %v", run, err)
+			cancel()
+		}
+	}()
+	readyAt := map[string]bool{}
+	var last time.Time
+	for len(readyAt) < n {
+		select {
+		case ev, ok := <-w.ResultChan():
+			if !ok {
+				b.Fatalf("the watch of run %s ended", run)
+			}
+			app, isApp := ev.Object.(*vaultv1beta1.VaultApp)
+			if !isApp || ev.Type == watch.Deleted || !ready(app.Status.Conditions, app.Generation) {
+				continue
+			}
+			if key := app.Namespace + "/" + app.Name; !readyAt[key] {
+				readyAt[key], last = true, time.Now()
+			}
+		case <-ctx.Done():
+			b.Fatalf("run %s: %d of %d Ready after 10 minutes; manager log:\n%s", run, len(readyAt), n, f.manager.LogTail(30))
+		}
+	}
+	if done != nil {
+		done()
+	}
+	return last.Sub(start)
+}
+
+// limitWorkers is the bare-client limit: per object, the policy and the
+// role written to Vault (the operator's rendering, the same proxy in
+// between) and one status write — nothing else, no reads.
+func (f *fleet) limitWorkers(b *testing.B, workers int) func(<-chan *vaultv1beta1.VaultApp) func() {
+	cfg := vaultapi.DefaultConfig()
+	cfg.Address = f.limitProxy.URL
+	cfg.MaxRetries = 0
+	vc, err := vaultapi.NewClient(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	// The operator's own identity: its ServiceAccount logs in through
+	// Kubernetes auth, and Vault checks each request against the
+	// operator's policy, as it does for the operator (the root token
+	// would skip that check).
+	login, err := vc.Logical().Write("auth/kubernetes/login", map[string]any{"role": "vault-keycloak-operator", "jwt": f.saToken})
+	if err != nil || login == nil || login.Auth == nil {
+		b.Fatalf("the limit's Vault login: %v", err)
+	}
+	vc.SetToken(login.Auth.ClientToken)
+	return func(apps <-chan *vaultv1beta1.VaultApp) func() {
+		var wg sync.WaitGroup
+		for range workers {
+			wg.Go(func() {
+				for app := range apps {
+					if err := f.limitOne(vc, app); err != nil {
+						b.Error(err)
+					}
+				}
+			})
+		}
+		return wg.Wait
+	}
+}
+
+func (f *fleet) limitOne(vc *vaultapi.Client, app *vaultv1beta1.VaultApp) error {
+	ctx := context.Background()
+	name := tenancy.PolicyName(app.Namespace, app.Name)
+	rules := []vaultclient.Rule{{Path: app.Spec.Policy.Rules[0].Path, Capabilities: []string{"read"}}}
+	policy := vaultclient.RenderPolicy("secret", vaultclient.Owner{Namespace: app.Namespace, Name: app.Name, UID: string(app.UID)}, rules)
+	if err := vc.Sys().PutPolicyWithContext(ctx, name, policy); err != nil {
+		return err
+	}
+	if _, err := vc.Logical().WriteWithContext(ctx, "auth/kubernetes/role/"+name, map[string]any{
+		"bound_service_account_names":      []string{app.Name},
+		"bound_service_account_namespaces": []string{app.Namespace},
+		"token_policies":                   []string{name},
+		"token_ttl":                        3600,
+	}); err != nil {
+		return err
+	}
+	now := metav1.Now()
+	app.Status = vaultv1beta1.VaultAppStatus{PolicyName: name, RoleName: name, LastSyncTime: &now, ObservedGeneration: app.Generation}
+	for _, t := range []string{"PolicySynced", "RoleSynced", "Ready"} {
+		app.Status.Conditions = append(app.Status.Conditions, metav1.Condition{Type: t, Status: metav1.ConditionTrue, Reason: "Synced",
+			Message: "in step", ObservedGeneration: app.Generation, LastTransitionTime: now})
+	}
+	return f.c.Status().Update(ctx, app)
+}
+
+// removeLimitRun takes the limit's objects away (the standby manager does
+// nothing with them): finalizers dropped, objects, policies and roles
+// deleted.
+func (f *fleet) removeLimitRun(b *testing.B, run string, n int) {
+	b.Helper()
+	admin, err := f.vault.AdminClient()
+	if err != nil {
+		b.Fatal(err)
+	}
+	parallel(b, n, 16, func(i int) error {
+		ctx := context.Background()
+		app := &vaultv1beta1.VaultApp{}
+		key := client.ObjectKeyFromObject(vaultApp(run, i))
+		if err := f.c.Get(ctx, key, app); err != nil {
+			return err
+		}
+		patch := client.MergeFrom(app.DeepCopy())
+		controllerutil.RemoveFinalizer(app, vaultv1beta1.CleanupFinalizer)
+		if err := f.c.Patch(ctx, app, patch); err != nil {
+			return err
+		}
+		if err := f.c.Delete(ctx, app); err != nil {
+			return err
+		}
+		name := tenancy.PolicyName(key.Namespace, key.Name)
+		if _, err := admin.Logical().DeleteWithContext(ctx, "auth/kubernetes/role/"+name); err != nil {
+			return err
+		}
+		return admin.Sys().DeletePolicyWithContext(ctx, name)
+	})
+}
+
+// deleteRun deletes a run's VaultApps through the operator and waits until
+// they are gone (their policies and roles removed from Vault).
+func (f *fleet) deleteRun(b *testing.B, run string, n int) {
+	b.Helper()
+	ctx := context.Background()
+	parallel(b, n, 16, func(i int) error { return f.c.Delete(ctx, vaultApp(run, i)) })
+	deadline := time.Now().Add(3 * time.Minute)
+	for {
+		var list metav1.PartialObjectMetadataList
+		list.SetGroupVersionKind(vaultv1beta1.GroupVersion.WithKind("VaultAppList"))
+		if err := f.c.List(ctx, &list, client.MatchingLabels{runLabel: run}); err != nil {
+			b.Fatal(err)
+		}
+		if len(list.Items) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			b.Fatalf("%d VaultApps of run %s not gone after 3 minutes; manager log:\n%s", len(list.Items), run, f.manager.LogTail(20))
+		}
+		time.Sleep(time.Second)
+	}
+}
+
+func perObject(counts map[string]int, n int) map[string]float64 {
+	out := map[string]float64{}
+	for k, v := range counts {
+		out[k] = float64(v) / float64(n)
+	}
+	return out
+}

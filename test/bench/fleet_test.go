@@ -1,0 +1,375 @@
+/*
+Copyright 2026 The vault-keycloak-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package bench
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
+	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
+	"github.com/carbogame/vault-keycloak-operator/test/harness"
+)
+
+// The fleet: what a platform team runs, scaled to the issue's figures.
+const (
+	namespaces       = 50
+	fleetSize        = 1000 // VaultApps, and KeycloakClientCredentials
+	unrelatedSecrets = 10000
+	// refresh is every object's refreshInterval: P2's window, and P4's
+	// bound for Vault drift.
+	refresh = 45 * time.Second
+
+	operatorNamespace = "vko-system"
+	operatorSA        = "vko-manager"
+	serverName        = "fleet-keycloak"
+	leaseName         = "vault-keycloak-operator.carbogame.com"
+	runLabel          = "bench.vko/run"
+	clientRealm       = "operator"
+)
+
+// fleet is the bench's world: a control plane, the real Vault and Keycloak
+// behind counting proxies, and the manager binary run as its own process.
+type fleet struct {
+	dir      string
+	cluster  *harness.ProcessCluster
+	c        client.Client
+	vault    *harness.Vault
+	keycloak *harness.Keycloak
+	// vaultProxy and keycloakProxy stand between the manager and the
+	// services; limitProxy between the bare-client limit and Vault.
+	vaultProxy, keycloakProxy, limitProxy *harness.CountingProxy
+	tokenPath, saToken                    string
+	manager                               *harness.Manager
+	managers                              int
+	all                                   []*harness.Manager
+	// processStart and the proxies' counts then: the manager started by
+	// restartInStep, whose whole life P3 and P5 judge.
+	processStart                  time.Time
+	processVault, processKeycloak map[string]int
+	auditOffset                   int64
+	// secrets are every secret value the bench handled, for the sweep of
+	// the managers' logs at the end.
+	secrets []string
+}
+
+func nsName(i int) string { return fmt.Sprintf("fleet-%02d", i%namespaces) }
+
+// classifyVault tells Vault requests apart by what they cost.
+func classifyVault(r *http.Request) string {
+	switch {
+	case strings.HasSuffix(r.URL.Path, "/login"):
+		return "login"
+	case strings.HasSuffix(r.URL.Path, "/renew-self"):
+		return "renew"
+	case strings.HasSuffix(r.URL.Path, "/lookup-self"):
+		return "lookup"
+	case r.Method == http.MethodGet || r.Method == "LIST":
+		return "read"
+	}
+	return "write"
+}
+
+// classifyKeycloak tells token requests, reads and writes apart.
+func classifyKeycloak(r *http.Request) string {
+	switch {
+	case strings.HasSuffix(r.URL.Path, "/protocol/openid-connect/token"):
+		return "token"
+	case r.Method == http.MethodGet:
+		return "read"
+	}
+	return "write"
+}
+
+func newFleet(b *testing.B) *fleet {
+	b.Helper()
+	ctx := context.Background()
+	f := &fleet{dir: b.TempDir()}
+	var err error
+	if f.vault, err = harness.VaultFromEnv(); err != nil {
+		b.Fatal(err)
+	}
+	if f.keycloak, err = harness.KeycloakFromEnv(); err != nil {
+		b.Fatal(err)
+	}
+	if f.cluster, err = harness.StartProcessCluster(f.dir); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(f.cluster.Stop)
+	f.c = f.cluster.Client
+	for _, p := range []struct {
+		proxy    **harness.CountingProxy
+		target   string
+		classify func(*http.Request) string
+	}{{&f.vaultProxy, f.vault.Addr, classifyVault}, {&f.keycloakProxy, f.keycloak.URL, classifyKeycloak}, {&f.limitProxy, f.vault.Addr, classifyVault}} {
+		if *p.proxy, err = harness.StartCountingProxy(p.target, p.classify); err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup((*p.proxy).Close)
+	}
+
+	// The admins' part, as the README tells it.
+	if err := harness.AdminSetup(ctx, f.c, f.cluster.Config, f.vault, f.keycloak, operatorNamespace, "vko-fleet-operator"); err != nil {
+		b.Fatal(err)
+	}
+	if err := f.c.Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: operatorSA, Namespace: operatorNamespace}}); err != nil {
+		b.Fatal(err)
+	}
+	if err := f.vault.AllowOperator(ctx, operatorNamespace, operatorSA); err != nil {
+		b.Fatal(err)
+	}
+	token, err := harness.ServiceAccountToken(ctx, f.cluster.Config, operatorNamespace, operatorSA)
+	if err != nil {
+		b.Fatal(err)
+	}
+	f.tokenPath, f.saToken = filepath.Join(f.dir, "sa-token"), token
+	if err := os.WriteFile(f.tokenPath, []byte(token), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	var creds corev1.Secret
+	if err := f.c.Get(ctx, client.ObjectKey{Namespace: operatorNamespace, Name: "prod-keycloak-credentials"}, &creds); err != nil {
+		b.Fatal(err)
+	}
+	f.secrets = append(f.secrets, token, string(creds.Data["clientSecret"]), f.vault.Token, f.keycloak.Password)
+
+	kc, err := f.keycloak.Admin(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	grant := secretsv1beta1.AccessGrant{Realms: []string{clientRealm}, ClientIDs: []string{"fleet-*"}}
+	for i := range namespaces {
+		ns := nsName(i)
+		if err := f.c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
+			b.Fatal(err)
+		}
+		grant.Namespaces = append(grant.Namespaces, ns)
+		if err := kc.CreateClient(ctx, clientRealm, "fleet-"+ns, ""); err != nil {
+			b.Fatal(err)
+		}
+		secret, err := kc.ClientSecret(ctx, clientRealm, "fleet-"+ns)
+		if err != nil {
+			b.Fatal(err)
+		}
+		f.secrets = append(f.secrets, secret)
+	}
+	server := &secretsv1beta1.KeycloakServer{
+		ObjectMeta: metav1.ObjectMeta{Name: serverName},
+		Spec: secretsv1beta1.KeycloakServerSpec{
+			URL: f.keycloakProxy.URL, Realm: "master", AuthType: secretsv1beta1.AuthType("ClientCredentials"),
+			CredentialsSecretRef: secretsv1beta1.SecretReference{Name: "prod-keycloak-credentials"},
+			Access:               []secretsv1beta1.AccessGrant{grant},
+		},
+	}
+	// Created with the manager serving the webhooks (as standby).
+	f.holdLease(b)
+	f.startManager(b, 2)
+	if err := f.c.Create(ctx, server); err != nil {
+		b.Fatal(err)
+	}
+	f.createUnrelatedSecrets(b)
+	return f
+}
+
+// createUnrelatedSecrets fills the cluster with Secrets the operator has
+// nothing to do with (1 KiB each): its cache must not hold them.
+func (f *fleet) createUnrelatedSecrets(b *testing.B) {
+	payload := strings.Repeat("x", 1024)
+	parallel(b, unrelatedSecrets, 16, func(i int) error {
+		return f.c.Create(context.Background(), &corev1.Secret{
+			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("unrelated-%05d", i), Namespace: nsName(i)},
+			StringData: map[string]string{"payload": payload},
+		})
+	})
+}
+
+// startManager (re)starts the manager binary with workers reconciles per
+// kind, as a user deploys it, behind the counting proxies.
+func (f *fleet) startManager(b *testing.B, workers int) {
+	b.Helper()
+	f.stopManager()
+	f.managers++
+	m, err := f.cluster.StartManager(context.Background(), fmt.Sprintf("manager-%02d", f.managers),
+		[]string{"VAULT_ADDR=" + f.vaultProxy.URL},
+		"--operator-namespace="+operatorNamespace,
+		"--vault-service-account-token-path="+f.tokenPath,
+		fmt.Sprintf("--max-concurrent-reconciles=%d", workers))
+	if err != nil {
+		b.Fatal(err)
+	}
+	f.manager = m
+	f.all = append(f.all, m)
+}
+
+func (f *fleet) stopManager() {
+	if f.manager != nil {
+		f.manager.Stop()
+		f.manager = nil
+	}
+}
+
+// holdLease makes the bench the leader: a manager started now serves the
+// webhooks (every replica does) and reconciles nothing, as a standby.
+func (f *fleet) holdLease(b *testing.B) {
+	b.Helper()
+	f.releaseLease(b)
+	holder, seconds, now := "bench", int32(3600), metav1.NewMicroTime(time.Now())
+	lease := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: leaseName, Namespace: operatorNamespace},
+		Spec: coordinationv1.LeaseSpec{HolderIdentity: &holder, LeaseDurationSeconds: &seconds, AcquireTime: &now, RenewTime: &now}}
+	if err := f.c.Create(context.Background(), lease); err != nil {
+		b.Fatal(err)
+	}
+}
+
+func (f *fleet) releaseLease(b *testing.B) {
+	b.Helper()
+	lease := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: leaseName, Namespace: operatorNamespace}}
+	if err := f.c.Delete(context.Background(), lease); err != nil && !apierrors.IsNotFound(err) {
+		b.Fatal(err)
+	}
+}
+
+// leaseHolder is who holds the leader election lease now.
+func (f *fleet) leaseHolder(b *testing.B) string {
+	b.Helper()
+	var lease coordinationv1.Lease
+	if err := f.c.Get(context.Background(), client.ObjectKey{Namespace: operatorNamespace, Name: leaseName}, &lease); err != nil {
+		b.Fatal(err)
+	}
+	if lease.Spec.HolderIdentity == nil {
+		return ""
+	}
+	return *lease.Spec.HolderIdentity
+}
+
+// waitLeader waits until a manager holds the lease.
+func (f *fleet) waitLeader(b *testing.B) {
+	b.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for time.Now().Before(deadline) {
+		var lease coordinationv1.Lease
+		err := f.c.Get(context.Background(), client.ObjectKey{Namespace: operatorNamespace, Name: leaseName}, &lease)
+		if err == nil && lease.Spec.HolderIdentity != nil && *lease.Spec.HolderIdentity != "bench" && *lease.Spec.HolderIdentity != "" {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	b.Fatalf("no manager took the lease within a minute; log:\n%s", f.manager.LogTail(30))
+}
+
+func vaultApp(run string, i int) *vaultv1beta1.VaultApp {
+	return &vaultv1beta1.VaultApp{
+		ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("%s-%04d", run, i), Namespace: nsName(i), Labels: map[string]string{runLabel: run}},
+		Spec: vaultv1beta1.VaultAppSpec{
+			Policy:          vaultv1beta1.PolicySpec{Rules: []vaultv1beta1.PolicyRule{{Path: "app/*", Capabilities: []vaultv1beta1.Capability{vaultv1beta1.CapabilityRead}}}},
+			RefreshInterval: &metav1.Duration{Duration: refresh},
+		},
+	}
+}
+
+func credential(run string, i int) *secretsv1beta1.KeycloakClientCredential {
+	ns := nsName(i)
+	return &secretsv1beta1.KeycloakClientCredential{
+		ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("%s-%04d", run, i), Namespace: ns, Labels: map[string]string{runLabel: run}},
+		Spec: secretsv1beta1.KeycloakClientCredentialSpec{
+			Source:          secretsv1beta1.CredentialSource{ServerRef: secretsv1beta1.ServerReference{Name: serverName}, Realm: clientRealm, ClientID: "fleet-" + ns},
+			Target:          secretsv1beta1.TargetSpec{SecretName: fmt.Sprintf("%s-%04d", run, i)},
+			RefreshInterval: &metav1.Duration{Duration: refresh},
+		},
+	}
+}
+
+// parallel runs do(0..n-1) on workers goroutines and fails on the first error.
+func parallel(b *testing.B, n, workers int, do func(i int) error) {
+	b.Helper()
+	if err := parallelErr(n, workers, do); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// parallelErr is parallel for a goroutine that is not the benchmark's own.
+func parallelErr(n, workers int, do func(i int) error) error {
+	next := make(chan int)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var first error
+	for range workers {
+		wg.Go(func() {
+			for i := range next {
+				if err := do(i); err != nil {
+					mu.Lock()
+					if first == nil {
+						first = fmt.Errorf("item %d: %w", i, err)
+					}
+					mu.Unlock()
+				}
+			}
+		})
+	}
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return first
+}
+
+// ready reports whether an object's Ready condition is True for its
+// current generation.
+func ready(conditions []metav1.Condition, generation int64) bool {
+	c := meta.FindStatusCondition(conditions, "Ready")
+	return c != nil && c.Status == metav1.ConditionTrue && c.ObservedGeneration == generation
+}
+
+// waitCredentialsReady polls until n KeycloakClientCredentials of a run are
+// Ready (setup, not timed).
+func (f *fleet) waitCredentialsReady(b *testing.B, run string, n int, timeout time.Duration) {
+	b.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		var list secretsv1beta1.KeycloakClientCredentialList
+		if err := f.c.List(context.Background(), &list, client.MatchingLabels{runLabel: run}); err != nil {
+			b.Fatal(err)
+		}
+		count := 0
+		for _, k := range list.Items {
+			if ready(k.Status.Conditions, k.Generation) {
+				count++
+			}
+		}
+		if count == n {
+			return
+		}
+		if time.Now().After(deadline) {
+			b.Fatalf("%d of %d KeycloakClientCredentials Ready after %s; manager log:\n%s", count, n, timeout, f.manager.LogTail(20))
+		}
+		time.Sleep(2 * time.Second)
+	}
+}

@@ -1,0 +1,196 @@
+/*
+Copyright 2026 The vault-keycloak-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package bench
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/watch"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/carbogame/vault-keycloak-operator/internal/controller/secrets"
+	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
+)
+
+// repair is P4's figures.
+type repair struct {
+	Secrets   int           `json:"secrets"`
+	SecretP50 time.Duration `json:"secretP50Nanos"`
+	SecretP99 time.Duration `json:"secretP99Nanos"`
+	Policies  int           `json:"policies"`
+	PolicyMax time.Duration `json:"policyMaxNanos"`
+	// BurstReads is how many refresh reads the operator sent Vault and
+	// Keycloak while the repairs were measured: the load they had to pass.
+	BurstReads int `json:"burstReads"`
+}
+
+const (
+	editedSecrets, deletedSecrets, editedPolicies = 100, 100, 100
+)
+
+// repairUnderLoad waits for the refresh wave that follows the restart (every
+// object is checked again), and while it runs, edits 100 target Secrets,
+// deletes 100 others and edits 100 policies in Vault by hand; it measures
+// how long each takes to be restored.
+func (f *fleet) repairUnderLoad(b *testing.B, run string) repair {
+	b.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*refresh)
+	defer cancel()
+	reads := func() int { return f.vaultProxy.Counts()["read"] + f.keycloakProxy.Counts()["read"] }
+	base := reads()
+	for reads() < base+100 {
+		if ctx.Err() != nil {
+			b.Fatal("no refresh wave after the restart's first period")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	admin, err := f.vault.AdminClient()
+	if err != nil {
+		b.Fatal(err)
+	}
+
+	// What the Secrets and policies hold now, in step.
+	want := map[client.ObjectKey]map[string][]byte{}
+	for i := range editedSecrets + deletedSecrets {
+		var s corev1.Secret
+		key := client.ObjectKey{Namespace: nsName(i), Name: fmt.Sprintf("fleet-%04d", i)}
+		if err := f.c.Get(ctx, key, &s); err != nil {
+			b.Fatal(err)
+		}
+		want[key] = s.Data
+	}
+	policies := map[string]string{}
+	for i := range editedPolicies {
+		name := tenancy.PolicyName(nsName(i), fmt.Sprintf("%s-%04d", run, i))
+		text, err := admin.Sys().GetPolicyWithContext(ctx, name)
+		if err != nil || text == "" {
+			b.Fatalf("policy %s: %q, %v", name, text, err)
+		}
+		policies[name] = text
+	}
+
+	wc, err := client.NewWithWatch(f.cluster.Config, client.Options{Scheme: f.cluster.Env.Scheme})
+	if err != nil {
+		b.Fatal(err)
+	}
+	w, err := wc.Watch(ctx, &corev1.SecretList{}, client.MatchingLabels{secrets.ManagedByLabel: secrets.ManagedByValue})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer w.Stop()
+
+	var mu sync.Mutex
+	changedAt := map[string]time.Time{}
+	mark := func(key string) {
+		mu.Lock()
+		changedAt[key] = time.Now()
+		mu.Unlock()
+	}
+	readBurst := reads()
+	go func() {
+		keys := slices.SortedFunc(maps.Keys(want), func(a, b client.ObjectKey) int { return cmp.Compare(a.String(), b.String()) })
+		_ = parallelErr(len(keys), 16, func(i int) error {
+			key := keys[i]
+			var s corev1.Secret
+			if err := f.c.Get(ctx, key, &s); err != nil {
+				return err
+			}
+			mark(key.String())
+			if i < editedSecrets {
+				for k := range s.Data {
+					s.Data[k] = []byte("edited by hand")
+				}
+				return f.c.Update(ctx, &s)
+			}
+			return f.c.Delete(ctx, &s)
+		})
+	}()
+	go func() {
+		names := slices.Sorted(maps.Keys(policies))
+		_ = parallelErr(len(names), 8, func(i int) error {
+			mark(names[i])
+			return admin.Sys().PutPolicyWithContext(ctx, names[i], policies[names[i]]+"\n# edited by hand\n")
+		})
+	}()
+
+	// Secrets: restored when the watch shows the data in step again.
+	var secretTimes []time.Duration
+	restored := map[string]bool{}
+	for len(restored) < len(want) {
+		select {
+		case ev := <-w.ResultChan():
+			s, ok := ev.Object.(*corev1.Secret)
+			if !ok || ev.Type == watch.Deleted {
+				continue
+			}
+			key := client.ObjectKeyFromObject(s)
+			mu.Lock()
+			at, changed := changedAt[key.String()]
+			mu.Unlock()
+			if data, ours := want[key]; ours && changed && !restored[key.String()] && maps.EqualFunc(data, s.Data, func(a, b []byte) bool { return string(a) == string(b) }) {
+				restored[key.String()] = true
+				secretTimes = append(secretTimes, time.Since(at))
+			}
+		case <-ctx.Done():
+			b.Fatalf("%d of %d Secrets restored; manager log:\n%s", len(restored), len(want), f.manager.LogTail(20))
+		}
+	}
+
+	// Policies: restored when Vault holds the operator's text again.
+	var policyMax time.Duration
+	pending := maps.Clone(policies)
+	for len(pending) > 0 {
+		for name, text := range pending {
+			mu.Lock()
+			at, changed := changedAt[name]
+			mu.Unlock()
+			if !changed {
+				continue
+			}
+			if now, err := admin.Sys().GetPolicyWithContext(ctx, name); err == nil && now == text {
+				policyMax = max(policyMax, time.Since(at))
+				delete(pending, name)
+			}
+		}
+		if ctx.Err() != nil {
+			b.Fatalf("%d of %d policies not restored", len(pending), len(policies))
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	slices.Sort(secretTimes)
+	r := repair{
+		Secrets: len(secretTimes), SecretP50: secretTimes[len(secretTimes)/2], SecretP99: percentile(secretTimes, 0.99),
+		Policies: len(policies), PolicyMax: policyMax, BurstReads: reads() - readBurst,
+	}
+	b.Logf("P4 during a refresh wave (%d reads meanwhile): %d Secrets restored, p50 %s, p99 %s; %d policies restored, the last after %s",
+		r.BurstReads, r.Secrets, r.SecretP50.Round(time.Millisecond), r.SecretP99.Round(time.Millisecond), r.Policies, r.PolicyMax.Round(time.Millisecond))
+	return r
+}
+
+// percentile of sorted durations (nearest rank).
+func percentile(sorted []time.Duration, p float64) time.Duration {
+	i := int(float64(len(sorted))*p+0.999999) - 1
+	return sorted[max(0, min(i, len(sorted)-1))]
+}

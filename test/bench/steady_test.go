@@ -1,0 +1,219 @@
+/*
+Copyright 2026 The vault-keycloak-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package bench
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/carbogame/vault-keycloak-operator/test/harness"
+)
+
+// steadyState is P2's figures: one refresh period from a manager's start,
+// with the fleet already in step.
+type steadyState struct {
+	Window         time.Duration  `json:"windowNanos"`
+	Vault          map[string]int `json:"vault"`
+	Keycloak       map[string]int `json:"keycloak"`
+	APIWrites      map[string]int `json:"apiWrites"`
+	APIReads       int            `json:"apiReads"`
+	VaultReadsPer  float64        `json:"vaultReadsPerVaultApp"`
+	KeycloakReadsP float64        `json:"keycloakReadsPerCredential"`
+}
+
+// restartInStep restarts the manager with the fleet in step, and counts
+// every request it makes during one refresh period from its start.
+func (f *fleet) restartInStep(b *testing.B) steadyState {
+	b.Helper()
+	f.stopManager() // hands the lease back
+	vBefore, kBefore := f.vaultProxy.Counts(), f.keycloakProxy.Counts()
+	f.auditSince(b)
+	start := time.Now()
+	f.startManager(b, 2)
+	f.processStart = start
+	f.processVault, f.processKeycloak = vBefore, kBefore
+	time.Sleep(time.Until(start.Add(refresh)))
+	st := steadyState{
+		Window:    refresh,
+		Vault:     harness.Difference(f.vaultProxy.Counts(), vBefore),
+		Keycloak:  harness.Difference(f.keycloakProxy.Counts(), kBefore),
+		APIWrites: map[string]int{},
+	}
+	for _, e := range f.auditSince(b) {
+		if e.User.Username != harness.ManagerUser {
+			continue
+		}
+		if !e.Write() {
+			st.APIReads++
+			continue
+		}
+		if e.ObjectRef.Resource == "leases" || (e.ObjectRef.Resource == "events" && e.ObjectRef.Namespace == operatorNamespace && strings.HasPrefix(e.ObjectRef.Name, leaseName)) {
+			continue // leader election: its lease, and the Event that says who leads; not per object
+		}
+		st.APIWrites[fmt.Sprintf("%s %s/%s", e.Verb, e.ObjectRef.Resource, e.ObjectRef.Subresource)]++
+	}
+	st.VaultReadsPer = float64(st.Vault["read"]) / fleetSize
+	st.KeycloakReadsP = float64(st.Keycloak["read"]) / fleetSize
+	b.Logf("P2 one period (%s) from a restart: Vault %v, Keycloak %v, API writes %v, API reads %d", refresh, st.Vault, st.Keycloak, st.APIWrites, st.APIReads)
+	return st
+}
+
+// auditSince returns the audit events written since the last call.
+func (f *fleet) auditSince(b *testing.B) []harness.AuditEvent {
+	b.Helper()
+	events, offset, err := f.cluster.AuditEvents(f.auditOffset)
+	if err != nil {
+		b.Fatal(err)
+	}
+	f.auditOffset = offset
+	return events
+}
+
+// logins is P3's figures for the manager started in restartInStep.
+type logins struct {
+	Lifetime          time.Duration `json:"processLifetimeNanos"`
+	KeycloakTokens    int           `json:"keycloakTokenRequests"`
+	KeycloakTokenTTL  time.Duration `json:"keycloakTokenLifetimeNanos"`
+	KeycloakAllowed   int           `json:"keycloakTokenRequestsAllowed"`
+	VaultLogins       int           `json:"vaultLogins"`
+	VaultAllowed      int           `json:"vaultLoginsAllowed"`
+	Refused           int           `json:"vaultRequestsRefused403"`
+	LoginsWhenRefused int           `json:"vaultLoginsWhileRefused"`
+	RecoveredAfter    time.Duration `json:"recoveredAfterNanos"`
+}
+
+// misconfiguredPolicy takes the operator's right to write policies away
+// for a while (an admin's mistake): new VaultApps are refused with 403 on
+// every retry, and that must not cost a login each time. Then the policy is
+// put back and they converge.
+func (f *fleet) misconfiguredPolicy(b *testing.B) (refused, loginsWhileRefused int, recovered time.Duration) {
+	b.Helper()
+	ctx := context.Background()
+	admin, err := f.vault.AdminClient()
+	if err != nil {
+		b.Fatal(err)
+	}
+	broken := `path "sys/policies/acl/app.*" { capabilities = ["read"] }
+path "auth/kubernetes/role/app.*" { capabilities = ["read"] }
+`
+	if err := admin.Sys().PutPolicyWithContext(ctx, "vault-keycloak-operator", broken); err != nil {
+		b.Fatal(err)
+	}
+	before, statuses := f.vaultProxy.Counts(), f.vaultProxy.Statuses()[403]
+	const n = 20
+	parallel(b, n, 4, func(i int) error { return f.c.Create(ctx, vaultApp("refused", i)) })
+	time.Sleep(20 * time.Second)
+	refused = f.vaultProxy.Statuses()[403] - statuses
+	loginsWhileRefused = harness.Difference(f.vaultProxy.Counts(), before)["login"]
+	if err := admin.Sys().PutPolicyWithContext(ctx, "vault-keycloak-operator", harness.OperatorVaultPolicy); err != nil {
+		b.Fatal(err)
+	}
+	start := time.Now()
+	for i := range n {
+		app := vaultApp("refused", i)
+		for {
+			if err := f.c.Get(ctx, client.ObjectKeyFromObject(app), app); err != nil {
+				b.Fatal(err)
+			}
+			if ready(app.Status.Conditions, app.Generation) {
+				break
+			}
+			if time.Since(start) > 3*time.Minute {
+				b.Fatalf("VaultApp %s not Ready 3 minutes after the policy was put back: %v", app.Name, app.Status.Conditions)
+			}
+			time.Sleep(time.Second)
+		}
+	}
+	recovered = time.Since(start)
+	f.deleteRun(b, "refused", n)
+	b.Logf("P3 a read-only operator policy for 20 s: %d requests refused, %d logins meanwhile; all Ready %s after it was fixed", refused, loginsWhileRefused, recovered.Round(time.Second))
+	return refused, loginsWhileRefused, recovered
+}
+
+// loginCounts are the token requests and Vault logins of the manager
+// started in restartInStep, over its life so far.
+func (f *fleet) loginCounts(b *testing.B, tokenTTL time.Duration) logins {
+	life := time.Since(f.processStart)
+	l := logins{
+		Lifetime:         life,
+		KeycloakTokens:   harness.Difference(f.keycloakProxy.Counts(), f.processKeycloak)["token"],
+		KeycloakTokenTTL: tokenTTL,
+		// One at start, then at most one per token lifetime begun.
+		KeycloakAllowed: 1 + int(math.Ceil(life.Seconds()/tokenTTL.Seconds())),
+		VaultLogins:     harness.Difference(f.vaultProxy.Counts(), f.processVault)["login"],
+		// The operator's Vault token lives an hour (AllowOperator's role).
+		VaultAllowed: 1 + int(life/time.Hour),
+	}
+	return l
+}
+
+
+// keycloakTokenLifetime is how long the master realm's access tokens live
+// (the operator logs in there).
+func (f *fleet) keycloakTokenLifetime(b *testing.B) time.Duration {
+	b.Helper()
+	kc, err := f.keycloak.Admin(context.Background())
+	if err != nil {
+		b.Fatal(err)
+	}
+	realm, err := kc.GC.GetRealm(context.Background(), kc.Token, "master")
+	if err != nil || realm.AccessTokenLifespan == nil {
+		b.Fatalf("master realm's token lifespan: %v", err)
+	}
+	return time.Duration(*realm.AccessTokenLifespan) * time.Second
+}
+
+// crossCheck compares the proxies' counts for the current manager with the
+// manager's own request metrics, at a moment when no request is in flight
+// (the same figures before and after reading the proxies).
+func (f *fleet) crossCheck(b *testing.B) (bool, string) {
+	b.Helper()
+	detail := ""
+	for range 80 {
+		m1, err := f.manager.Metrics()
+		if err != nil {
+			b.Fatal(err)
+		}
+		vault := harness.Difference(f.vaultProxy.Counts(), f.processVault)
+		keycloak := harness.Difference(f.keycloakProxy.Counts(), f.processKeycloak)
+		m2, err := f.manager.Metrics()
+		if err != nil {
+			b.Fatal(err)
+		}
+		mv, mk := harness.Sum(m1, "vko_vault_requests_total", nil), harness.Sum(m1, "vko_keycloak_requests_total", nil)
+		pv, pk := 0, 0
+		for _, n := range vault {
+			pv += n
+		}
+		for _, n := range keycloak {
+			pk += n
+		}
+		detail = fmt.Sprintf("Vault %d proxied / %.0f counted, Keycloak %d / %.0f", pv, mv, pk, mk)
+		if mv == harness.Sum(m2, "vko_vault_requests_total", nil) && mk == harness.Sum(m2, "vko_keycloak_requests_total", nil) &&
+			int(mv) == pv && int(mk) == pk {
+			return true, detail
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	return false, detail
+}

@@ -1,0 +1,363 @@
+/*
+Copyright 2026 The vault-keycloak-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package harness
+
+import (
+	"bufio"
+	"context"
+	"crypto/tls"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/carbogame/vault-keycloak-operator/internal/operator"
+)
+
+// ManagerUser is the API server user the manager process acts as in a
+// ProcessCluster: its requests are told apart in the audit log.
+const ManagerUser = "vko-manager"
+
+var (
+	buildOnce   sync.Once
+	managerBin  string
+	errBuilding error
+)
+
+// ManagerBinary builds the manager (./cmd) once per test process: the
+// tests that need it run the binary users deploy, not the wiring in-process.
+func ManagerBinary() (string, error) {
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "vko-manager-")
+		if err != nil {
+			errBuilding = err
+			return
+		}
+		managerBin = filepath.Join(dir, "manager")
+		build := exec.Command("go", "build", "-o", managerBin, "./cmd")
+		build.Dir = RepoRoot()
+		if out, err := build.CombinedOutput(); err != nil {
+			errBuilding = fmt.Errorf("build the manager: %w\n%s", err, out)
+		}
+	})
+	return managerBin, errBuilding
+}
+
+// ProcessCluster is a kube-apiserver and etcd with the operator's CRDs and
+// webhook configurations installed, the webhooks pointed at a manager that
+// runs as its own process (StartManager), and an audit log of every request.
+type ProcessCluster struct {
+	Env    *envtest.Environment
+	Config *rest.Config
+	Client client.Client
+	// ManagerKubeconfig is the kubeconfig of ManagerUser (system:masters).
+	ManagerKubeconfig string
+	// AuditLog is the API server's audit log (JSON lines, Metadata level).
+	AuditLog string
+
+	dir string
+}
+
+const auditPolicy = `apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: [RequestReceived]
+rules:
+- level: Metadata
+`
+
+// StartProcessCluster starts the control plane; dir receives its files and
+// the managers' logs.
+func StartProcessCluster(dir string) (*ProcessCluster, error) {
+	if err := requireFile(os.Getenv("KUBEBUILDER_ASSETS"), "control plane", "KUBEBUILDER_ASSETS"); err != nil {
+		return nil, err
+	}
+	port, err := FreePort()
+	if err != nil {
+		return nil, err
+	}
+	pc := &ProcessCluster{dir: dir, AuditLog: filepath.Join(dir, "audit.log")}
+	policy := filepath.Join(dir, "audit-policy.yaml")
+	if err := os.WriteFile(policy, []byte(auditPolicy), 0o600); err != nil {
+		return nil, err
+	}
+	root := RepoRoot()
+	env := &envtest.Environment{
+		Scheme:                operator.NewScheme(),
+		CRDDirectoryPaths:     []string{filepath.Join(root, "config", "crd", "bases")},
+		ErrorIfCRDPathMissing: true,
+		WebhookInstallOptions: envtest.WebhookInstallOptions{
+			Paths:            []string{filepath.Join(root, "config", "webhook")},
+			LocalServingHost: "127.0.0.1",
+			LocalServingPort: port,
+		},
+	}
+	env.ControlPlane.GetAPIServer().Configure().
+		Set("audit-log-path", pc.AuditLog).
+		Set("audit-policy-file", policy)
+	cfg, err := env.Start()
+	if err != nil {
+		return nil, fmt.Errorf("start kube-apiserver and etcd: %w", err)
+	}
+	pc.Env, pc.Config = env, cfg
+	if pc.Client, err = client.New(cfg, client.Options{Scheme: env.Scheme}); err != nil {
+		pc.Stop()
+		return nil, err
+	}
+	user, err := env.AddUser(envtest.User{Name: ManagerUser, Groups: []string{"system:masters"}}, nil)
+	if err == nil {
+		var kubeconfig []byte
+		if kubeconfig, err = user.KubeConfig(); err == nil {
+			pc.ManagerKubeconfig = filepath.Join(dir, "manager.kubeconfig")
+			err = os.WriteFile(pc.ManagerKubeconfig, kubeconfig, 0o600)
+		}
+	}
+	if err != nil {
+		pc.Stop()
+		return nil, fmt.Errorf("kubeconfig of %s: %w", ManagerUser, err)
+	}
+	return pc, nil
+}
+
+// Stop ends the API server and etcd.
+func (pc *ProcessCluster) Stop() { _ = pc.Env.Stop() }
+
+// Manager is the manager binary running as its own process.
+type Manager struct {
+	*Process
+	// MetricsURL serves the manager's Prometheus metrics (plain HTTP).
+	MetricsURL string
+	// WebhookURL is the webhook server's base URL.
+	WebhookURL string
+	// PprofAddr serves Go's profiles (/debug/pprof/).
+	PprofAddr string
+}
+
+// StartManager runs the manager binary as a user deploys it (leader
+// election on, the webhooks served to this API server), with env and extra
+// flags (Vault, the operator's namespace, workers…); it returns once the
+// webhooks and the health probe answer.
+func (pc *ProcessCluster) StartManager(ctx context.Context, name string, env []string, extra ...string) (*Manager, error) {
+	bin, err := ManagerBinary()
+	if err != nil {
+		return nil, err
+	}
+	ports, err := FreePorts(3)
+	if err != nil {
+		return nil, err
+	}
+	metricsPort, probePort, pprofPort := ports[0], ports[1], ports[2]
+	wh := pc.Env.WebhookInstallOptions
+	args := append([]string{
+		"--kubeconfig=" + pc.ManagerKubeconfig,
+		"--leader-elect",
+		"--webhook-cert-path=" + wh.LocalServingCertDir,
+		"--webhook-port=" + strconv.Itoa(wh.LocalServingPort),
+		"--metrics-bind-address=127.0.0.1:" + strconv.Itoa(metricsPort),
+		"--metrics-secure=false",
+		"--health-probe-bind-address=127.0.0.1:" + strconv.Itoa(probePort),
+		"--pprof-bind-address=127.0.0.1:" + strconv.Itoa(pprofPort),
+	}, extra...)
+	// Nothing of Vault from the test's environment but what env says.
+	proc, err := start(name, filepath.Join(pc.dir, "logs"), append([]string{"VAULT_ADDR=", "VAULT_TOKEN="}, env...), bin, args...)
+	if err != nil {
+		return nil, err
+	}
+	m := &Manager{Process: proc, PprofAddr: "127.0.0.1:" + strconv.Itoa(pprofPort),
+		MetricsURL: "http://127.0.0.1:" + strconv.Itoa(metricsPort) + "/metrics",
+		WebhookURL: "https://" + wh.LocalServingHost + ":" + strconv.Itoa(wh.LocalServingPort)}
+	if err := proc.waitHTTP(ctx, "http://127.0.0.1:"+strconv.Itoa(probePort)+"/readyz", time.Minute); err != nil {
+		proc.Stop()
+		return nil, err
+	}
+	if err := waitTLS(ctx, fmt.Sprintf("%s:%d", wh.LocalServingHost, wh.LocalServingPort), 30*time.Second); err != nil {
+		proc.Stop()
+		return nil, err
+	}
+	return m, nil
+}
+
+// Metrics scrapes the manager's metrics.
+func (m *Manager) Metrics() (map[string]*dto.MetricFamily, error) {
+	resp, err := http.Get(m.MetricsURL)
+	if err != nil {
+		return nil, fmt.Errorf("scrape %s: %w", m.MetricsURL, err)
+	}
+	defer func() { _ = resp.Body.Close() }()
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	return parser.TextToMetricFamilies(resp.Body)
+}
+
+// Sum adds up the samples of a counter family whose labels include match.
+func Sum(families map[string]*dto.MetricFamily, name string, match map[string]string) float64 {
+	var total float64
+	f, ok := families[name]
+	if !ok {
+		return 0
+	}
+	for _, metric := range f.GetMetric() {
+		labels := map[string]string{}
+		for _, l := range metric.GetLabel() {
+			labels[l.GetName()] = l.GetValue()
+		}
+		keep := true
+		for k, v := range match {
+			if labels[k] != v {
+				keep = false
+			}
+		}
+		if keep {
+			total += metric.GetCounter().GetValue()
+		}
+	}
+	return total
+}
+
+// HistogramMean is the mean of the observations of a histogram family whose
+// labels include match, and their count.
+func HistogramMean(families map[string]*dto.MetricFamily, name string, match map[string]string) (time.Duration, uint64) {
+	var sum float64
+	var count uint64
+	f, ok := families[name]
+	if !ok {
+		return 0, 0
+	}
+	for _, metric := range f.GetMetric() {
+		keep := true
+		for _, l := range metric.GetLabel() {
+			if v, ok := match[l.GetName()]; ok && v != l.GetValue() {
+				keep = false
+			}
+		}
+		if keep && metric.GetHistogram() != nil {
+			sum += metric.GetHistogram().GetSampleSum()
+			count += metric.GetHistogram().GetSampleCount()
+		}
+	}
+	if count == 0 {
+		return 0, 0
+	}
+	return time.Duration(sum / float64(count) * float64(time.Second)), count
+}
+
+// PeakRSS is the manager's peak resident set size (VmHWM), in bytes.
+func (m *Manager) PeakRSS() (int64, error) {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/status", m.PID()))
+	if err != nil {
+		return 0, err
+	}
+	defer func() { _ = f.Close() }()
+	s := bufio.NewScanner(f)
+	for s.Scan() {
+		if rest, ok := strings.CutPrefix(s.Text(), "VmHWM:"); ok {
+			kib, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			return kib * 1024, err
+		}
+	}
+	return 0, fmt.Errorf("no VmHWM in /proc/%d/status", m.PID())
+}
+
+// CPUTime is the CPU time the manager has used so far (user and system).
+func (m *Manager) CPUTime() (time.Duration, error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", m.PID()))
+	if err != nil {
+		return 0, err
+	}
+	// Fields after the command name (which may hold spaces) start at ") ".
+	_, rest, _ := strings.Cut(string(data), ") ")
+	fields := strings.Fields(rest)
+	if len(fields) < 13 {
+		return 0, fmt.Errorf("short /proc/%d/stat", m.PID())
+	}
+	utime, _ := strconv.ParseInt(fields[11], 10, 64)
+	stime, _ := strconv.ParseInt(fields[12], 10, 64)
+	const ticks = 100 // USER_HZ on Linux
+	return time.Duration(utime+stime) * time.Second / ticks, nil
+}
+
+// AuditEvent is what the tests read of an audit log line.
+type AuditEvent struct {
+	Verb string `json:"verb"`
+	User struct {
+		Username string `json:"username"`
+	} `json:"user"`
+	ObjectRef struct {
+		Namespace   string `json:"namespace"`
+		Name        string `json:"name"`
+		Resource    string `json:"resource"`
+		Subresource string `json:"subresource"`
+		APIGroup    string `json:"apiGroup"`
+	} `json:"objectRef"`
+	Stage string `json:"stage"`
+}
+
+// Write reports whether the request changed state.
+func (e AuditEvent) Write() bool {
+	switch e.Verb {
+	case "create", "update", "patch", "delete", "deletecollection":
+		return true
+	}
+	return false
+}
+
+// AuditEvents reads the audit log from byte offset on, and returns the
+// completed requests and the offset to read from next time.
+func (pc *ProcessCluster) AuditEvents(offset int64) ([]AuditEvent, int64, error) {
+	f, err := os.Open(pc.AuditLog)
+	if err != nil {
+		return nil, offset, err
+	}
+	defer func() { _ = f.Close() }()
+	if _, err := f.Seek(offset, 0); err != nil {
+		return nil, offset, err
+	}
+	var events []AuditEvent
+	r := bufio.NewReader(f)
+	for {
+		line, err := r.ReadBytes('\n')
+		if err != nil {
+			break // a partial last line is read next time
+		}
+		offset += int64(len(line))
+		var e AuditEvent
+		if json.Unmarshal(line, &e) == nil && e.Stage == "ResponseComplete" {
+			events = append(events, e)
+		}
+	}
+	return events, offset, nil
+}
+
+// InsecureWebhookClient calls the manager's webhook server directly (its
+// certificate is the test control plane's own).
+func InsecureWebhookClient() *http.Client {
+	return &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{
+		TLSClientConfig:     &tls.Config{InsecureSkipVerify: true}, //nolint:gosec // a test's own loopback webhook server
+		MaxIdleConnsPerHost: 4,
+	}}
+}

@@ -1,0 +1,112 @@
+/*
+Copyright 2026 The vault-keycloak-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package harness
+
+import (
+	"fmt"
+	"maps"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"sync"
+)
+
+// CountingProxy is a reverse proxy on loopback in front of a real service
+// (Vault, Keycloak): the operator is pointed at it, and every request it
+// sends is counted by the class a classifier gives it (read, write, login…)
+// and by answer status. It is how the benchmarks and fault tests count what
+// the operator asks of a service, independently of the operator's own
+// metrics (which they cross-check).
+type CountingProxy struct {
+	// URL is where the operator is pointed.
+	URL string
+
+	classify func(*http.Request) string
+	server   *http.Server
+
+	mu       sync.Mutex
+	classes  map[string]int
+	statuses map[int]int
+}
+
+// StartCountingProxy serves a proxy of target on a free loopback port.
+func StartCountingProxy(target string, classify func(*http.Request) string) (*CountingProxy, error) {
+	to, err := url.Parse(target)
+	if err != nil {
+		return nil, fmt.Errorf("proxy target %q: %w", target, err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	p := &CountingProxy{URL: "http://" + l.Addr().String(), classify: classify, classes: map[string]int{}, statuses: map[int]int{}}
+	rp := httputil.NewSingleHostReverseProxy(to)
+	rp.Transport = &http.Transport{MaxIdleConnsPerHost: 64}
+	rp.ModifyResponse = func(resp *http.Response) error {
+		p.mu.Lock()
+		p.statuses[resp.StatusCode]++
+		p.mu.Unlock()
+		return nil
+	}
+	p.server = &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		class := p.classify(r)
+		p.mu.Lock()
+		p.classes[class]++
+		p.mu.Unlock()
+		rp.ServeHTTP(w, r)
+	})}
+	go func() { _ = p.server.Serve(l) }()
+	return p, nil
+}
+
+// Counts returns the requests counted so far by class.
+func (p *CountingProxy) Counts() map[string]int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return maps.Clone(p.classes)
+}
+
+// Statuses returns the answers counted so far by HTTP status.
+func (p *CountingProxy) Statuses() map[int]int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return maps.Clone(p.statuses)
+}
+
+// Total is the number of requests counted so far.
+func (p *CountingProxy) Total() int {
+	n := 0
+	for _, c := range p.Counts() {
+		n += c
+	}
+	return n
+}
+
+// Close stops the proxy.
+func (p *CountingProxy) Close() { _ = p.server.Close() }
+
+// Difference is after minus before, class by class.
+func Difference(after, before map[string]int) map[string]int {
+	d := map[string]int{}
+	for k, v := range after {
+		if v-before[k] != 0 {
+			d[k] = v - before[k]
+		}
+	}
+	return d
+}
