@@ -313,6 +313,7 @@ type AuditEvent struct {
 		Resource    string `json:"resource"`
 		Subresource string `json:"subresource"`
 		APIGroup    string `json:"apiGroup"`
+		APIVersion  string `json:"apiVersion"`
 	} `json:"objectRef"`
 	Stage string `json:"stage"`
 }

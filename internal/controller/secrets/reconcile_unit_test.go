@@ -235,3 +235,55 @@ func TestSecretTypeAllowedByTheTargetNamespace(t *testing.T) {
 		t.Fatalf("Secret = %v", s)
 	}
 }
+
+// A target Secret edited by hand is restored from the secret read in the
+// last refresh, without asking Keycloak; a refresh that is due, or a spec
+// change, reads Keycloak again.
+func TestARepairWithinTheRefreshIntervalDoesNotAskKeycloak(t *testing.T) {
+	kcc := teamA("web", "team-a-web")
+	kcc.Spec.RefreshInterval = &metav1.Duration{Duration: time.Minute}
+	w := newKCCWorld(t, kcc)
+	now := time.Now()
+	w.r.Now = func() time.Time { return now }
+	reads := func() int {
+		n := 0
+		for _, c := range w.kc.calls {
+			if strings.HasPrefix(c, "read ") {
+				n++
+			}
+		}
+		return n
+	}
+	w.reconcile("web")
+	if reads() != 1 {
+		t.Fatalf("first reconcile: %d reads", reads())
+	}
+	s := w.secret("team-a", "web-creds")
+	s.Data["secret"] = []byte("edited by hand")
+	if err := w.client.Update(context.Background(), s); err != nil {
+		t.Fatal(err)
+	}
+	now = now.Add(30 * time.Second)
+	w.reconcile("web")
+	if got := string(w.secret("team-a", "web-creds").Data["secret"]); got != "s3cr3t" || reads() != 1 {
+		t.Fatalf("repair within the interval: secret restored %v, %d reads of Keycloak (want 1)", got == "s3cr3t", reads())
+	}
+	w.kc.secrets["apps/team-a-web"] = "regenerated"
+	now = now.Add(31 * time.Second)
+	w.reconcile("web")
+	if got := string(w.secret("team-a", "web-creds").Data["secret"]); got != "regenerated" || reads() != 2 {
+		t.Fatalf("a due refresh: regenerated secret propagated %v, %d reads (want 2)", got == "regenerated", reads())
+	}
+	var current secretsv1beta1.KeycloakClientCredential
+	if err := w.client.Get(context.Background(), client.ObjectKeyFromObject(kcc), &current); err != nil {
+		t.Fatal(err)
+	}
+	current.Generation++ // a spec change
+	if err := w.client.Update(context.Background(), &current); err != nil {
+		t.Fatal(err)
+	}
+	w.reconcile("web")
+	if reads() != 3 {
+		t.Fatalf("after a spec change: %d reads, want 3", reads())
+	}
+}
