@@ -81,6 +81,8 @@ type Client struct {
 	renewAt time.Time
 	// loggedIn is false until the first successful login.
 	loggedIn bool
+
+	names names
 }
 
 // New returns a client; it does not contact Vault until first used.

@@ -26,6 +26,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // A policy that refuses the operator (403 with a valid token) costs a token
@@ -86,5 +87,61 @@ func TestA403LogsInAgainOnlyWhenTheTokenIsGone(t *testing.T) {
 	}
 	if logins.Load() != 2 {
 		t.Fatalf("a forgotten token cost %d logins in all, want 2", logins.Load())
+	}
+}
+
+// A name is free when a listing at most NamesMaxAge old holds neither a
+// policy nor a role of that name; the operator's own writes count at once;
+// a listing Vault refuses answers "not free" (the caller reads instead).
+func TestFreeNamesComeFromARecentListing(t *testing.T) {
+	var lists atomic.Int32
+	var refuseRoles atomic.Bool
+	vault := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		switch {
+		case r.URL.Path == "/v1/auth/token/lookup-self":
+			_, _ = io.WriteString(w, `{"data":{"ttl":0}}`)
+		case r.URL.Path == "/v1/sys/policies/acl" && r.URL.Query().Get("list") == "true":
+			lists.Add(1)
+			_, _ = io.WriteString(w, `{"data":{"keys":["default","app.ns.taken"]}}`)
+		case r.URL.Path == "/v1/auth/kubernetes/role" && r.URL.Query().Get("list") == "true":
+			if refuseRoles.Load() {
+				w.WriteHeader(http.StatusForbidden)
+				_, _ = io.WriteString(w, `{"errors":["permission denied"]}`)
+				return
+			}
+			_, _ = io.WriteString(w, `{"data":{"keys":["app.ns.role-only"]}}`)
+		case r.Method == http.MethodPut || r.Method == http.MethodPost:
+			w.WriteHeader(http.StatusNoContent)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer vault.Close()
+	cfg := ConfigFromEnv()
+	cfg.Address, cfg.Token = vault.URL, "root"
+	c, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for name, want := range map[string]bool{"app.ns.new": true, "app.ns.taken": false, "app.ns.role-only": false} {
+		if got := c.Free(ctx, name); got != want {
+			t.Errorf("Free(%s) = %v, want %v", name, got, want)
+		}
+	}
+	if lists.Load() != 1 {
+		t.Errorf("three questions within %s took %d listings, want 1", NamesMaxAge, lists.Load())
+	}
+	if err := c.WritePolicy(ctx, "app.ns.new", "# x"); err != nil {
+		t.Fatal(err)
+	}
+	if c.Free(ctx, "app.ns.new") {
+		t.Error("a name the operator just wrote is called free")
+	}
+	time.Sleep(NamesMaxAge)
+	refuseRoles.Store(true)
+	if c.Free(ctx, "app.ns.other") {
+		t.Error("a refused listing called a name free")
 	}
 }

@@ -167,6 +167,8 @@ func (c *Client) WritePolicy(ctx context.Context, name, text string) error {
 		_, err := c.api.Logical().WriteWithContext(ctx, "sys/policies/acl/"+name, map[string]any{"policy": text})
 		return true, err
 	})
+	// Noted even when it failed: a write that timed out may have landed.
+	c.note(kindPolicy, name, true)
 	if err != nil {
 		return fmt.Errorf("write policy %q: %w", name, err)
 	}
@@ -182,6 +184,7 @@ func (c *Client) DeletePolicy(ctx context.Context, name string) error {
 	if err != nil {
 		return fmt.Errorf("delete policy %q: %w", name, err)
 	}
+	c.note(kindPolicy, name, false)
 	return nil
 }
 

@@ -95,6 +95,8 @@ func (c *Client) WriteRole(ctx context.Context, name string, r Role) error {
 		})
 		return true, err
 	})
+	// Noted even when it failed: a write that timed out may have landed.
+	c.note(kindRole, name, true)
 	if err != nil {
 		return fmt.Errorf("write role %q: %w", name, err)
 	}
@@ -110,6 +112,7 @@ func (c *Client) DeleteRole(ctx context.Context, name string) error {
 	if err != nil {
 		return fmt.Errorf("delete role %q: %w", name, err)
 	}
+	c.note(kindRole, name, false)
 	return nil
 }
 

@@ -167,7 +167,6 @@ func (f *fleet) loginCounts(b *testing.B, tokenTTL time.Duration) logins {
 	return l
 }
 
-
 // keycloakTokenLifetime is how long the master realm's access tokens live
 // (the operator logs in there).
 func (f *fleet) keycloakTokenLifetime(b *testing.B) time.Duration {

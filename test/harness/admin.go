@@ -99,13 +99,15 @@ func (v *Vault) ConfigureKubernetesAuth(ctx context.Context, c client.Client, cf
 }
 
 // OperatorVaultPolicy is what the README tells a Vault admin to grant the
-// operator (keep the two equal): policies named app.* only, listed for the
-// orphan sweep; roles named app.* only, with only the parameters the
+// operator (keep the two equal): policies named app.* only, and the list of
+// policy and role names (the orphan sweep; the check that a new VaultApp's
+// names are free); roles named app.* only, with only the parameters the
 // operator writes, and token_policies confined to app.* (Vault checks each
 // element of the list), so no role it writes can hand out another policy.
 const OperatorVaultPolicy = `
 path "sys/policies/acl" { capabilities = ["list"] }
 path "sys/policies/acl/app.*" { capabilities = ["create", "read", "update", "delete"] }
+path "auth/kubernetes/role" { capabilities = ["list"] }
 path "auth/kubernetes/role/app.*" {
   capabilities = ["create", "read", "update", "delete"]
   allowed_parameters = {

@@ -34,6 +34,10 @@ type fakeVault struct {
 	roles    map[string]vaultclient.Role
 	// writes lists "write_policy <name>", "delete_role <name>", ...
 	writes []string
+	// reads counts ReadPolicy and ReadRole calls.
+	reads int
+	// noListing makes Free unsure, as when Vault refuses the listing.
+	noListing bool
 }
 
 func newFakeVault() *fakeVault {
@@ -47,6 +51,7 @@ func (f *fakeVault) RenderPolicy(owner vaultclient.Owner, rules []vaultclient.Ru
 func (f *fakeVault) ReadPolicy(_ context.Context, name string) (string, bool, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.reads++
 	text, ok := f.policies[name]
 	return text, ok, nil
 }
@@ -83,6 +88,7 @@ func (f *fakeVault) ListPolicies(_ context.Context, prefix string) ([]string, er
 func (f *fakeVault) ReadRole(_ context.Context, name string) (vaultclient.Role, bool, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.reads++
 	r, ok := f.roles[name]
 	return r, ok, nil
 }
@@ -101,4 +107,14 @@ func (f *fakeVault) DeleteRole(_ context.Context, name string) error {
 	delete(f.roles, name)
 	f.writes = append(f.writes, vaultclient.OpDeleteRole+" "+name)
 	return nil
+}
+
+// Free answers from the maps, as a listing taken now would; a test sets
+// noListing to stand for an operator whose policy may not list.
+func (f *fakeVault) Free(_ context.Context, name string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	_, policy := f.policies[name]
+	_, role := f.roles[name]
+	return !f.noListing && !policy && !role
 }

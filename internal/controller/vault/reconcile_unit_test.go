@@ -140,10 +140,28 @@ func TestNewVaultAppWritesPolicyAndRoleMarkedWithItsUID(t *testing.T) {
 	if got := w.vault.roles[testPolicy].Policies; !slices.Equal(got, []string{testPolicy}) {
 		t.Fatalf("role token_policies = %v", got)
 	}
+	if w.vault.reads != 0 {
+		t.Fatalf("a new VaultApp whose names a listing shows free cost %d reads, want none", w.vault.reads)
+	}
 	w.vault.writes = nil
 	w.reconcile()
 	if len(w.vault.writes) > 0 {
 		t.Fatalf("a steady reconcile wrote %v", w.vault.writes)
+	}
+	if w.vault.reads != 2 {
+		t.Fatalf("a steady reconcile read %d objects, want the policy and the role", w.vault.reads)
+	}
+}
+
+// Without a listing (the operator's policy may not list roles), a new
+// VaultApp's names are read one by one, and the result is the same.
+func TestNewVaultAppWithoutAListingReadsItsNames(t *testing.T) {
+	w := newWorld(t, nil, shopAPI())
+	w.vault.noListing = true
+	w.reconcile()
+	w.condition(shared.TypeReady, metav1.ConditionTrue, shared.ReasonSynced)
+	if w.vault.reads != 2 || len(w.vault.writes) != 2 {
+		t.Fatalf("reads %d, writes %v; want 2 reads, then the policy and the role written", w.vault.reads, w.vault.writes)
 	}
 }
 

@@ -33,6 +33,9 @@ type VaultAPI interface {
 	ReadRole(ctx context.Context, name string) (vaultclient.Role, bool, error)
 	WriteRole(ctx context.Context, name string, r vaultclient.Role) error
 	DeleteRole(ctx context.Context, name string) error
+	// Free reports that neither a policy nor a role of the name exists,
+	// by a listing at most vaultclient.NamesMaxAge old; false when unsure.
+	Free(ctx context.Context, name string) bool
 }
 
 var _ VaultAPI = (*vaultclient.Client)(nil)
