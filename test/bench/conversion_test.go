@@ -103,7 +103,7 @@ func (f *fleet) conversionCost(b *testing.B) conversion {
 	c.ListAlpha, c.ListBeta = alpha[len(alpha)/2], beta[len(beta)/2]
 
 	// One stored object, as the API server sends it to the webhook.
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, host+"/apis/vault.exemple.com/v1beta1/namespaces/"+nsName(0)+"/vaultapps/op-w2-0000", nil)
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, host+"/apis/vault.exemple.com/v1beta1/namespaces/"+nsName(0)+"/vaultapps/"+fleetRun+"-0000", nil)
 	resp, err := hc.Do(req)
 	if err != nil {
 		b.Fatal(err)
@@ -112,7 +112,7 @@ func (f *fleet) conversionCost(b *testing.B) conversion {
 	_ = resp.Body.Close()
 	wc := harness.InsecureWebhookClient()
 	var times []time.Duration
-	const reviews = 500
+	const reviews = 1000
 	for i := range reviews {
 		review := apiextensionsv1.ConversionReview{
 			TypeMeta: metav1.TypeMeta{APIVersion: "apiextensions.k8s.io/v1", Kind: "ConversionReview"},

@@ -53,7 +53,11 @@ const (
 	serverName        = "fleet-keycloak"
 	leaseName         = "vault-keycloak-operator.carbogame.com"
 	runLabel          = "bench.vko/run"
-	clientRealm       = "operator"
+	// defaultWorkers is --max-concurrent-reconciles as the manager ships.
+	defaultWorkers = 4
+	// fleetRun names the VaultApps P1 leaves in place for the later phases.
+	fleetRun    = "op-w4"
+	clientRealm = "operator"
 )
 
 // fleet is the bench's world: a control plane, the real Vault and Keycloak
@@ -92,7 +96,9 @@ func classifyVault(r *http.Request) string {
 		return "renew"
 	case strings.HasSuffix(r.URL.Path, "/lookup-self"):
 		return "lookup"
-	case r.Method == http.MethodGet || r.Method == "LIST":
+	case r.Method == "LIST" || r.URL.Query().Get("list") == "true":
+		return "list" // names of the whole fleet, not a per-object read
+	case r.Method == http.MethodGet:
 		return "read"
 	}
 	return "write"
@@ -190,7 +196,7 @@ func newFleet(b *testing.B) *fleet {
 	}
 	// Created with the manager serving the webhooks (as standby).
 	f.holdLease(b)
-	f.startManager(b, 2)
+	f.startManager(b, defaultWorkers)
 	if err := f.c.Create(ctx, server); err != nil {
 		b.Fatal(err)
 	}

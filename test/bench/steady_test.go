@@ -49,7 +49,7 @@ func (f *fleet) restartInStep(b *testing.B) steadyState {
 	vBefore, kBefore := f.vaultProxy.Counts(), f.keycloakProxy.Counts()
 	f.auditSince(b)
 	start := time.Now()
-	f.startManager(b, 2)
+	f.startManager(b, defaultWorkers)
 	f.processStart = start
 	f.processVault, f.processKeycloak = vBefore, kBefore
 	time.Sleep(time.Until(start.Add(refresh)))

@@ -65,14 +65,21 @@ func (r *KeycloakClientCredentialReconciler) syncTarget(ctx context.Context, kcc
 	taken := foreignKeys(&current, data) // none when there is no Secret yet
 	switch {
 	case apierrors.IsNotFound(err):
-		// Not in the cache: it may still exist, unmanaged. Ask the API server.
-		var foreign corev1.Secret
-		if ferr := r.Reader.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &foreign); ferr == nil {
+		// Not in the cache: it may still exist, unmanaged. A create never
+		// replaces anything, so it is tried first, and only a Secret in the
+		// way (AlreadyExists) is read from the API server to say whose it is:
+		// a repaired deletion costs one request, not two.
+		if err := r.Create(ctx, newTargetSecret(kcc, ns, data)); apierrors.IsAlreadyExists(err) {
+			var existing corev1.Secret
+			if ferr := r.Reader.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &existing); ferr != nil {
+				return fail(shared.ReasonTargetFailed, ferr.Error(), ferr)
+			}
+			if isOwnedBy(&existing, kcc, before) {
+				// Written by this resource, not yet in the cache: look again.
+				return fail(shared.ReasonTargetFailed, fmt.Sprintf("Secret %s/%s is not in the cache yet", ns, name), fmt.Errorf("secret %s/%s not in the cache yet", ns, name))
+			}
 			return fail(shared.ReasonSecretNotOwned, fmt.Sprintf("Secret %s/%s exists and was not written for this resource: left untouched", ns, name), nil)
-		} else if !apierrors.IsNotFound(ferr) {
-			return fail(shared.ReasonTargetFailed, ferr.Error(), ferr)
-		}
-		if err := r.Create(ctx, newTargetSecret(kcc, ns, data)); err != nil {
+		} else if err != nil {
 			return fail(shared.ReasonTargetFailed, "create Secret: "+err.Error(), err)
 		}
 		reason, verb := shared.ReasonCreated, "created"

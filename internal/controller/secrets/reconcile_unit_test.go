@@ -73,22 +73,31 @@ func newKCCWorld(t *testing.T, kcc *secretsv1beta1.KeycloakClientCredential, ext
 		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team-a"}},
 		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team-b"}},
 	}, extra...)
-	// The manager's cache holds only the Secrets the operator labels; the
-	// others (a foreign Secret in the way) are seen through the API reader.
-	var cached []client.Object
-	for _, o := range objs {
-		if _, secret := o.(*corev1.Secret); !secret || o.GetLabels()[ManagedByLabel] == ManagedByValue {
-			cached = append(cached, o)
-		}
-	}
-	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(cached...).WithStatusSubresource(&secretsv1beta1.KeycloakClientCredential{}).Build()
-	reader := fake.NewClientBuilder().WithScheme(scheme).WithObjects(objs...).Build()
+	// One API server; the manager's cache shows only the Secrets the
+	// operator labels, the others (a foreign Secret in the way) are seen
+	// through the API reader, and writes go to the API server.
+	reader := fake.NewClientBuilder().WithScheme(scheme).WithObjects(objs...).WithStatusSubresource(&secretsv1beta1.KeycloakClientCredential{}).Build()
+	c := cachedView{reader}
 	w := &kccWorld{t: t, client: c, events: events.NewFakeRecorder(100), kc: &fakeKeycloak{
 		login:   "vko-operator",
 		secrets: map[string]string{"apps/team-a-web": "s3cr3t", "apps/team-a-rot": "r0t", "apps/team-b-web": "other", "master/vko-operator": "op", "apps/team-a-masked": "**********"},
 	}}
 	w.r = &KeycloakClientCredentialReconciler{Client: c, Reader: reader, Servers: &fakeServers{kc: w.kc}, Recorder: w.events}
 	return w
+}
+
+// cachedView is the manager's client over the fake API server: its cache
+// holds Secrets only when the operator's label is on them.
+type cachedView struct{ client.Client }
+
+func (c cachedView) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	if err := c.Client.Get(ctx, key, obj, opts...); err != nil {
+		return err
+	}
+	if s, ok := obj.(*corev1.Secret); ok && s.Labels[ManagedByLabel] != ManagedByValue {
+		return apierrors.NewNotFound(corev1.Resource("secrets"), key.Name)
+	}
+	return nil
 }
 
 func teamA(name, clientID string) *secretsv1beta1.KeycloakClientCredential {
