@@ -44,7 +44,7 @@ func BenchmarkFleet(b *testing.B) {
 
 	// P1: convergence against the bare-client limit, side by side.
 	var runs []convergence
-	for _, w := range []int{1, 2, 8} {
+	for _, w := range []int{1, 2, 4} {
 		runs = append(runs, f.converge(b, w, 250, 1, false))
 	}
 	p1 := f.converge(b, defaultWorkers, fleetSize, 3, true)

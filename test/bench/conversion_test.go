@@ -33,7 +33,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
 	"github.com/carbogame/vault-keycloak-operator/test/harness"
 )
 
@@ -103,13 +105,14 @@ func (f *fleet) conversionCost(b *testing.B) conversion {
 	c.ListAlpha, c.ListBeta = alpha[len(alpha)/2], beta[len(beta)/2]
 
 	// One stored object, as the API server sends it to the webhook.
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, host+"/apis/vault.exemple.com/v1beta1/namespaces/"+nsName(0)+"/vaultapps/"+fleetRun+"-0000", nil)
-	resp, err := hc.Do(req)
-	if err != nil {
+	var app vaultv1beta1.VaultApp
+	if err := f.c.Get(ctx, client.ObjectKey{Namespace: nsName(0), Name: fleetRun + "-0000"}, &app); err != nil {
 		b.Fatal(err)
 	}
-	first, _ = io.ReadAll(resp.Body)
-	_ = resp.Body.Close()
+	app.SetGroupVersionKind(vaultv1beta1.GroupVersion.WithKind("VaultApp"))
+	if first, err = json.Marshal(&app); err != nil {
+		b.Fatal(err)
+	}
 	wc := harness.InsecureWebhookClient()
 	var times []time.Duration
 	const reviews = 1000

@@ -54,9 +54,9 @@ const (
 	leaseName         = "vault-keycloak-operator.carbogame.com"
 	runLabel          = "bench.vko/run"
 	// defaultWorkers is --max-concurrent-reconciles as the manager ships.
-	defaultWorkers = 4
+	defaultWorkers = 8
 	// fleetRun names the VaultApps P1 leaves in place for the later phases.
-	fleetRun    = "op-w4"
+	fleetRun    = "op-w8"
 	clientRealm = "operator"
 )
 

@@ -117,13 +117,14 @@ func (f *fleet) repairUnderLoad(b *testing.B, run string) repair {
 			if err := f.c.Get(ctx, key, &s); err != nil {
 				return err
 			}
-			mark(key.String())
 			if i < editedSecrets {
 				for k := range s.Data {
 					s.Data[k] = []byte("edited by hand")
 				}
+				mark(key.String()) // the clock starts as the edit is sent
 				return f.c.Update(ctx, &s)
 			}
+			mark(key.String())
 			return f.c.Delete(ctx, &s)
 		})
 	}()
