@@ -196,7 +196,15 @@ func (pc *ProcessCluster) StartManager(ctx context.Context, name string, env []s
 		proc.Stop()
 		return nil, err
 	}
-	if err := waitTLS(ctx, fmt.Sprintf("%s:%d", wh.LocalServingHost, wh.LocalServingPort), 30*time.Second); err != nil {
+	// extra may move the webhooks to a port of the replica's own (behind a
+	// Service); the last --webhook-port wins, as in flag parsing.
+	webhookAddr := fmt.Sprintf("%s:%d", wh.LocalServingHost, wh.LocalServingPort)
+	for _, a := range extra {
+		if port, ok := strings.CutPrefix(a, "--webhook-port="); ok {
+			webhookAddr = "127.0.0.1:" + port
+		}
+	}
+	if err := waitTLS(ctx, webhookAddr, 30*time.Second); err != nil {
 		proc.Stop()
 		return nil, err
 	}

@@ -44,12 +44,10 @@ func Haystacks(ctx context.Context, c client.Client, metricsURLs ...string) (map
 	for _, e := range events.Items {
 		out["event "+e.Namespace+"/"+e.Name] = strings.Join([]string{e.Reason, e.Note, e.Action}, " ")
 	}
-	lists := map[string]client.ObjectList{
-		"VaultApp":                 &vaultv1beta1.VaultAppList{},
-		"KeycloakClientCredential": &secretsv1beta1.KeycloakClientCredentialList{},
-		"KeycloakServer":           &secretsv1beta1.KeycloakServerList{},
-	}
-	for kind, list := range lists {
+	for _, list := range []client.ObjectList{
+		&vaultv1beta1.VaultAppList{}, &secretsv1beta1.KeycloakClientCredentialList{}, &secretsv1beta1.KeycloakServerList{},
+	} {
+		kind := fmt.Sprintf("%T", list)
 		if err := c.List(ctx, list); err != nil {
 			return nil, fmt.Errorf("list %s: %w", kind, err)
 		}

@@ -1,0 +1,74 @@
+/*
+Copyright 2026 The vault-keycloak-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package harness
+
+import (
+	"io"
+	"net"
+	"sync"
+)
+
+// Service stands for a Kubernetes Service in front of several replicas: it
+// accepts TCP connections on an address and forwards each to the first
+// backend that accepts it, so that a killed replica's traffic goes to the
+// others (the webhooks of two managers, behind the one address the API
+// server calls).
+type Service struct {
+	l        net.Listener
+	backends []string
+	wg       sync.WaitGroup
+}
+
+// StartService listens on addr and forwards to backends, in order.
+func StartService(addr string, backends ...string) (*Service, error) {
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	s := &Service{l: l, backends: backends}
+	go s.serve()
+	return s, nil
+}
+
+func (s *Service) serve() {
+	for {
+		in, err := s.l.Accept()
+		if err != nil {
+			return
+		}
+		s.wg.Go(func() { s.forward(in) })
+	}
+}
+
+func (s *Service) forward(in net.Conn) {
+	defer func() { _ = in.Close() }()
+	for _, b := range s.backends {
+		out, err := net.Dial("tcp", b)
+		if err != nil {
+			continue
+		}
+		done := make(chan struct{}, 2)
+		go func() { _, _ = io.Copy(out, in); done <- struct{}{} }()
+		go func() { _, _ = io.Copy(in, out); done <- struct{}{} }()
+		<-done
+		_ = out.Close()
+		return
+	}
+}
+
+// Close stops accepting connections.
+func (s *Service) Close() { _ = s.l.Close() }
