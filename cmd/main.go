@@ -86,8 +86,8 @@ func main() {
 	var maxConcurrent int
 	var maxBackoff time.Duration
 	// 8: a burst of 200 repairs (edited or deleted Secrets) passes a
-	// refresh wave of 1,000 objects within a second (make bench, P4); Vault
-	// and Keycloak see at most 8 requests at once per kind.
+	// refresh wave of 1,000 objects within a second (make bench, P4). Each
+	// VaultApp reconcile may send Vault two requests at once.
 	flag.IntVar(&maxConcurrent, "max-concurrent-reconciles", 8, "How many objects of each kind are reconciled at once.")
 	flag.DurationVar(&maxBackoff, "max-backoff", 2*time.Minute, "The longest wait between two retries after a Vault or Keycloak failure.")
 	var migrateOnStart bool

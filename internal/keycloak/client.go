@@ -122,7 +122,8 @@ type Server struct {
 	token   *gocloak.JWT
 	renewAt time.Time
 
-	// clientIDs maps realm and clientId to the client's internal id.
+	// clientIDs maps realm and clientId to the client's internal id
+	// (a knownID).
 	clientIDs sync.Map
 }
 
@@ -276,15 +277,25 @@ func (s *Server) RegenerateSecret(ctx context.Context, realm, clientID string) e
 	return nil
 }
 
+// clientIDTTL is how long a looked-up client id is used. An id is the
+// client's for life, but a clientId is not: an admin may rename a client
+// and give its clientId to a new one, and the id must then be looked up
+// again. Every resource reading a client shares the lookup, so a fleet of
+// them costs one lookup per client per TTL.
+const clientIDTTL = 30 * time.Second
+
+type knownID struct {
+	id string
+	at time.Time
+}
+
 // withClient runs fn with the internal id of the client whose clientId is
-// clientID. Ids are remembered: a client keeps its id for life, so a
-// refresh costs one request, not two. A remembered id Keycloak no longer
-// knows (the client was deleted, perhaps re-created under the same clientId)
-// is forgotten and looked up again once.
+// clientID, looked up at most clientIDTTL ago. A remembered id Keycloak no
+// longer knows (the client was deleted) is looked up again at once.
 func (s *Server) withClient(ctx context.Context, realm, clientID string, fn func(id string) error) error {
 	key := realm + "\x00" + clientID
-	if id, ok := s.clientIDs.Load(key); ok {
-		err := fn(id.(string))
+	if v, ok := s.clientIDs.Load(key); ok && time.Since(v.(knownID).at) < clientIDTTL {
+		err := fn(v.(knownID).id)
 		if status(err) != http.StatusNotFound {
 			return err
 		}
@@ -294,7 +305,7 @@ func (s *Server) withClient(ctx context.Context, realm, clientID string, fn func
 	if err != nil {
 		return err
 	}
-	s.clientIDs.Store(key, id)
+	s.clientIDs.Store(key, knownID{id: id, at: time.Now()})
 	return fn(id)
 }
 

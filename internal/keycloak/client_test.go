@@ -94,11 +94,12 @@ func TestClientIdsAreRememberedAndRefreshedWhenGone(t *testing.T) {
 			_, _ = io.WriteString(w, `[{"id":"`+current+`","clientId":"gitea"}]`)
 		case strings.HasSuffix(r.URL.Path, "/client-secret"):
 			reads++
-			if !strings.Contains(r.URL.Path, "/clients/"+current+"/") {
+			id := strings.TrimSuffix(strings.TrimPrefix(r.URL.Path[strings.Index(r.URL.Path, "/clients/"):], "/clients/"), "/client-secret")
+			if id != current && !(current == "id-3" && id == "id-2") { // id-1 was deleted; id-2 was renamed
 				http.NotFound(w, r)
 				return
 			}
-			_, _ = io.WriteString(w, `{"type":"secret","value":"v-`+current+`"}`)
+			_, _ = io.WriteString(w, `{"type":"secret","value":"v-`+id+`"}`)
 		default:
 			http.NotFound(w, r)
 		}
@@ -123,5 +124,13 @@ func TestClientIdsAreRememberedAndRefreshedWhenGone(t *testing.T) {
 	}
 	if finds != 2 {
 		t.Fatalf("a re-created client was looked up %d times in all, want 2", finds)
+	}
+	// Renamed: the old id still answers, but the clientId now names
+	// another client. Once the lookup is clientIDTTL old, the new one is read.
+	valid := current
+	current = "id-3"
+	s.clientIDs.Store("apps\x00gitea", knownID{id: valid, at: time.Now().Add(-clientIDTTL)})
+	if cred, err := s.ClientSecret(ctx, "apps", "gitea"); err != nil || cred.Secret != "v-id-3" {
+		t.Fatalf("after a rename, the client now named gitea was not read: %v", err)
 	}
 }

@@ -144,4 +144,11 @@ func TestFreeNamesComeFromARecentListing(t *testing.T) {
 	if c.Free(ctx, "app.ns.other") {
 		t.Error("a refused listing called a name free")
 	}
+	before := lists.Load()
+	for range 5 {
+		_ = c.Free(ctx, "app.ns.other")
+	}
+	if lists.Load() != before {
+		t.Errorf("after a refusal, %d more listings were asked for, want none for a while", lists.Load()-before)
+	}
 }

@@ -45,7 +45,13 @@ type names struct {
 	takenAt  time.Time
 	policies map[string]bool
 	roles    map[string]bool
+	// refusedUntil: Vault refused a listing (the operator's policy lacks
+	// list on roles); until then nobody asks again, and names are read.
+	refusedUntil time.Time
 }
+
+// namesRetryAfterRefusal is how long a refused listing is not asked again.
+const namesRetryAfterRefusal = 5 * time.Minute
 
 // Free reports whether neither a policy nor a role named name exists, by
 // a listing at most NamesMaxAge old. Any doubt (a listing Vault refuses:
@@ -54,9 +60,12 @@ type names struct {
 func (c *Client) Free(ctx context.Context, name string) bool {
 	c.names.mu.Lock()
 	defer c.names.mu.Unlock()
+	if time.Now().Before(c.names.refusedUntil) {
+		return false
+	}
 	if time.Since(c.names.takenAt) >= NamesMaxAge {
 		if err := c.listNames(ctx); err != nil {
-			c.names.takenAt = time.Time{}
+			c.names.takenAt, c.names.refusedUntil = time.Time{}, time.Now().Add(namesRetryAfterRefusal)
 			return false
 		}
 	}

@@ -40,49 +40,51 @@ import (
 
 // source returns the Secret data of the client, from Keycloak (or as read
 // from it within the refresh interval: see recentSecrets).
-func (r *KeycloakClientCredentialReconciler) source(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential) (map[string][]byte, *sourceError) {
+// The second result is how old the secret is (zero when just read).
+func (r *KeycloakClientCredentialReconciler) source(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential) (map[string][]byte, time.Duration, *sourceError) {
 	src := kcc.Spec.Source
 	// A spec the webhook would refuse (it was down, or the object predates
 	// a rule) is not acted on.
 	if errs := append(tenancy.ValidateKeycloakClientCredential(kcc), schema.Validate(kcc)...); len(errs) > 0 {
-		return nil, &sourceError{reason: shared.ReasonNotAllowed, err: errs.ToAggregate()}
+		return nil, 0, &sourceError{reason: shared.ReasonNotAllowed, err: errs.ToAggregate()}
 	}
 	var server secretsv1beta1.KeycloakServer
 	if err := r.Get(ctx, client.ObjectKey{Name: src.ServerRef.Name}, &server); err != nil {
 		if apierrors.IsNotFound(err) {
-			return nil, &sourceError{reason: shared.ReasonServerNotFound, err: fmt.Errorf("KeycloakServer %q does not exist", src.ServerRef.Name)}
+			return nil, 0, &sourceError{reason: shared.ReasonServerNotFound, err: fmt.Errorf("KeycloakServer %q does not exist", src.ServerRef.Name)}
 		}
-		return nil, &sourceError{reason: shared.ReasonKeycloakError, err: err, retry: true}
+		return nil, 0, &sourceError{reason: shared.ReasonKeycloakError, err: err, retry: true}
 	}
 	// The admin's grants, checked before anything is read for the
 	// resource, and again with the login client the server really uses.
 	req := tenancy.AccessRequestOf(kcc)
 	if errs := tenancy.CheckKeycloakAccess(&server, req, tenancy.LoginOf(&server, "")); len(errs) > 0 {
-		return nil, notGranted(errs)
+		return nil, 0, notGranted(errs)
 	}
 	kc, err := r.Servers.Server(ctx, &server)
 	if err != nil {
-		return nil, classify(err)
+		return nil, 0, classify(err)
 	}
 	if errs := tenancy.CheckKeycloakAccess(&server, req, tenancy.LoginOf(&server, kc.LoginClientID())); len(errs) > 0 {
-		return nil, notGranted(errs)
+		return nil, 0, notGranted(errs)
 	}
 	key := client.ObjectKeyFromObject(kcc)
 	rotated, err := r.rotateIfDue(ctx, kcc, kc)
 	if err != nil {
 		r.recent.forget(key)
-		return nil, classify(err)
+		return nil, 0, classify(err)
 	}
-	read := recentSource{generation: kcc.Generation, server: server.Name, serverGeneration: server.Generation, realm: src.Realm, clientID: src.ClientID}
-	cred, fresh := r.recent.get(key, read, r.now(), tenancy.CredentialRefreshInterval(kcc))
+	read := recentSource{uid: kcc.UID, generation: kcc.Generation, serverUID: server.UID, serverGeneration: server.Generation, realm: src.Realm, clientID: src.ClientID}
+	cred, age, fresh := r.recent.get(key, read, r.now(), tenancy.CredentialRefreshInterval(kcc))
 	if !fresh || rotated {
+		age = 0
 		if cred, err = kc.ClientSecret(ctx, src.Realm, src.ClientID); err != nil {
 			r.recent.forget(key)
-			return nil, classify(err)
+			return nil, 0, classify(err)
 		}
 		r.recent.put(key, read, cred, r.now())
 	}
-	return desiredData(kcc, cred.ClientID, cred.Secret, kc.IssuerURL(src.Realm), kc.TokenURL(src.Realm)), nil
+	return desiredData(kcc, cred.ClientID, cred.Secret, kc.IssuerURL(src.Realm), kc.TokenURL(src.Realm)), age, nil
 }
 
 // notGranted is a request outside the server's grants. It is not retried:

@@ -27,7 +27,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
-	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
@@ -60,9 +59,9 @@ func (r *KeycloakClientCredentialReconciler) SetupWithManager(mgr ctrl.Manager) 
 		return err
 	}
 	return ctrl.NewControllerManagedBy(mgr).
-		// Only spec changes and deletion (both move the generation): the
-		// operator's own finalizer and status writes do not reconcile again.
-		For(&secretsv1beta1.KeycloakClientCredential{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		// Spec changes, deletion, a finalizer removed by hand: not the
+		// operator's own status writes.
+		For(&secretsv1beta1.KeycloakClientCredential{}, builder.WithPredicates(shared.SpecChangedOrFinalizerMissing(CredentialFinalizer))).
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.ownerOfSecret)).
 		Watches(&secretsv1beta1.KeycloakServer{}, handler.EnqueueRequestsFromMapFunc(r.usersOfServer)).
 		Watches(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(r.targetingNamespace), builder.WithPredicates(shared.NamespaceGrantsChanged)).

@@ -93,7 +93,7 @@ func (r *KeycloakClientCredentialReconciler) Reconcile(ctx context.Context, req 
 	}
 
 	// Observe the source: Keycloak's current secret (rotating it first when due).
-	data, srcErr := r.source(ctx, &kcc)
+	data, age, srcErr := r.source(ctx, &kcc)
 	if srcErr != nil {
 		// The last good Secrets stay as they are.
 		log.Info("client secret not available", "reason", srcErr.reason, "error", srcErr.err.Error())
@@ -154,7 +154,9 @@ func (r *KeycloakClientCredentialReconciler) Reconcile(ctx context.Context, req 
 	if retry != nil {
 		return ctrl.Result{}, retry
 	}
-	return r.refresh.After(req, r.nextCheck(&kcc)), nil
+	// A secret served from memory (a repair) keeps the refresh it was read
+	// for: Keycloak is read again when that read is an interval old.
+	return r.refresh.After(req, max(time.Second, r.nextCheck(&kcc)-age)), nil
 }
 
 // warnOnChange records a Warning Event when the failure is new.

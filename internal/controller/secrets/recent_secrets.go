@@ -35,10 +35,14 @@ type recentSecrets struct {
 	m sync.Map // types.NamespacedName → recentSecret
 }
 
-// recentSource is what a remembered secret was read for.
+// recentSource is what a remembered secret was read for: this resource
+// (by UID: a new one of the same name starts afresh) at this spec, from
+// this server (by UID: a server re-created under the same name may point
+// elsewhere) at its spec.
 type recentSource struct {
+	uid              types.UID
 	generation       int64
-	server           string
+	serverUID        types.UID
 	serverGeneration int64
 	realm, clientID  string
 }
@@ -49,17 +53,20 @@ type recentSecret struct {
 	readAt time.Time
 }
 
-// get returns the secret read for source less than maxAge ago.
-func (c *recentSecrets) get(key types.NamespacedName, source recentSource, now time.Time, maxAge time.Duration) (keycloak.Credential, bool) {
+// get returns the secret read for source less than maxAge ago, and how
+// long ago: the next refresh is due when the read is maxAge old, not a
+// whole interval after a repair served from memory.
+func (c *recentSecrets) get(key types.NamespacedName, source recentSource, now time.Time, maxAge time.Duration) (keycloak.Credential, time.Duration, bool) {
 	v, ok := c.m.Load(key)
 	if !ok {
-		return keycloak.Credential{}, false
+		return keycloak.Credential{}, 0, false
 	}
 	r := v.(recentSecret)
-	if r.source != source || now.Sub(r.readAt) >= maxAge {
-		return keycloak.Credential{}, false
+	age := now.Sub(r.readAt)
+	if r.source != source || age >= maxAge {
+		return keycloak.Credential{}, 0, false
 	}
-	return r.cred, true
+	return r.cred, age, true
 }
 
 func (c *recentSecrets) put(key types.NamespacedName, source recentSource, cred keycloak.Credential, now time.Time) {

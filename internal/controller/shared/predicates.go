@@ -19,9 +19,27 @@ package shared
 import (
 	"maps"
 
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 )
+
+// SpecChangedOrFinalizerMissing passes an update of the controller's own
+// kind when the spec changed or deletion began (both move the generation),
+// or when the operator's finalizer is not on the object: the operator's
+// own finalizer and status writes do not reconcile again, but a finalizer
+// removed by hand is put back at once, before a deletion could skip the
+// cleanup.
+func SpecChangedOrFinalizerMissing(finalizer string) predicate.Predicate {
+	return predicate.Or(predicate.GenerationChangedPredicate{}, predicate.Funcs{
+		UpdateFunc: func(e event.UpdateEvent) bool {
+			return e.ObjectNew != nil && !controllerutil.ContainsFinalizer(e.ObjectNew, finalizer)
+		},
+		CreateFunc:  func(event.CreateEvent) bool { return false },
+		DeleteFunc:  func(event.DeleteEvent) bool { return false },
+		GenericFunc: func(event.GenericEvent) bool { return false },
+	})
+}
 
 // NamespaceGrantsChanged passes a Namespace update only when what the
 // operator reads of a namespace changed: its labels and annotations (the

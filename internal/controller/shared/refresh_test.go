@@ -80,3 +80,27 @@ func TestOnlyGrantChangesOfANamespaceQueueItsObjects(t *testing.T) {
 		}
 	}
 }
+
+func TestOwnWritesDoNotReconcileButARemovedFinalizerDoes(t *testing.T) {
+	const f = "example.com/cleanup"
+	obj := func(generation int64, finalizers ...string) *corev1.ConfigMap {
+		return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "x", Generation: generation, Finalizers: finalizers}}
+	}
+	p := SpecChangedOrFinalizerMissing(f)
+	for name, tc := range map[string]struct {
+		old, new *corev1.ConfigMap
+		want     bool
+	}{
+		"own status write":        {obj(1, f), obj(1, f), false},
+		"spec change":             {obj(1, f), obj(2, f), true},
+		"finalizer removed":       {obj(1, f), obj(1), true},
+		"another finalizer added": {obj(1, f), obj(1, f, "other"), false},
+	} {
+		if got := p.Update(event.UpdateEvent{ObjectOld: tc.old, ObjectNew: tc.new}); got != tc.want {
+			t.Errorf("%s: passed %v, want %v", name, got, tc.want)
+		}
+	}
+	if !p.Create(event.CreateEvent{Object: obj(1)}) || !p.Delete(event.DeleteEvent{Object: obj(1)}) {
+		t.Error("create and delete events must pass")
+	}
+}

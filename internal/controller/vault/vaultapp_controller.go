@@ -35,7 +35,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
-	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
@@ -375,10 +374,10 @@ func (r *VaultAppReconciler) updateStatus(ctx context.Context, app *vaultv1beta1
 // annotation decides what the VaultApps inside may have.
 func (r *VaultAppReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
-		// Only spec changes and deletion (both move the generation): the
-		// operator's own finalizer and status writes do not reconcile
-		// again, and drift is found by the periodic refresh.
-		For(&vaultv1beta1.VaultApp{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		// Spec changes, deletion, a finalizer removed by hand: not the
+		// operator's own status writes. Drift in Vault is found by the
+		// periodic refresh.
+		For(&vaultv1beta1.VaultApp{}, builder.WithPredicates(shared.SpecChangedOrFinalizerMissing(Finalizer))).
 		Watches(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(r.vaultAppsIn), builder.WithPredicates(shared.NamespaceGrantsChanged)).
 		WithOptions(controller.Options{
 			MaxConcurrentReconciles: max(1, r.MaxConcurrentReconciles),
