@@ -95,7 +95,7 @@ func TestClientIdsAreRememberedAndRefreshedWhenGone(t *testing.T) {
 		case strings.HasSuffix(r.URL.Path, "/client-secret"):
 			reads++
 			id := strings.TrimSuffix(strings.TrimPrefix(r.URL.Path[strings.Index(r.URL.Path, "/clients/"):], "/clients/"), "/client-secret")
-			if id != current && !(current == "id-3" && id == "id-2") { // id-1 was deleted; id-2 was renamed
+			if id != current && (current != "id-3" || id != "id-2") { // id-1 was deleted; id-2 was renamed
 				http.NotFound(w, r)
 				return
 			}
