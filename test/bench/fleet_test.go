@@ -87,23 +87,6 @@ type fleet struct {
 
 func nsName(i int) string { return fmt.Sprintf("fleet-%02d", i%namespaces) }
 
-// classifyVault tells Vault requests apart by what they cost.
-func classifyVault(r *http.Request) string {
-	switch {
-	case strings.HasSuffix(r.URL.Path, "/login"):
-		return "login"
-	case strings.HasSuffix(r.URL.Path, "/renew-self"):
-		return "renew"
-	case strings.HasSuffix(r.URL.Path, "/lookup-self"):
-		return "lookup"
-	case r.Method == "LIST" || r.URL.Query().Get("list") == "true":
-		return "list" // names of the whole fleet, not a per-object read
-	case r.Method == http.MethodGet:
-		return "read"
-	}
-	return "write"
-}
-
 // classifyKeycloak tells token requests, reads and writes apart.
 func classifyKeycloak(r *http.Request) string {
 	switch {
@@ -135,7 +118,7 @@ func newFleet(b *testing.B) *fleet {
 		proxy    **harness.CountingProxy
 		target   string
 		classify func(*http.Request) string
-	}{{&f.vaultProxy, f.vault.Addr, classifyVault}, {&f.keycloakProxy, f.keycloak.URL, classifyKeycloak}, {&f.limitProxy, f.vault.Addr, classifyVault}} {
+	}{{&f.vaultProxy, f.vault.Addr, harness.ClassifyVault}, {&f.keycloakProxy, f.keycloak.URL, classifyKeycloak}, {&f.limitProxy, f.vault.Addr, harness.ClassifyVault}} {
 		if *p.proxy, err = harness.StartCountingProxy(p.target, p.classify); err != nil {
 			b.Fatal(err)
 		}

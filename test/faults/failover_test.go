@@ -23,7 +23,6 @@ package faults
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -48,17 +47,6 @@ const (
 	leaseName         = "vault-keycloak-operator.carbogame.com"
 	objects           = 200
 )
-
-// classifyVault counts writes apart from everything else.
-func classifyVault(r *http.Request) string {
-	if strings.HasSuffix(r.URL.Path, "/login") || strings.HasSuffix(r.URL.Path, "/renew-self") || strings.HasSuffix(r.URL.Path, "/lookup-self") {
-		return "auth"
-	}
-	if r.Method == http.MethodGet || r.Method == "LIST" {
-		return "read"
-	}
-	return "write"
-}
 
 // replica is one manager process with its own proxy in front of Vault, so
 // that every request to Vault is known by the replica that sent it.
@@ -124,7 +112,7 @@ func TestLeaderKilledTheStandbyTakesOver(t *testing.T) {
 	defer svc.Close()
 	var replicas []*replica
 	for i, name := range []string{"replica-a", "replica-b"} {
-		proxy, err := harness.StartCountingProxy(vault.Addr, classifyVault)
+		proxy, err := harness.StartCountingProxy(vault.Addr, harness.ClassifyVault)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -23,6 +23,7 @@ import (
 	"net/http"
 	"net/http/httputil"
 	"net/url"
+	"strings"
 	"sync"
 )
 
@@ -109,4 +110,23 @@ func Difference(after, before map[string]int) map[string]int {
 		}
 	}
 	return d
+}
+
+// ClassifyVault tells Vault requests apart by what they cost: "login",
+// "renew", "lookup" (of the caller's own token), "list" (names of many
+// objects), "read" and "write".
+func ClassifyVault(r *http.Request) string {
+	switch {
+	case strings.HasSuffix(r.URL.Path, "/login"):
+		return "login"
+	case strings.HasSuffix(r.URL.Path, "/renew-self"):
+		return "renew"
+	case strings.HasSuffix(r.URL.Path, "/lookup-self"):
+		return "lookup"
+	case r.Method == "LIST" || r.URL.Query().Get("list") == "true":
+		return "list"
+	case r.Method == http.MethodGet:
+		return "read"
+	}
+	return "write"
 }
