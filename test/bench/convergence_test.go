@@ -198,7 +198,7 @@ func (f *fleet) timeReady(b *testing.B, run string, n int, work func(<-chan *vau
 				b.Fatalf("the watch of run %s ended", run)
 			}
 			app, isApp := ev.Object.(*vaultv1beta1.VaultApp)
-			if !isApp || ev.Type == watch.Deleted || !ready(app.Status.Conditions, app.Generation) {
+			if !isApp || ev.Type == watch.Deleted || !harness.ReadyFor(app.Status.Conditions, app.Generation) {
 				continue
 			}
 			if key := app.Namespace + "/" + app.Name; !readyAt[key] {

@@ -20,17 +20,14 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"golang.org/x/sync/errgroup"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -129,25 +126,15 @@ func newFleet(b *testing.B) *fleet {
 	if err := harness.AdminSetup(ctx, f.c, f.cluster.Config, f.vault, f.keycloak, operatorNamespace, "vko-fleet-operator"); err != nil {
 		b.Fatal(err)
 	}
-	if err := f.c.Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: operatorSA, Namespace: operatorNamespace}}); err != nil {
+	if f.tokenPath, f.saToken, err = harness.OperatorIdentity(ctx, f.c, f.cluster.Config, f.vault, operatorNamespace, operatorSA, f.dir); err != nil {
 		b.Fatal(err)
 	}
-	if err := f.vault.AllowOperator(ctx, operatorNamespace, operatorSA); err != nil {
-		b.Fatal(err)
-	}
-	token, err := harness.ServiceAccountToken(ctx, f.cluster.Config, operatorNamespace, operatorSA)
-	if err != nil {
-		b.Fatal(err)
-	}
-	f.tokenPath, f.saToken = filepath.Join(f.dir, "sa-token"), token
-	if err := os.WriteFile(f.tokenPath, []byte(token), 0o600); err != nil {
-		b.Fatal(err)
-	}
+
 	var creds corev1.Secret
 	if err := f.c.Get(ctx, client.ObjectKey{Namespace: operatorNamespace, Name: "prod-keycloak-credentials"}, &creds); err != nil {
 		b.Fatal(err)
 	}
-	f.secrets = append(f.secrets, token, string(creds.Data["clientSecret"]), f.vault.Token, f.keycloak.Password)
+	f.secrets = append(f.secrets, f.saToken, string(creds.Data["clientSecret"]), f.vault.Token, f.keycloak.Password)
 
 	kc, err := f.keycloak.Admin(ctx)
 	if err != nil {
@@ -305,36 +292,17 @@ func parallel(b *testing.B, n, workers int, do func(i int) error) {
 
 // parallelErr is parallel for a goroutine that is not the benchmark's own.
 func parallelErr(n, workers int, do func(i int) error) error {
-	next := make(chan int)
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var first error
-	for range workers {
-		wg.Go(func() {
-			for i := range next {
-				if err := do(i); err != nil {
-					mu.Lock()
-					if first == nil {
-						first = fmt.Errorf("item %d: %w", i, err)
-					}
-					mu.Unlock()
-				}
+	var g errgroup.Group
+	g.SetLimit(workers)
+	for i := range n {
+		g.Go(func() error {
+			if err := do(i); err != nil {
+				return fmt.Errorf("item %d: %w", i, err)
 			}
+			return nil
 		})
 	}
-	for i := range n {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	return first
-}
-
-// ready reports whether an object's Ready condition is True for its
-// current generation.
-func ready(conditions []metav1.Condition, generation int64) bool {
-	c := meta.FindStatusCondition(conditions, "Ready")
-	return c != nil && c.Status == metav1.ConditionTrue && c.ObservedGeneration == generation
+	return g.Wait()
 }
 
 // waitCredentialsReady polls until n KeycloakClientCredentials of a run are
@@ -349,7 +317,7 @@ func (f *fleet) waitCredentialsReady(b *testing.B, run string, n int, timeout ti
 		}
 		count := 0
 		for _, k := range list.Items {
-			if ready(k.Status.Conditions, k.Generation) {
+			if harness.ReadyFor(k.Status.Conditions, k.Generation) {
 				count++
 			}
 		}

@@ -135,7 +135,7 @@ path "auth/kubernetes/role/app.*" { capabilities = ["read"] }
 			if err := f.c.Get(ctx, client.ObjectKeyFromObject(app), app); err != nil {
 				b.Fatal(err)
 			}
-			if ready(app.Status.Conditions, app.Generation) {
+			if harness.ReadyFor(app.Status.Conditions, app.Generation) {
 				break
 			}
 			if time.Since(start) > 3*time.Minute {

@@ -28,7 +28,6 @@ import (
 	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/util/retry"
@@ -95,7 +94,7 @@ func TestLeaderKilledTheStandbyTakesOver(t *testing.T) {
 
 	// 200 VaultApps, all Ready: the leader is the replica that wrote them.
 	for i := range objects {
-		if err := c.Create(ctx, vaultApp(i, "db/*")); err != nil {
+		if err := c.Create(ctx, vaultApp(appName(i), "db/*")); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -118,7 +117,7 @@ func TestLeaderKilledTheStandbyTakesOver(t *testing.T) {
 		for i := range objects {
 			_ = retry.OnError(wait.Backoff{Steps: 30, Duration: 100 * time.Millisecond, Factor: 1.5, Cap: 2 * time.Second}, always, func() error {
 				app := &vaultv1beta1.VaultApp{}
-				if err := c.Get(ctx, client.ObjectKeyFromObject(vaultApp(i, "")), app); err != nil {
+				if err := c.Get(ctx, client.ObjectKeyFromObject(vaultApp(appName(i), "")), app); err != nil {
 					return err
 				}
 				app.Spec.Policy.Rules[0].Path = "cache/*"
@@ -157,7 +156,7 @@ func TestLeaderKilledTheStandbyTakesOver(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range objects {
-		name := tenancy.PolicyName("team", vaultApp(i, "").Name)
+		name := tenancy.PolicyName("team", vaultApp(appName(i), "").Name)
 		text, err := admin.Sys().GetPolicyWithContext(ctx, name)
 		if err != nil || !strings.Contains(text, "secret/data/team/cache/*") || strings.Contains(text, "team/db/*") {
 			t.Fatalf("policy %s after the failover: %v\n%s", name, err, text)
@@ -167,9 +166,11 @@ func TestLeaderKilledTheStandbyTakesOver(t *testing.T) {
 		leader.proxy.Counts()["write"], takeover.Round(100*time.Millisecond), standby.proxy.Counts()["write"], objects)
 }
 
-func vaultApp(i int, path string) *vaultv1beta1.VaultApp {
+func appName(i int) string { return fmt.Sprintf("app-%03d", i) }
+
+func vaultApp(name, path string) *vaultv1beta1.VaultApp {
 	return &vaultv1beta1.VaultApp{
-		ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("app-%03d", i), Namespace: "team"},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "team"},
 		Spec: vaultv1beta1.VaultAppSpec{Policy: vaultv1beta1.PolicySpec{Rules: []vaultv1beta1.PolicyRule{
 			{Path: path, Capabilities: []vaultv1beta1.Capability{vaultv1beta1.CapabilityRead}}}}},
 	}
@@ -187,8 +188,7 @@ func waitAll(t *testing.T, c client.Client, path string, timeout time.Duration) 
 		}
 		n := 0
 		for _, app := range list.Items {
-			cond := meta.FindStatusCondition(app.Status.Conditions, "Ready")
-			if app.Spec.Policy.Rules[0].Path == path && cond != nil && cond.Status == metav1.ConditionTrue && cond.ObservedGeneration == app.Generation {
+			if app.Spec.Policy.Rules[0].Path == path && harness.ReadyFor(app.Status.Conditions, app.Generation) {
 				n++
 			}
 		}

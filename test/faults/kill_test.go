@@ -19,6 +19,7 @@ package faults
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -26,8 +27,6 @@ import (
 	"testing"
 	"time"
 
-	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
@@ -84,7 +83,7 @@ func TestManagerKilledAtRandomEverythingConverges(t *testing.T) {
 					name := fmt.Sprintf("app-%03d", next)
 					next++
 					mu.Unlock()
-					if err := w.c.Create(ctx, killApp(name, "db/*")); err == nil {
+					if err := w.c.Create(ctx, vaultApp(name, "db/*")); err == nil {
 						mu.Lock()
 						alive[name] = true
 						mu.Unlock()
@@ -97,7 +96,7 @@ func TestManagerKilledAtRandomEverythingConverges(t *testing.T) {
 					}
 				default:
 					name := names[rand.IntN(len(names))]
-					if err := w.c.Delete(ctx, killApp(name, "")); err == nil {
+					if err := w.c.Delete(ctx, vaultApp(name, "")); err == nil {
 						mu.Lock()
 						delete(alive, name)
 						mu.Unlock()
@@ -117,7 +116,7 @@ func TestManagerKilledAtRandomEverythingConverges(t *testing.T) {
 	m := start(trials)
 	defer m.Stop()
 	mu.Lock()
-	want := maps(alive)
+	want := maps.Clone(alive)
 	mu.Unlock()
 	deadline := time.Now().Add(90 * time.Second)
 	for {
@@ -132,20 +131,6 @@ func TestManagerKilledAtRandomEverythingConverges(t *testing.T) {
 	}
 	t.Logf("R3: %d kills (after %v), %d VaultApps created in all, %d alive; all converged, Vault holds exactly theirs",
 		trials, killedAt, next, len(want))
-}
-
-func killApp(name, path string) *vaultv1beta1.VaultApp {
-	app := vaultApp(0, path)
-	app.Name = name
-	return app
-}
-
-func maps(m map[string]bool) map[string]bool {
-	out := make(map[string]bool, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
 }
 
 // converged says what still differs from the promise: every VaultApp of
@@ -166,9 +151,8 @@ func converged(ctx context.Context, w *world, want map[string]bool) error {
 			return fmt.Errorf("VaultApp %s still exists (deletion stuck?): finalizers %v", app.Name, app.Finalizers)
 		}
 		seen[app.Name] = true
-		cond := meta.FindStatusCondition(app.Status.Conditions, "Ready")
-		if cond == nil || cond.Status != metav1.ConditionTrue || cond.ObservedGeneration != app.Generation {
-			return fmt.Errorf("VaultApp %s not Ready for generation %d: %v", app.Name, app.Generation, cond)
+		if !harness.ReadyFor(app.Status.Conditions, app.Generation) {
+			return fmt.Errorf("VaultApp %s not Ready for generation %d: %v", app.Name, app.Generation, app.Status.Conditions)
 		}
 		text, err := admin.Sys().GetPolicyWithContext(ctx, tenancy.PolicyName("team", app.Name))
 		if err != nil || !strings.Contains(text, "secret/data/team/"+app.Spec.Policy.Rules[0].Path) {

@@ -18,8 +18,6 @@ package faults
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -60,24 +58,11 @@ func newWorld(t *testing.T) *world {
 	if err := vault.ConfigureKubernetesAuth(ctx, c, cluster.Config); err != nil {
 		t.Fatal(err)
 	}
-	for _, obj := range []client.Object{
-		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: operatorNamespace}},
-		&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: operatorSA, Namespace: operatorNamespace}},
-		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team"}},
-	} {
-		if err := c.Create(ctx, obj); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := vault.AllowOperator(ctx, operatorNamespace, operatorSA); err != nil {
+	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team"}}); err != nil {
 		t.Fatal(err)
 	}
-	token, err := harness.ServiceAccountToken(ctx, cluster.Config, operatorNamespace, operatorSA)
+	tokenPath, _, err := harness.OperatorIdentity(ctx, c, cluster.Config, vault, operatorNamespace, operatorSA, dir)
 	if err != nil {
-		t.Fatal(err)
-	}
-	tokenPath := filepath.Join(dir, "sa-token")
-	if err := os.WriteFile(tokenPath, []byte(token), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	return &world{c: c, cluster: cluster, vault: vault, tokenPath: tokenPath}

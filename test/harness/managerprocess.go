@@ -34,6 +34,10 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
@@ -147,6 +151,35 @@ func StartProcessCluster(dir string) (*ProcessCluster, error) {
 
 // Stop ends the API server and etcd.
 func (pc *ProcessCluster) Stop() { _ = pc.Env.Stop() }
+
+// OperatorIdentity is the operator's ServiceAccount as a pod would have it:
+// created in namespace (with the namespace), allowed in Vault (the README's
+// policy and role; Kubernetes auth must be configured), and its token
+// written to a file under dir for --vault-service-account-token-path.
+func OperatorIdentity(ctx context.Context, c client.Client, cfg *rest.Config, vault *Vault, namespace, serviceAccount, dir string) (tokenPath, token string, err error) {
+	for _, obj := range []client.Object{
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}},
+		&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: serviceAccount, Namespace: namespace}},
+	} {
+		if err := c.Create(ctx, obj); err != nil && !apierrors.IsAlreadyExists(err) {
+			return "", "", fmt.Errorf("create %T %s: %w", obj, obj.GetName(), err)
+		}
+	}
+	if err := vault.AllowOperator(ctx, namespace, serviceAccount); err != nil {
+		return "", "", err
+	}
+	if token, err = ServiceAccountToken(ctx, cfg, namespace, serviceAccount); err != nil {
+		return "", "", err
+	}
+	tokenPath = filepath.Join(dir, "sa-token")
+	return tokenPath, token, os.WriteFile(tokenPath, []byte(token), 0o600)
+}
+
+// ReadyFor reports whether conditions hold Ready=True for generation.
+func ReadyFor(conditions []metav1.Condition, generation int64) bool {
+	c := meta.FindStatusCondition(conditions, "Ready")
+	return c != nil && c.Status == metav1.ConditionTrue && c.ObservedGeneration == generation
+}
 
 // Manager is the manager binary running as its own process.
 type Manager struct {

@@ -76,7 +76,8 @@ func (r *KeycloakClientCredentialReconciler) syncTarget(ctx context.Context, kcc
 			}
 			if isOwnedBy(&existing, kcc, before) {
 				// Written by this resource, not yet in the cache: look again.
-				return fail(shared.ReasonTargetFailed, fmt.Sprintf("Secret %s/%s is not in the cache yet", ns, name), fmt.Errorf("secret %s/%s not in the cache yet", ns, name))
+				lag := fmt.Errorf("secret %s/%s is not in the cache yet", ns, name)
+				return fail(shared.ReasonTargetFailed, lag.Error(), lag)
 			}
 			return fail(shared.ReasonSecretNotOwned, fmt.Sprintf("Secret %s/%s exists and was not written for this resource: left untouched", ns, name), nil)
 		} else if err != nil {

@@ -46,7 +46,7 @@ type Refresh struct {
 
 // After is the result that checks the object again after interval.
 func (r *Refresh) After(req reconcile.Request, interval time.Duration) ctrl.Result {
-	if _, seen := r.seen.LoadOrStore(req, struct{}{}); !seen && interval >= 10 {
+	if _, seen := r.seen.LoadOrStore(req, struct{}{}); !seen && interval/10 > 0 {
 		interval += rand.N(interval / 10)
 	}
 	return ctrl.Result{RequeueAfter: interval, Priority: new(handler.LowPriority)}
