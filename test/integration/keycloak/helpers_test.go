@@ -20,6 +20,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -53,9 +54,13 @@ func newServer(t testing.TB, k *harness.Keycloak, allowed ...string) string {
 }
 
 // newServerInRealm is newServer granting the clients of realmName.
+var serverSeq atomic.Int32
+
 func newServerInRealm(t testing.TB, k *harness.Keycloak, realmName string, allowed ...string) string {
 	t.Helper()
-	name := fmt.Sprintf("kc-%04d", rand.IntN(10000))
+	// Cluster-scoped: a random suffix collided now and then across the
+	// suite's servers; a counter cannot.
+	name := fmt.Sprintf("kc-%04d", serverSeq.Add(1))
 	s := &secretsv1beta1.KeycloakServer{
 		ObjectMeta: metav1.ObjectMeta{Name: name},
 		Spec: secretsv1beta1.KeycloakServerSpec{
