@@ -53,17 +53,18 @@ func StartKeycloak(ctx context.Context, logDir string) (*Keycloak, error) {
 	if err := requireFile(home, "keycloak", EnvKeycloakHome); err != nil {
 		return nil, err
 	}
-	httpPort, err := FreePort()
+	k := &Keycloak{User: "admin", Password: "admin-password-for-tests", home: home, logDir: logDir}
+	err := retryWhilePortTaken(func() (*Process, error) {
+		ports, err := FreePorts(2)
+		if err != nil {
+			return nil, err
+		}
+		k.httpPort, k.mgmtPort = ports[0], ports[1]
+		k.URL = "http://127.0.0.1:" + strconv.Itoa(k.httpPort)
+		k.proc, err = k.start(ctx)
+		return k.proc, err
+	})
 	if err != nil {
-		return nil, err
-	}
-	mgmtPort, err := FreePort()
-	if err != nil {
-		return nil, err
-	}
-	k := &Keycloak{URL: "http://127.0.0.1:" + strconv.Itoa(httpPort), User: "admin", Password: "admin-password-for-tests",
-		home: home, logDir: logDir, httpPort: httpPort, mgmtPort: mgmtPort}
-	if k.proc, err = k.start(ctx); err != nil {
 		return nil, err
 	}
 	return k, nil
@@ -85,7 +86,7 @@ func (k *Keycloak) start(ctx context.Context) (*Process, error) {
 	}
 	if err := proc.waitHTTP(ctx, k.URL+"/realms/master", 5*time.Minute); err != nil {
 		proc.Stop()
-		return nil, err
+		return proc, err
 	}
 	return proc, nil
 }

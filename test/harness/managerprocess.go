@@ -201,6 +201,22 @@ func (pc *ProcessCluster) StartManager(ctx context.Context, name string, env []s
 	if err != nil {
 		return nil, err
 	}
+	var m *Manager
+	err = retryWhilePortTaken(func() (*Process, error) {
+		var err error
+		m, err = pc.startManagerOnce(ctx, bin, name, env, extra)
+		if m == nil {
+			return nil, err
+		}
+		return m.Process, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+func (pc *ProcessCluster) startManagerOnce(ctx context.Context, bin, name string, env, extra []string) (*Manager, error) {
 	ports, err := FreePorts(3)
 	if err != nil {
 		return nil, err
@@ -227,7 +243,7 @@ func (pc *ProcessCluster) StartManager(ctx context.Context, name string, env []s
 		WebhookURL: "https://" + wh.LocalServingHost + ":" + strconv.Itoa(wh.LocalServingPort)}
 	if err := proc.waitHTTP(ctx, "http://127.0.0.1:"+strconv.Itoa(probePort)+"/readyz", time.Minute); err != nil {
 		proc.Stop()
-		return nil, err
+		return &Manager{Process: proc}, err
 	}
 	// extra may move the webhooks to a port of the replica's own (behind a
 	// Service); the last --webhook-port wins, as in flag parsing.

@@ -173,6 +173,22 @@ func FreePorts(n int) ([]int, error) {
 	return ports, nil
 }
 
+// retryWhilePortTaken runs start up to three times while it fails because
+// its process could not bind a port. Ports are picked free (FreePort), then
+// bound by the process a moment later; a test package running beside this
+// one may take the port in between. start returns the process it started
+// (stopped on failure), if any.
+func retryWhilePortTaken(start func() (*Process, error)) error {
+	const attempts = 3
+	for attempt := 1; ; attempt++ {
+		proc, err := start()
+		if err == nil || attempt == attempts || proc == nil || !proc.Exited() ||
+			!strings.Contains(strings.ToLower(proc.Log()), "address already in use") {
+			return err
+		}
+	}
+}
+
 // requireFile fails with what to run when a component is not built.
 func requireFile(path, what, envVar string) error {
 	if path == "" {

@@ -50,12 +50,20 @@ func StartVault(ctx context.Context, logDir string) (*Vault, error) {
 	if err := requireFile(bin, "vault server", EnvVaultBin); err != nil {
 		return nil, err
 	}
-	port, err := FreePort()
+	v := &Vault{Token: "root-token-for-tests", bin: bin, logDir: logDir}
+	err := retryWhilePortTaken(func() (*Process, error) {
+		port, err := FreePort()
+		if err != nil {
+			return nil, err
+		}
+		v.port, v.Addr = port, "http://127.0.0.1:"+strconv.Itoa(port)
+		err = v.run(ctx)
+		return v.proc, err
+	})
 	if err != nil {
 		return nil, err
 	}
-	v := &Vault{Addr: "http://127.0.0.1:" + strconv.Itoa(port), Token: "root-token-for-tests", bin: bin, port: port, logDir: logDir}
-	return v, v.run(ctx)
+	return v, nil
 }
 
 // Restart starts a new dev server on the same address and token, after
