@@ -85,12 +85,12 @@ services-bin: ## Build Vault and fetch Keycloak into the cache.
 	@$(ENSURE) keycloak
 
 .PHONY: test
-test: manifests generate fmt vet ## Run all tests against a real kube-apiserver, Vault and Keycloak.
+test: manifests generate fmt vet ## Run all tests against a real kube-apiserver, Vault and Keycloak; then sweep all they kept for secret values.
 	KUBEBUILDER_ASSETS="$$($(ENSURE) envtest)" \
 	VKO_VAULT_BIN="$$($(ENSURE) vault-bin)" \
 	VKO_KEYCLOAK_HOME="$$($(ENSURE) keycloak)" \
 	$(OLM_ENV) \
-	go run ./test/harness/cmd/with-services -- \
+	go run ./test/harness/cmd/with-services --sweep -- \
 		go test ./... -count=1 -timeout $(TEST_TIMEOUT) -coverprofile cover.out
 
 .PHONY: test-unit

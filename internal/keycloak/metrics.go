@@ -25,7 +25,7 @@ import (
 // requestsTotal counts every request the operator sends to Keycloak.
 var requestsTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
 	Name: "vko_keycloak_requests_total",
-	Help: "Requests sent to Keycloak, by server, operation (login, find_client, read_secret, regenerate_secret, server_info) and outcome (success, error).",
+	Help: "Requests sent to Keycloak, by server, operation (login, find_client, read_secret, regenerate_secret, server_info, probe) and outcome (success, error).",
 }, []string{"server", "operation", "outcome"})
 
 func init() {
@@ -39,6 +39,7 @@ const (
 	OpReadSecret       = "read_secret"
 	OpRegenerateSecret = "regenerate_secret"
 	OpServerInfo       = "server_info"
+	OpProbe            = "probe"
 )
 
 func observe(server, op string, err error) {

@@ -26,7 +26,7 @@ import (
 // steady-state resync shows up here as reads only.
 var requestsTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
 	Name: "vko_vault_requests_total",
-	Help: "Requests sent to Vault, by operation (login, renew, lookup_self, read_policy, write_policy, delete_policy, list_policies, read_role, write_role, delete_role, list_roles) and outcome (success, not_found, error).",
+	Help: "Requests sent to Vault, by operation (login, renew, lookup_self, read_policy, write_policy, delete_policy, list_policies, read_role, write_role, delete_role, list_roles, health) and outcome (success, not_found, error).",
 }, []string{"operation", "outcome"})
 
 func init() {
@@ -46,6 +46,7 @@ const (
 	OpDeleteRole   = "delete_role"
 	OpListPolicies = "list_policies"
 	OpListRoles    = "list_roles"
+	OpHealth       = "health"
 )
 
 func observe(op string, err error, found bool) {

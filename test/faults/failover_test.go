@@ -98,7 +98,7 @@ func TestLeaderKilledTheStandbyTakesOver(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	waitAll(t, c, "db/*", time.Minute)
+	waitAll(t, c, "db/*", objects, time.Minute)
 	leader, standby := replicas[0], replicas[1]
 	if leader.proxy.Counts()["write"] == 0 {
 		leader, standby = standby, leader
@@ -149,7 +149,7 @@ func TestLeaderKilledTheStandbyTakesOver(t *testing.T) {
 	if standbyBefore != 0 {
 		t.Errorf("the standby wrote %d times to Vault while the leader lived: two writers", standbyBefore)
 	}
-	waitAll(t, c, "cache/*", 30*time.Second+takeover)
+	waitAll(t, c, "cache/*", objects, 30*time.Second+takeover)
 	// Vault holds the latest spec of every object.
 	admin, err := vault.AdminClient()
 	if err != nil {
@@ -176,9 +176,9 @@ func vaultApp(name, path string) *vaultv1beta1.VaultApp {
 	}
 }
 
-// waitAll waits until every VaultApp is Ready for its current spec, whose
+// waitAll waits until n VaultApps are Ready for their current spec, whose
 // only path is path.
-func waitAll(t *testing.T, c client.Client, path string, timeout time.Duration) {
+func waitAll(t *testing.T, c client.Client, path string, n int, timeout time.Duration) {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
 	for {
@@ -186,17 +186,17 @@ func waitAll(t *testing.T, c client.Client, path string, timeout time.Duration) 
 		if err := c.List(context.Background(), &list, client.InNamespace("team")); err != nil {
 			t.Fatal(err)
 		}
-		n := 0
+		ready := 0
 		for _, app := range list.Items {
 			if app.Spec.Policy.Rules[0].Path == path && harness.ReadyFor(app.Status.Conditions, app.Generation) {
-				n++
+				ready++
 			}
 		}
-		if n == objects {
+		if ready == n {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%d of %d VaultApps Ready for %s after %s", n, objects, path, timeout)
+			t.Fatalf("%d of %d VaultApps Ready for %s after %s", ready, n, path, timeout)
 		}
 		time.Sleep(500 * time.Millisecond)
 	}

@@ -49,12 +49,7 @@ func TestManagerKilledAtRandomEverythingConverges(t *testing.T) {
 		next  int
 	)
 	start := func(trial int) *harness.Manager {
-		m, err := w.cluster.StartManager(ctx, fmt.Sprintf("manager-%02d", trial), []string{"VAULT_ADDR=" + w.vault.Addr},
-			"--operator-namespace="+operatorNamespace, "--vault-service-account-token-path="+w.tokenPath)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return m
+		return w.startManager(t, fmt.Sprintf("manager-%02d", trial), w.vault.Addr)
 	}
 	var killedAt []time.Duration
 	for trial := range trials {
@@ -154,9 +149,14 @@ func converged(ctx context.Context, w *world, want map[string]bool) error {
 		if !harness.ReadyFor(app.Status.Conditions, app.Generation) {
 			return fmt.Errorf("VaultApp %s not Ready for generation %d: %v", app.Name, app.Generation, app.Status.Conditions)
 		}
-		text, err := admin.Sys().GetPolicyWithContext(ctx, tenancy.PolicyName("team", app.Name))
+		name := tenancy.PolicyName("team", app.Name)
+		text, err := admin.Sys().GetPolicyWithContext(ctx, name)
 		if err != nil || !strings.Contains(text, "secret/data/team/"+app.Spec.Policy.Rules[0].Path) {
 			return fmt.Errorf("policy of %s is not at its spec (%s): %v", app.Name, app.Spec.Policy.Rules[0].Path, err)
+		}
+		role, err := admin.Logical().ReadWithContext(ctx, "auth/kubernetes/role/"+name)
+		if err != nil || role == nil {
+			return fmt.Errorf("role of %s is missing: %v", app.Name, err)
 		}
 	}
 	for name := range want {

@@ -18,12 +18,15 @@ package faults
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
 	"github.com/carbogame/vault-keycloak-operator/test/harness"
 )
 
@@ -42,9 +45,16 @@ type world struct {
 // operator's policy and role, its ServiceAccount token, namespace "team".
 func newWorld(t *testing.T) *world {
 	t.Helper()
+	return newWorldWith(t, harness.StartVault)
+}
+
+// newWorldWith is newWorld with a Vault of startVault's kind (a persistent
+// one survives a restart).
+func newWorldWith(t *testing.T, startVault func(context.Context, string) (*harness.Vault, error)) *world {
+	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
-	vault, err := harness.StartVault(ctx, dir)
+	vault, err := startVault(ctx, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,4 +76,72 @@ func newWorld(t *testing.T) *world {
 		t.Fatal(err)
 	}
 	return &world{c: c, cluster: cluster, vault: vault, tokenPath: tokenPath}
+}
+
+// startManager runs one manager process, leader, speaking to Vault at
+// vaultAddr.
+func (w *world) startManager(t *testing.T, name, vaultAddr string, extra ...string) *harness.Manager {
+	t.Helper()
+	m, err := w.cluster.StartManager(context.Background(), name, []string{"VAULT_ADDR=" + vaultAddr},
+		append([]string{"--operator-namespace=" + operatorNamespace, "--vault-service-account-token-path=" + w.tokenPath}, extra...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// withKeycloak does the admin's part in the shared Keycloak (with a
+// manager serving the webhooks): a realm with
+// clients <prefix>-00…, an operator client, its credentials Secret, and
+// KeycloakServer "sso" granting namespaces the clients. The operator
+// reaches Keycloak through the returned Link, for the test to cut. It
+// returns the clients' secrets by clientId.
+func (w *world) withKeycloak(t *testing.T, realm, prefix string, clients int, namespaces ...string) (*harness.Link, map[string]string) {
+	t.Helper()
+	ctx := context.Background()
+	kc, err := harness.KeycloakFromEnv()
+	if err != nil {
+		t.Fatal(err)
+	}
+	admin, err := kc.Admin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := admin.CreateRealm(ctx, realm); err != nil {
+		t.Fatal(err)
+	}
+	secrets := map[string]string{}
+	for i := range clients {
+		id := fmt.Sprintf("%s-%02d", prefix, i)
+		if err := admin.CreateClient(ctx, realm, id, ""); err != nil {
+			t.Fatal(err)
+		}
+		if secrets[id], err = admin.ClientSecret(ctx, realm, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	operatorClient := "vko-" + realm
+	operatorSecret, err := admin.CreateOperatorClient(ctx, operatorClient)
+	if err != nil {
+		t.Fatal(err)
+	}
+	link, err := harness.StartLink(strings.TrimPrefix(kc.URL, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(link.Close)
+	for _, obj := range []client.Object{
+		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "keycloak-credentials", Namespace: operatorNamespace},
+			StringData: map[string]string{"clientId": operatorClient, "clientSecret": operatorSecret}},
+		&secretsv1beta1.KeycloakServer{ObjectMeta: metav1.ObjectMeta{Name: "sso"}, Spec: secretsv1beta1.KeycloakServerSpec{
+			URL: "http://" + link.Addr, Realm: "master", AuthType: secretsv1beta1.AuthClientCredentials,
+			CredentialsSecretRef: secretsv1beta1.SecretReference{Name: "keycloak-credentials"},
+			Access:               []secretsv1beta1.AccessGrant{{Namespaces: namespaces, Realms: []string{realm}, ClientIDs: []string{prefix + "-*"}}},
+		}},
+	} {
+		if err := w.c.Create(ctx, obj); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return link, secrets
 }

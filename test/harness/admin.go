@@ -47,6 +47,7 @@ func (v *Vault) AdminClient() (*vaultapi.Client, error) {
 		return nil, err
 	}
 	c.SetToken(v.Token)
+	KeepSecret(v.Token)
 	return c, nil
 }
 
@@ -154,6 +155,7 @@ func ServiceAccountToken(ctx context.Context, cfg *rest.Config, namespace, name 
 	if err != nil {
 		return "", fmt.Errorf("request a token for %s/%s: %w", namespace, name, err)
 	}
+	KeepSecret(tr.Status.Token)
 	return tr.Status.Token, nil
 }
 
@@ -170,6 +172,7 @@ func (k *Keycloak) Admin(ctx context.Context) (*KeycloakAdmin, error) {
 	if err != nil {
 		return nil, fmt.Errorf("log in to Keycloak as admin: %w", err)
 	}
+	KeepSecret(k.Password, token.AccessToken)
 	return &KeycloakAdmin{GC: gc, Token: token.AccessToken}, nil
 }
 
@@ -195,6 +198,7 @@ func (a *KeycloakAdmin) CreateClient(ctx context.Context, realm, clientID, secre
 	}
 	if secret != "" {
 		c.Secret = &secret
+		KeepSecret(secret)
 	}
 	if _, err := a.GC.CreateClient(ctx, a.Token, realm, c); err != nil && !exists(err) {
 		return fmt.Errorf("create client %s in realm %s: %w", clientID, realm, err)
@@ -226,6 +230,7 @@ func (a *KeycloakAdmin) ClientSecret(ctx context.Context, realm, clientID string
 	if err != nil {
 		return "", err
 	}
+	KeepSecret(gocloak.PString(cred.Value))
 	return gocloak.PString(cred.Value), nil
 }
 

@@ -22,6 +22,7 @@ import (
 	"crypto/tls"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -99,6 +100,12 @@ rules:
 // StartProcessCluster starts the control plane; dir receives its files and
 // the managers' logs.
 func StartProcessCluster(dir string) (*ProcessCluster, error) {
+	return StartProcessClusterWithCRDs(dir, filepath.Join(RepoRoot(), "config", "crd", "bases"))
+}
+
+// StartProcessClusterWithCRDs is StartProcessCluster with the CRDs of
+// crdDir (an older release's, for an upgrade).
+func StartProcessClusterWithCRDs(dir, crdDir string) (*ProcessCluster, error) {
 	if err := requireFile(os.Getenv("KUBEBUILDER_ASSETS"), "control plane", "KUBEBUILDER_ASSETS"); err != nil {
 		return nil, err
 	}
@@ -114,7 +121,7 @@ func StartProcessCluster(dir string) (*ProcessCluster, error) {
 	root := RepoRoot()
 	env := &envtest.Environment{
 		Scheme:                operator.NewScheme(),
-		CRDDirectoryPaths:     []string{filepath.Join(root, "config", "crd", "bases")},
+		CRDDirectoryPaths:     []string{crdDir},
 		ErrorIfCRDPathMissing: true,
 		WebhookInstallOptions: envtest.WebhookInstallOptions{
 			Paths:            []string{filepath.Join(root, "config", "webhook")},
@@ -150,7 +157,10 @@ func StartProcessCluster(dir string) (*ProcessCluster, error) {
 }
 
 // Stop ends the API server and etcd.
-func (pc *ProcessCluster) Stop() { _ = pc.Env.Stop() }
+func (pc *ProcessCluster) Stop() {
+	KeepCluster(pc.Client)
+	_ = pc.Env.Stop()
+}
 
 // OperatorIdentity is the operator's ServiceAccount as a pod would have it:
 // created in namespace (with the namespace), allowed in Vault (the README's
@@ -258,6 +268,19 @@ func (pc *ProcessCluster) startManagerOnce(ctx context.Context, bin, name string
 		return nil, err
 	}
 	return m, nil
+}
+
+// Stop keeps the manager's metrics page for the run's secret sweep, then
+// stops it.
+func (m *Manager) Stop() {
+	if os.Getenv(EnvSweepDir) != "" && !m.Exited() {
+		if resp, err := http.Get(m.MetricsURL); err == nil {
+			body, _ := io.ReadAll(resp.Body)
+			_ = resp.Body.Close()
+			KeepHaystack("metrics of "+m.name, string(body))
+		}
+	}
+	m.Process.Stop()
 }
 
 // Metrics scrapes the manager's metrics.
@@ -418,4 +441,22 @@ func InsecureWebhookClient() *http.Client {
 		TLSClientConfig:     &tls.Config{InsecureSkipVerify: true}, //nolint:gosec // a test's own loopback webhook server
 		MaxIdleConnsPerHost: 4,
 	}}
+}
+
+// StartControllerManager runs kube-controller-manager (from VKO_KUBE_DIR)
+// with only the named controllers, for what envtest leaves out: the
+// namespace controller that empties and removes a deleted namespace, the
+// garbage collector. It runs as its own admin user.
+func (pc *ProcessCluster) StartControllerManager(controllers ...string) (*Process, error) {
+	bin := filepath.Join(os.Getenv(EnvKubeDir), "kube-controller-manager")
+	if err := requireFile(os.Getenv(EnvKubeDir), "kube-controller-manager", EnvKubeDir); err != nil {
+		return nil, err
+	}
+	kubeconfig, err := writeAdminKubeconfig(pc.Env, pc.dir)
+	if err != nil {
+		return nil, err
+	}
+	return start("kube-controller-manager", filepath.Join(pc.dir, "logs"), nil, bin,
+		"--kubeconfig="+kubeconfig, "--controllers="+strings.Join(controllers, ","),
+		"--leader-elect=false", "--use-service-account-credentials=false", "--secure-port=0")
 }

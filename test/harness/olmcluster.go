@@ -204,6 +204,7 @@ func (c *OLMCluster) Stop() {
 	if c.podNetwork {
 		removePodNetwork()
 	}
+	KeepCluster(c.Client)
 	_ = c.Env.Stop()
 }
 

@@ -27,6 +27,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/prometheus/common/expfmt"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -34,6 +35,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
@@ -187,5 +189,16 @@ func (op *Operator) Stop() {
 	if err := <-op.done; err != nil {
 		logf.Log.Error(err, "manager stopped with an error")
 	}
+	// For the run's secret sweep: the manager's log and metrics (it runs in
+	// this process), the cluster's Events, statuses and secret values.
+	KeepHaystack("log of the in-process manager", op.Logs())
+	if families, err := metrics.Registry.Gather(); err == nil {
+		var text bytes.Buffer
+		for _, f := range families {
+			_, _ = expfmt.MetricFamilyToText(&text, f)
+		}
+		KeepHaystack("metrics of the in-process manager", text.String())
+	}
+	KeepCluster(op.Client)
 	_ = op.Env.Stop()
 }

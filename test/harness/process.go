@@ -62,9 +62,15 @@ func start(name, logDir string, env []string, bin string, args ...string) (*Proc
 		return nil, fmt.Errorf("start %s (%s): %w", name, bin, err)
 	}
 	p := &Process{name: name, cmd: cmd, logPath: logPath, done: make(chan struct{})}
+	// The manager's log is what the operator wrote for people to read:
+	// kept for the run's secret sweep once the process ends.
+	keep := filepath.Base(bin) == "manager"
 	go func() {
 		_ = cmd.Wait()
 		_ = logFile.Close()
+		if keep {
+			KeepHaystack("log of "+name, p.Log())
+		}
 		close(p.done)
 	}()
 	return p, nil

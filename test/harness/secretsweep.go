@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 
 	eventsv1 "k8s.io/api/events/v1"
@@ -75,16 +76,48 @@ func Haystacks(ctx context.Context, c client.Client, metricsURLs ...string) (map
 // FindSecrets returns, for each secret value found in a haystack, where it
 // was found (never the value: the answer goes into a test's output). An
 // empty secret is reported too: it would match everything and prove nothing.
+//
+// A run's sweep looks for hundreds of values in hundreds of megabytes, so
+// each haystack is read once: every window of the first few bytes of a
+// value is looked up in a map, and only a hit is compared in full.
 func FindSecrets(haystacks map[string]string, secrets []string) []string {
+	const k = 8
 	var found []string
+	byPrefix := map[string][]int{}
+	var short []int
 	for i, s := range secrets {
-		if s == "" {
+		switch {
+		case s == "":
 			found = append(found, fmt.Sprintf("secret #%d is empty: nothing to look for", i))
-			continue
+		case len(s) < k:
+			short = append(short, i)
+		default:
+			byPrefix[s[:k]] = append(byPrefix[s[:k]], i)
 		}
-		for where, text := range haystacks {
-			if strings.Contains(text, s) {
-				found = append(found, fmt.Sprintf("secret #%d (%d characters) in %s", i, len(s), where))
+	}
+	wheres := make([]string, 0, len(haystacks))
+	for where := range haystacks {
+		wheres = append(wheres, where)
+	}
+	slices.Sort(wheres)
+	for _, where := range wheres {
+		text := haystacks[where]
+		hit := map[int]bool{}
+		for _, i := range short {
+			if strings.Contains(text, secrets[i]) {
+				hit[i] = true
+			}
+		}
+		for at := 0; at+k <= len(text); at++ {
+			for _, i := range byPrefix[text[at:at+k]] {
+				if strings.HasPrefix(text[at:], secrets[i]) {
+					hit[i] = true
+				}
+			}
+		}
+		for i := range secrets {
+			if hit[i] {
+				found = append(found, fmt.Sprintf("secret #%d (%d characters) in %s", i, len(secrets[i]), where))
 			}
 		}
 	}

@@ -41,6 +41,8 @@ type Vault struct {
 	bin, logDir string
 	port        int
 	proc        *Process
+	// dataDir and unsealKey: a persistent server's (StartPersistentVault).
+	dataDir, unsealKey string
 }
 
 // StartVault starts "vault server -dev" on a free loopback port and waits

@@ -27,6 +27,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
 	"github.com/carbogame/vault-keycloak-operator/internal/controller/shared"
@@ -65,6 +66,15 @@ func (r *KeycloakClientCredentialReconciler) source(ctx context.Context, kcc *se
 	if err != nil {
 		return nil, 0, classify(err)
 	}
+	// A server that does not answer is waited for: the resource is
+	// reconciled as soon as it answers again, whatever its backoff.
+	failed := func(err error) *sourceError {
+		e := classify(err)
+		if e.reason == shared.ReasonKeycloakUnavailable && r.Outage != nil {
+			r.Outage.Wait(keycloakService(&server), kc.Reachable, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(kcc)})
+		}
+		return e
+	}
 	if errs := tenancy.CheckKeycloakAccess(&server, req, tenancy.LoginOf(&server, kc.LoginClientID())); len(errs) > 0 {
 		return nil, 0, notGranted(errs)
 	}
@@ -72,7 +82,7 @@ func (r *KeycloakClientCredentialReconciler) source(ctx context.Context, kcc *se
 	rotated, err := r.rotateIfDue(ctx, kcc, kc)
 	if err != nil {
 		r.recent.forget(key)
-		return nil, 0, classify(err)
+		return nil, 0, failed(err)
 	}
 	read := recentSource{uid: kcc.UID, generation: kcc.Generation, serverUID: server.UID, serverGeneration: server.Generation, realm: src.Realm, clientID: src.ClientID}
 	cred, age, fresh := r.recent.get(key, read, r.now(), tenancy.CredentialRefreshInterval(kcc))
@@ -80,7 +90,7 @@ func (r *KeycloakClientCredentialReconciler) source(ctx context.Context, kcc *se
 		age = 0
 		if cred, err = kc.ClientSecret(ctx, src.Realm, src.ClientID); err != nil {
 			r.recent.forget(key)
-			return nil, 0, classify(err)
+			return nil, 0, failed(err)
 		}
 		r.recent.put(key, read, cred, r.now())
 	}
@@ -113,8 +123,16 @@ func classify(err error) *sourceError {
 		reason = shared.ReasonClientNotFound
 	case errors.Is(err, keycloak.ErrNoUsableSecret):
 		reason = shared.ReasonNoUsableSecret
+	case keycloak.Unavailable(err):
+		reason = shared.ReasonKeycloakUnavailable
+		err = fmt.Errorf("the Keycloak server does not answer; retried as soon as it does: %w", err)
 	}
 	return &sourceError{reason: reason, err: err, retry: true}
+}
+
+// keycloakService names a KeycloakServer in the Outage.
+func keycloakService(server *secretsv1beta1.KeycloakServer) string {
+	return "keycloak/" + server.Name
 }
 
 // rotateIfDue regenerates the client secret in Keycloak when the rotation

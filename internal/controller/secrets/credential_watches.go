@@ -58,6 +58,12 @@ func (r *KeycloakClientCredentialReconciler) SetupWithManager(mgr ctrl.Manager) 
 		}); err != nil {
 		return err
 	}
+	if r.Outage == nil {
+		r.Outage = shared.NewOutage(0)
+	}
+	if err := mgr.Add(r.Outage); err != nil {
+		return err
+	}
 	return ctrl.NewControllerManagedBy(mgr).
 		// Spec changes, deletion, a finalizer removed by hand: not the
 		// operator's own status writes.
@@ -65,6 +71,8 @@ func (r *KeycloakClientCredentialReconciler) SetupWithManager(mgr ctrl.Manager) 
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.ownerOfSecret)).
 		Watches(&secretsv1beta1.KeycloakServer{}, handler.EnqueueRequestsFromMapFunc(r.usersOfServer)).
 		Watches(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(r.targetingNamespace), builder.WithPredicates(shared.NamespaceGrantsChanged)).
+		// Resources that waited for their Keycloak server, once it answers.
+		WatchesRawSource(r.Outage.Source()).
 		WithOptions(controller.Options{
 			MaxConcurrentReconciles: max(1, r.MaxConcurrentReconciles),
 			RateLimiter:             shared.RateLimiter(r.MaxBackoff),

@@ -30,12 +30,17 @@ type fakeKeycloak struct {
 	login   string
 	secrets map[string]string // "realm/clientId" → secret
 	calls   []string
+	// down, when set, is what every request gets (Keycloak not answering).
+	down error
 }
 
 func (f *fakeKeycloak) LoginClientID() string { return f.login }
 
 func (f *fakeKeycloak) ClientSecret(_ context.Context, realm, clientID string) (keycloak.Credential, error) {
 	f.calls = append(f.calls, "read "+realm+"/"+clientID)
+	if f.down != nil {
+		return keycloak.Credential{}, f.down
+	}
 	s, ok := f.secrets[realm+"/"+clientID]
 	switch {
 	case !ok:
@@ -48,6 +53,9 @@ func (f *fakeKeycloak) ClientSecret(_ context.Context, realm, clientID string) (
 
 func (f *fakeKeycloak) RegenerateSecret(_ context.Context, realm, clientID string) error {
 	f.calls = append(f.calls, "regenerate "+realm+"/"+clientID)
+	if f.down != nil {
+		return f.down
+	}
 	f.secrets[realm+"/"+clientID] += "-rotated"
 	return nil
 }
@@ -56,7 +64,8 @@ func (f *fakeKeycloak) IssuerURL(realm string) string { return "https://sso.test
 func (f *fakeKeycloak) TokenURL(realm string) string {
 	return "https://sso.test/realms/" + realm + "/protocol/openid-connect/token"
 }
-func (f *fakeKeycloak) Version(context.Context) (string, error) { return "26.0.0", nil }
+func (f *fakeKeycloak) Version(context.Context) (string, error) { return "26.0.0", f.down }
+func (f *fakeKeycloak) Reachable(context.Context) error         { return f.down }
 
 // fakeServers hands out the one fake server for every KeycloakServer.
 type fakeServers struct{ kc *fakeKeycloak }

@@ -32,6 +32,8 @@ type KeycloakAPI interface {
 	IssuerURL(realm string) string
 	TokenURL(realm string) string
 	Version(ctx context.Context) (string, error)
+	// Reachable says whether the server answers (no token needed).
+	Reachable(ctx context.Context) error
 }
 
 // Servers turns a KeycloakServer into the client of that server.

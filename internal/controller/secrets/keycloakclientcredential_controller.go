@@ -57,6 +57,9 @@ type KeycloakClientCredentialReconciler struct {
 	MaxBackoff time.Duration
 	// Now is the clock (tests move it for rotation); time.Now when nil.
 	Now func() time.Time
+	// Outage holds the resources that wait for their Keycloak server to
+	// answer again; SetupWithManager makes one when nil.
+	Outage *shared.Outage
 
 	refresh shared.Refresh
 	recent  recentSecrets

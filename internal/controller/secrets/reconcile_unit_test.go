@@ -24,6 +24,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/Nerzal/gocloak/v13"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -294,5 +295,37 @@ func TestARepairWithinTheRefreshIntervalDoesNotAskKeycloak(t *testing.T) {
 	w.reconcile("web")
 	if reads() != 3 {
 		t.Fatalf("after a spec change: %d reads, want 3", reads())
+	}
+}
+
+// A Keycloak server that does not answer leaves the written Secret as it
+// was, says KeycloakUnavailable, and the resource waits for that server;
+// a server that refuses (an unknown client) is not waited for.
+func TestKeycloakThatDoesNotAnswerIsWaitedFor(t *testing.T) {
+	w := newKCCWorld(t, teamA("web", "team-a-web"))
+	w.r.Outage = shared.NewOutage(time.Hour)
+	w.reconcile("web")
+	w.kc.down = &gocloak.APIError{Code: 0, Message: "could not get client secret: dial tcp 127.0.0.1:8080: connect: connection refused"}
+	w.r.recent.forget(client.ObjectKey{Namespace: "team-a", Name: "web"}) // as when the refresh is due
+	w.reconcile("web")
+	if c := w.ready("web"); c.Reason != shared.ReasonKeycloakUnavailable || !strings.Contains(c.Message, "does not answer") {
+		t.Fatalf("Ready = %+v, want KeycloakUnavailable", c)
+	}
+	if s := w.secret("team-a", "web-creds"); s == nil || string(s.Data["secret"]) != "s3cr3t" {
+		t.Fatalf("the Secret was removed or blanked while Keycloak was down: %v", s)
+	}
+	if got := w.r.Outage.Waiting("keycloak/kc"); got != 1 {
+		t.Fatalf("%d resources wait for keycloak/kc, want 1", got)
+	}
+
+	w.kc.down = nil
+	other := newKCCWorld(t, teamA("gone", "team-a-gone"))
+	other.r.Outage = shared.NewOutage(time.Hour)
+	other.reconcile("gone")
+	if c := other.ready("gone"); c.Reason != shared.ReasonClientNotFound {
+		t.Fatalf("Ready = %+v, want ClientNotFound", c)
+	}
+	if got := other.r.Outage.Waiting("keycloak/kc"); got != 0 {
+		t.Fatalf("a refusal made %d resources wait for the server", got)
 	}
 }

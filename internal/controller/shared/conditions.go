@@ -63,8 +63,11 @@ const (
 	// ReasonOrphanRemoved: the operator removed a policy and role it wrote
 	// for a VaultApp that no longer exists.
 	ReasonOrphanRemoved = "OrphanRemoved"
-	// ReasonVaultError: Vault did not answer, or refused.
+	// ReasonVaultError: Vault refused a request.
 	ReasonVaultError = "VaultError"
+	// ReasonVaultUnavailable: Vault did not answer (down, sealed, cut
+	// off); the resource is reconciled again as soon as Vault answers.
+	ReasonVaultUnavailable = "VaultUnavailable"
 	// ReasonVaultNotConfigured: the operator was started without a Vault address.
 	ReasonVaultNotConfigured = "VaultNotConfigured"
 	// ReasonDeleted: external state removed on deletion.
@@ -76,8 +79,12 @@ const (
 
 	// ReasonConnected: the operator logged in to the Keycloak server.
 	ReasonConnected = "Connected"
-	// ReasonKeycloakError: Keycloak did not answer, or refused.
+	// ReasonKeycloakError: Keycloak refused a request.
 	ReasonKeycloakError = "KeycloakError"
+	// ReasonKeycloakUnavailable: the Keycloak server did not answer; the
+	// resource is reconciled again as soon as it answers. Secrets already
+	// written stay as they are.
+	ReasonKeycloakUnavailable = "KeycloakUnavailable"
 	// ReasonUnauthorized: Keycloak refused the operator's credentials.
 	ReasonUnauthorized = "Unauthorized"
 	// ReasonCredentialsInvalid: the KeycloakServer's credentials Secret is missing or incomplete.

@@ -38,6 +38,8 @@ type fakeVault struct {
 	reads int
 	// noListing makes Free unsure, as when Vault refuses the listing.
 	noListing bool
+	// fail, when set, is what every request gets (Vault down, or refusing).
+	fail error
 }
 
 func newFakeVault() *fakeVault {
@@ -51,6 +53,9 @@ func (f *fakeVault) RenderPolicy(owner vaultclient.Owner, rules []vaultclient.Ru
 func (f *fakeVault) ReadPolicy(_ context.Context, name string) (string, bool, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.fail != nil {
+		return "", false, f.fail
+	}
 	f.reads++
 	text, ok := f.policies[name]
 	return text, ok, nil
@@ -59,6 +64,9 @@ func (f *fakeVault) ReadPolicy(_ context.Context, name string) (string, bool, er
 func (f *fakeVault) WritePolicy(_ context.Context, name, text string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.fail != nil {
+		return f.fail
+	}
 	f.policies[name] = text
 	f.writes = append(f.writes, vaultclient.OpWritePolicy+" "+name)
 	return nil
@@ -67,6 +75,9 @@ func (f *fakeVault) WritePolicy(_ context.Context, name, text string) error {
 func (f *fakeVault) DeletePolicy(_ context.Context, name string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.fail != nil {
+		return f.fail
+	}
 	delete(f.policies, name)
 	f.writes = append(f.writes, vaultclient.OpDeletePolicy+" "+name)
 	return nil
@@ -75,6 +86,9 @@ func (f *fakeVault) DeletePolicy(_ context.Context, name string) error {
 func (f *fakeVault) ListPolicies(_ context.Context, prefix string) ([]string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.fail != nil {
+		return nil, f.fail
+	}
 	var out []string
 	for n := range f.policies {
 		if strings.HasPrefix(n, prefix) {
@@ -88,6 +102,9 @@ func (f *fakeVault) ListPolicies(_ context.Context, prefix string) ([]string, er
 func (f *fakeVault) ReadRole(_ context.Context, name string) (vaultclient.Role, bool, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.fail != nil {
+		return vaultclient.Role{}, false, f.fail
+	}
 	f.reads++
 	r, ok := f.roles[name]
 	return r, ok, nil
@@ -96,6 +113,9 @@ func (f *fakeVault) ReadRole(_ context.Context, name string) (vaultclient.Role, 
 func (f *fakeVault) WriteRole(_ context.Context, name string, r vaultclient.Role) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.fail != nil {
+		return f.fail
+	}
 	f.roles[name] = r
 	f.writes = append(f.writes, vaultclient.OpWriteRole+" "+name)
 	return nil
@@ -104,6 +124,9 @@ func (f *fakeVault) WriteRole(_ context.Context, name string, r vaultclient.Role
 func (f *fakeVault) DeleteRole(_ context.Context, name string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.fail != nil {
+		return f.fail
+	}
 	delete(f.roles, name)
 	f.writes = append(f.writes, vaultclient.OpDeleteRole+" "+name)
 	return nil
@@ -116,5 +139,11 @@ func (f *fakeVault) Free(_ context.Context, name string) bool {
 	defer f.mu.Unlock()
 	_, policy := f.policies[name]
 	_, role := f.roles[name]
-	return !f.noListing && !policy && !role
+	return !f.noListing && f.fail == nil && !policy && !role
+}
+
+func (f *fakeVault) Healthy(context.Context) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.fail
 }

@@ -18,11 +18,14 @@ package vault
 
 import (
 	"context"
+	"net/url"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
+	vaultapi "github.com/hashicorp/vault/api"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -399,4 +402,80 @@ func TestPolicyWrittenByTheFirstReleaseIsAdoptedAndNarrowed(t *testing.T) {
 		t.Fatalf("0.1 policy not narrowed and re-marked:\n%s", text)
 	}
 	w.condition(shared.TypePolicySynced, metav1.ConditionTrue, shared.ReasonGrantNarrowed)
+}
+
+// A Vault that does not answer is told apart from one that refuses: the
+// VaultApp says VaultUnavailable and waits for Vault (one probe for all),
+// where a refusal is a VaultError retried with backoff alone.
+func TestVaultThatDoesNotAnswerIsWaitedFor(t *testing.T) {
+	down := &url.Error{Op: "Get", URL: "http://vault:8200/v1/sys/policies/acl/app.shop.api", Err: syscall.ECONNREFUSED}
+	refused := &vaultapi.ResponseError{StatusCode: 403, Errors: []string{"permission denied"}}
+	for _, tc := range []struct {
+		name       string
+		fail       error
+		reason     string
+		waitingFor int
+	}{
+		{"connection refused", down, shared.ReasonVaultUnavailable, 1},
+		{"sealed", &vaultapi.ResponseError{StatusCode: 503, Errors: []string{"Vault is sealed"}}, shared.ReasonVaultUnavailable, 1},
+		{"permission denied", refused, shared.ReasonVaultError, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newWorld(t, nil, shopAPI())
+			w.r.Outage = shared.NewOutage(time.Hour)
+			w.vault.fail = tc.fail
+			req := ctrl.Request{NamespacedName: client.ObjectKey{Namespace: "shop", Name: "api"}}
+			if _, err := w.r.Reconcile(context.Background(), req); err == nil {
+				t.Fatal("a failed sync returned no error: it would not be retried")
+			}
+			w.condition(shared.TypeReady, metav1.ConditionFalse, tc.reason)
+			w.event(corev1.EventTypeWarning, tc.reason)
+			if got := w.r.Outage.Waiting(vaultService); got != tc.waitingFor {
+				t.Fatalf("%d VaultApps wait for Vault, want %d", got, tc.waitingFor)
+			}
+		})
+	}
+}
+
+// A VaultApp that cannot be removed from Vault while its namespace is being
+// deleted keeps its finalizer, says so in its conditions, and tells the
+// namespace (no Event can be created inside a terminating namespace); it
+// waits for Vault, and goes once Vault answers.
+func TestNamespaceDeletedWhileVaultIsDown(t *testing.T) {
+	w := newWorld(t, nil, shopAPI())
+	w.r.Outage = shared.NewOutage(time.Hour)
+	w.reconcile()
+	<-w.events.Events // Created
+	var ns corev1.Namespace
+	_ = w.client.Get(context.Background(), client.ObjectKey{Name: "shop"}, &ns)
+	ns.Finalizers = []string{"test/hold"} // the fake client deletes at once without one
+	if err := w.client.Update(context.Background(), &ns); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.client.Delete(context.Background(), &ns); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.client.Delete(context.Background(), w.app()); err != nil {
+		t.Fatal(err)
+	}
+	w.vault.fail = &url.Error{Op: "Delete", URL: "http://vault:8200", Err: syscall.ECONNREFUSED}
+	req := ctrl.Request{NamespacedName: client.ObjectKey{Namespace: "shop", Name: "api"}}
+	if _, err := w.r.Reconcile(context.Background(), req); err == nil {
+		t.Fatal("a failed removal returned no error")
+	}
+	msg := w.condition(shared.TypeReady, metav1.ConditionFalse, shared.ReasonDeleteFailed)
+	if !strings.Contains(msg, "Vault does not answer") {
+		t.Fatalf("Ready says %q", msg)
+	}
+	if e := w.event(corev1.EventTypeWarning, shared.ReasonDeleteFailed); !strings.Contains(e, "VaultApp api keeps finalizer "+Finalizer) {
+		t.Fatalf("the namespace was not told what holds it: %s", e)
+	}
+	if w.r.Outage.Waiting(vaultService) != 1 {
+		t.Fatal("the VaultApp does not wait for Vault")
+	}
+	w.vault.fail = nil
+	w.reconcile()
+	if len(w.vault.policies)+len(w.vault.roles) != 0 {
+		t.Fatalf("left in Vault: %v %v", w.vault.policies, w.vault.roles)
+	}
 }

@@ -36,6 +36,8 @@ type VaultAPI interface {
 	// Free reports that neither a policy nor a role of the name exists,
 	// by a listing at most vaultclient.NamesMaxAge old; false when unsure.
 	Free(ctx context.Context, name string) bool
+	// Healthy says whether Vault serves requests (no token needed).
+	Healthy(ctx context.Context) error
 }
 
 var _ VaultAPI = (*vaultclient.Client)(nil)

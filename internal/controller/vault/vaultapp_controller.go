@@ -58,8 +58,30 @@ type VaultAppReconciler struct {
 	MaxConcurrentReconciles int
 	// MaxBackoff caps the wait between two retries after a Vault failure.
 	MaxBackoff time.Duration
+	// Outage holds the VaultApps that wait for Vault to answer again;
+	// SetupWithManager makes one when nil.
+	Outage *shared.Outage
 
 	refresh shared.Refresh
+}
+
+// vaultService names Vault in the Outage: the operator speaks to one.
+const vaultService = "vault"
+
+// failure gives a Vault failure its reason and message. A Vault that did
+// not answer is waited for: the VaultApp is reconciled as soon as Vault
+// answers again, whatever its backoff.
+func (r *VaultAppReconciler) failure(app *vaultv1beta1.VaultApp, err error, reason string) (string, string) {
+	if !vaultclient.Unavailable(err) {
+		return reason, err.Error()
+	}
+	if r.Outage != nil {
+		r.Outage.Wait(vaultService, r.Vault.Healthy, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(app)})
+	}
+	if reason == shared.ReasonVaultError {
+		reason = shared.ReasonVaultUnavailable
+	}
+	return reason, "Vault does not answer; retried as soon as it does: " + err.Error()
 }
 
 // Reconcile observes the VaultApp, its namespace's grants and Vault,
@@ -124,8 +146,9 @@ func (r *VaultAppReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 		return r.refresh.After(req, tenancy.VaultRefreshInterval(&app)), nil
 	case err != nil:
 		log.Error(err, "sync with Vault failed", "policy", name)
-		r.failAll(&app, shared.ReasonVaultError, err.Error())
-		if serr := r.updateStatus(ctx, &app, before, corev1.EventTypeWarning, shared.ReasonVaultError, err.Error()); serr != nil {
+		reason, msg := r.failure(&app, err, shared.ReasonVaultError)
+		r.failAll(&app, reason, msg)
+		if serr := r.updateStatus(ctx, &app, before, corev1.EventTypeWarning, reason, msg); serr != nil {
 			return ctrl.Result{}, errors.Join(err, serr)
 		}
 		return ctrl.Result{}, err
@@ -197,8 +220,9 @@ func (r *VaultAppReconciler) refuse(ctx context.Context, app *vaultv1beta1.Vault
 		switch {
 		case errors.As(err, &notOwned):
 		case err != nil:
-			r.failAll(app, shared.ReasonVaultError, err.Error())
-			return ctrl.Result{}, errors.Join(err, r.updateStatus(ctx, app, before, corev1.EventTypeWarning, shared.ReasonVaultError, err.Error()))
+			reason, msg := r.failure(app, err, shared.ReasonVaultError)
+			r.failAll(app, reason, msg)
+			return ctrl.Result{}, errors.Join(err, r.updateStatus(ctx, app, before, corev1.EventTypeWarning, reason, msg))
 		case removed:
 			msg = fmt.Sprintf("removed policy and role %s from Vault: %s", name, msg)
 			reason = shared.ReasonGrantRevoked
@@ -373,12 +397,20 @@ func (r *VaultAppReconciler) updateStatus(ctx context.Context, app *vaultv1beta1
 // SetupWithManager watches VaultApps, and Namespaces because their
 // annotation decides what the VaultApps inside may have.
 func (r *VaultAppReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	if r.Outage == nil {
+		r.Outage = shared.NewOutage(0)
+	}
+	if err := mgr.Add(r.Outage); err != nil {
+		return err
+	}
 	return ctrl.NewControllerManagedBy(mgr).
 		// Spec changes, deletion, a finalizer removed by hand: not the
 		// operator's own status writes. Drift in Vault is found by the
 		// periodic refresh.
 		For(&vaultv1beta1.VaultApp{}, builder.WithPredicates(shared.SpecChangedOrFinalizerMissing(Finalizer))).
 		Watches(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(r.vaultAppsIn), builder.WithPredicates(shared.NamespaceGrantsChanged)).
+		// VaultApps that waited for Vault, once it answers again.
+		WatchesRawSource(r.Outage.Source()).
 		WithOptions(controller.Options{
 			MaxConcurrentReconciles: max(1, r.MaxConcurrentReconciles),
 			RateLimiter:             shared.RateLimiter(r.MaxBackoff),

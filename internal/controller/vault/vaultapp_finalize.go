@@ -21,6 +21,7 @@ import (
 	"errors"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -66,8 +67,10 @@ func (r *VaultAppReconciler) finalize(ctx context.Context, app *vaultv1beta1.Vau
 		reason, note, err = shared.ReasonNotOwned, err.Error(), nil
 	}
 	if err != nil {
-		r.failAll(app, shared.ReasonDeleteFailed, err.Error())
-		if serr := r.updateStatus(ctx, app, before, corev1.EventTypeWarning, shared.ReasonDeleteFailed, err.Error()); serr != nil {
+		reason, msg := r.failure(app, err, shared.ReasonDeleteFailed)
+		r.failAll(app, reason, msg)
+		r.tellTerminatingNamespace(ctx, app, before, reason, msg)
+		if serr := r.updateStatus(ctx, app, before, corev1.EventTypeWarning, reason, msg); serr != nil {
 			return ctrl.Result{}, errors.Join(err, serr)
 		}
 		return ctrl.Result{}, err
@@ -78,6 +81,22 @@ func (r *VaultAppReconciler) finalize(ctx context.Context, app *vaultv1beta1.Vau
 	}
 	r.Recorder.Eventf(app, nil, eventType, reason, "Delete", "%s", note)
 	return ctrl.Result{}, shared.ReleaseFinalizer(ctx, r.Client, app, Finalizer)
+}
+
+// tellTerminatingNamespace records the failure on the namespace too when it
+// is being deleted: no Event can be created inside a terminating namespace,
+// and the admin deleting it reads 'kubectl describe namespace' to learn
+// what holds it. Once per change of the VaultApp's conditions.
+func (r *VaultAppReconciler) tellTerminatingNamespace(ctx context.Context, app *vaultv1beta1.VaultApp, before *vaultv1beta1.VaultAppStatus, reason, msg string) {
+	if equality.Semantic.DeepEqual(before.Conditions, app.Status.Conditions) {
+		return
+	}
+	var ns corev1.Namespace
+	if err := r.Get(ctx, client.ObjectKey{Name: app.Namespace}, &ns); err != nil || ns.DeletionTimestamp.IsZero() {
+		return
+	}
+	r.Recorder.Eventf(&ns, app, corev1.EventTypeWarning, reason, "Delete",
+		"VaultApp %s keeps finalizer %s until its policy and role are removed from Vault: %s", app.Name, Finalizer, msg)
 }
 
 // retainAllowed reads the namespace's grant for Retain; a namespace that

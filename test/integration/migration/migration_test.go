@@ -77,7 +77,7 @@ func TestMigrationFromStoredV1alpha1(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = etcd.Close() })
 
-	created := createEverything(t, op.Client)
+	created := createEverything(t, op.Client, perKind)
 	for _, prefix := range registryPrefixes {
 		NewWithT(t).Expect(storedVersions(t, etcd, prefix)).To(Equal(map[string]int{versionOf(prefix, "v1alpha1"): perKind}), prefix)
 	}
@@ -268,7 +268,7 @@ func crdStoredVersions(t *testing.T, c client.Client, name string) []string {
 
 // createEverything stores perKind objects of every kind, every field set;
 // a third of them written through v1alpha1.
-func createEverything(t *testing.T, c client.Client) []client.Object {
+func createEverything(t *testing.T, c client.Client, perKind int) []client.Object {
 	t.Helper()
 	ctx := context.Background()
 	var objs []client.Object

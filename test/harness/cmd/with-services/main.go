@@ -17,12 +17,17 @@ limitations under the License.
 // Command with-services starts the real services once, runs a command with
 // their addresses in its environment, and stops them when it ends:
 //
-//	with-services [--control-plane] [--vault=false] [--keycloak=false] -- COMMAND [ARG...]
+//	with-services [--control-plane] [--vault=false] [--keycloak=false] [--sweep] -- COMMAND [ARG...]
 //
 // It exports VAULT_ADDR and VAULT_TOKEN; KEYCLOAK_URL, KEYCLOAK_ADMIN_USER and
 // KEYCLOAK_ADMIN_PASSWORD; and with --control-plane, KUBECONFIG. A service
 // whose variables are already set is reused, not started. The exit code is
 // the command's.
+//
+// With --sweep, the command's tests keep every secret value they handle and
+// everything the operator wrote for people to read (logs, Events, statuses,
+// metrics) under VKO_SWEEP_DIR; when the command ends, all of it is searched
+// for every value, and a value found fails the run (see harness.Sweep).
 package main
 
 import (
@@ -33,6 +38,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 
 	"golang.org/x/sync/errgroup"
@@ -49,6 +55,7 @@ func run() int {
 	withKeycloak := flag.Bool("keycloak", true, "start (or reuse) a Keycloak dev server")
 	withControlPlane := flag.Bool("control-plane", false, "start a kube-apiserver and etcd with the CRDs installed, and export KUBECONFIG")
 	crdDir := flag.String("crd-dir", "config/crd/bases", "CRDs to install with --control-plane")
+	sweep := flag.Bool("sweep", false, "when the command ends, search what its tests kept for every secret value they handled")
 	flag.Parse()
 	if flag.NArg() == 0 {
 		fmt.Fprintln(os.Stderr, "usage: with-services [flags] -- COMMAND [ARG...]")
@@ -68,6 +75,10 @@ func run() int {
 
 	var env []string
 	var stops []func()
+	sweepDir := filepath.Join(logDir, "sweep")
+	if *sweep {
+		env = append(env, harness.EnvSweepDir+"="+sweepDir)
+	}
 	defer func() {
 		for i := len(stops) - 1; i >= 0; i-- {
 			stops[i]()
@@ -99,6 +110,18 @@ func run() int {
 		}
 	}
 	err = g.Wait()
+	if *sweep {
+		if err := os.Setenv(harness.EnvSweepDir, sweepDir); err != nil {
+			say("%v", err)
+			return 1
+		}
+		if vault != nil {
+			harness.KeepSecret(vault.Token)
+		}
+		if keycloak != nil {
+			harness.KeepSecret(keycloak.Password)
+		}
+	}
 	if vault != nil {
 		stops = append(stops, vault.Stop)
 		env = append(env, vault.Env()...)
@@ -138,13 +161,30 @@ func run() int {
 		_ = cmd.Process.Signal(syscall.SIGTERM)
 	}()
 	err = cmd.Wait()
+	code := 0
 	var exit *exec.ExitError
-	if errors.As(err, &exit) {
-		return exit.ExitCode()
-	}
-	if err != nil {
+	switch {
+	case errors.As(err, &exit):
+		code = exit.ExitCode()
+	case err != nil:
 		say("%v", err)
-		return 1
+		code = 1
 	}
-	return 0
+	if *sweep && code == 0 {
+		report, err := harness.Sweep(sweepDir)
+		switch {
+		case err != nil:
+			say("secret sweep: %v", err)
+			code = 1
+		case len(report.Found) > 0:
+			say("secret sweep: %d secret value(s) found in what the operator wrote:", len(report.Found))
+			for _, f := range report.Found {
+				say("  %s", f)
+			}
+			code = 1
+		default:
+			say("secret sweep: none of %d secret values in %d places the operator wrote (logs, Events, statuses, metrics)", report.Secrets, report.Places)
+		}
+	}
+	return code
 }

@@ -1,0 +1,151 @@
+/*
+Copyright 2026 The vault-keycloak-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package shared
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"k8s.io/client-go/util/workqueue"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
+)
+
+// DefaultProbeInterval is how often a service that did not answer is asked
+// again.
+const DefaultProbeInterval = 2 * time.Second
+
+// Outage holds the resources whose reconcile failed because a service did
+// not answer (Vault, or one Keycloak server), asks that service every
+// Interval whether it answers again, and queues all of its resources at
+// once when it does.
+//
+// Why: the backoff of a failed reconcile doubles up to --max-backoff, so
+// after a minute-long outage each resource would wait out its own delay
+// (up to two minutes) long after the service came back; and a resource
+// retrying on its own would send a request per resource to a service that
+// is just starting. One probe per service is all an outage costs.
+// The backoff stays as the fallback: a resource whose service never
+// answers a probe is still retried.
+type Outage struct {
+	// Interval between two probes of a service that is down.
+	Interval time.Duration
+
+	mu    sync.Mutex
+	down  map[string]*waitingOn
+	ready chan event.TypedGenericEvent[reconcile.Request]
+}
+
+// waitingOn is one service that did not answer, and who waits for it.
+type waitingOn struct {
+	probe   func(context.Context) error
+	waiting map[reconcile.Request]struct{}
+}
+
+// NewOutage returns an Outage that probes every interval
+// (DefaultProbeInterval when zero).
+func NewOutage(interval time.Duration) *Outage {
+	if interval <= 0 {
+		interval = DefaultProbeInterval
+	}
+	return &Outage{Interval: interval, down: map[string]*waitingOn{}, ready: make(chan event.TypedGenericEvent[reconcile.Request])}
+}
+
+// Wait records that req failed because service did not answer; probe says
+// whether it answers again (the latest probe given for a service is used).
+func (o *Outage) Wait(service string, probe func(context.Context) error, req reconcile.Request) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	w, ok := o.down[service]
+	if !ok {
+		w = &waitingOn{waiting: map[reconcile.Request]struct{}{}}
+		o.down[service] = w
+	}
+	w.probe = probe
+	w.waiting[req] = struct{}{}
+}
+
+// Waiting is how many resources wait for service.
+func (o *Outage) Waiting(service string) int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if w, ok := o.down[service]; ok {
+		return len(w.waiting)
+	}
+	return 0
+}
+
+// Start probes the services that are down until ctx ends (a manager
+// Runnable).
+func (o *Outage) Start(ctx context.Context) error {
+	ticker := time.NewTicker(o.Interval)
+	defer ticker.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-ticker.C:
+			o.probeAll(ctx)
+		}
+	}
+}
+
+// NeedLeaderElection: only the leader reconciles, so only it waits.
+func (o *Outage) NeedLeaderElection() bool { return true }
+
+// probeAll asks each service that is down; the resources of each that
+// answers are queued.
+func (o *Outage) probeAll(ctx context.Context) {
+	o.mu.Lock()
+	probes := make(map[string]func(context.Context) error, len(o.down))
+	for service, w := range o.down {
+		probes[service] = w.probe
+	}
+	o.mu.Unlock()
+	for service, probe := range probes {
+		probeCtx, cancel := context.WithTimeout(ctx, o.Interval)
+		err := probe(probeCtx)
+		cancel()
+		if err != nil {
+			continue
+		}
+		o.mu.Lock()
+		w := o.down[service]
+		delete(o.down, service)
+		o.mu.Unlock()
+		for req := range w.waiting {
+			select {
+			case o.ready <- event.TypedGenericEvent[reconcile.Request]{Object: req}:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}
+}
+
+// Source queues the resources of a service that answers again; a
+// controller watches it.
+func (o *Outage) Source() source.TypedSource[reconcile.Request] {
+	return source.TypedChannel(o.ready, handler.TypedFuncs[reconcile.Request, reconcile.Request]{
+		GenericFunc: func(_ context.Context, e event.TypedGenericEvent[reconcile.Request], q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			q.Add(e.Object)
+		},
+	})
+}

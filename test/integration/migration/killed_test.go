@@ -1,0 +1,229 @@
+/*
+Copyright 2026 The vault-keycloak-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package migration_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"testing"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/carbogame/vault-keycloak-operator/internal/operator"
+	"github.com/carbogame/vault-keycloak-operator/test/harness"
+)
+
+const (
+	operatorNamespace = "vko-system"
+	leaseName         = "vault-keycloak-operator.carbogame.com"
+)
+
+// R9: the upgrade of a cluster holding 1,000 objects stored as v1alpha1,
+// with the manager binary migrating them on start, SIGKILLed midway, and
+// started again. Throughout, a CRD's storedVersions is trimmed only when
+// etcd holds none of its objects in v1alpha1; afterwards every object is
+// stored in v1beta1 (raw etcd bytes) with every field as before in both
+// versions' views; a third start migrates nothing.
+func TestMigrationOf1000ObjectsWithTheManagerKilled(t *testing.T) {
+	const perKind = 334 // 1,002 objects
+	ctx := context.Background()
+	cluster, err := harness.StartProcessClusterWithCRDs(t.TempDir(), oldReleaseCRDs(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cluster.Stop)
+	c := cluster.Client
+	etcd, err := clientv3.New(clientv3.Config{Endpoints: []string{cluster.Env.ControlPlane.Etcd.URL.String()}, DialTimeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = etcd.Close() })
+	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: operatorNamespace}}); err != nil {
+		t.Fatal(err)
+	}
+
+	// The old release's objects, created through its webhooks while the
+	// test holds the leader lease (the manager only serves webhooks).
+	holdLease(t, c)
+	start := func(name string) *harness.Manager {
+		m, err := cluster.StartManager(ctx, name, nil, "--operator-namespace="+operatorNamespace)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(m.Stop)
+		return m
+	}
+	webhooks := start("manager-webhooks")
+	created := createEverything(t, c, perKind)
+	for _, prefix := range registryPrefixes {
+		if got := storedVersions(t, etcd, prefix); !maps.Equal(got, map[string]int{versionOf(prefix, "v1alpha1"): perKind}) {
+			t.Fatalf("%s before the upgrade: %v", prefix, got)
+		}
+	}
+	before := views(t, c)
+	webhooks.Stop()
+
+	// The upgrade: v1beta1 becomes the storage version; the new manager
+	// leads, migrates, and is killed midway.
+	for _, name := range operator.OwnedCRDs {
+		setStorage(t, c, name, "v1beta1")
+	}
+	first := start("manager-1")
+	releaseLease(t, c)
+	var killedAt float64
+	for {
+		checkTrimmedOnlyWhenDone(t, c, etcd)
+		if n := migratedBy(t, first); n >= perKind/2 {
+			first.Kill()
+			killedAt = n
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	checkTrimmedOnlyWhenDone(t, c, etcd)
+	untrimmed := 0
+	for _, name := range operator.OwnedCRDs {
+		if !slices.Equal(crdStoredVersions(t, c, name), []string{"v1beta1"}) {
+			untrimmed++
+		}
+	}
+	if untrimmed == 0 {
+		t.Fatal("the migration had finished when the manager was killed: the test proves nothing")
+	}
+
+	// Started again, it completes.
+	second := start("manager-2")
+	deadline := time.Now().Add(3 * time.Minute)
+	for {
+		checkTrimmedOnlyWhenDone(t, c, etcd)
+		done := 0
+		for _, name := range operator.OwnedCRDs {
+			if slices.Equal(crdStoredVersions(t, c, name), []string{"v1beta1"}) {
+				done++
+			}
+		}
+		if done == len(operator.OwnedCRDs) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("migration not done 3 minutes after the restart:\n%s", second.LogTail(20))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	for _, prefix := range registryPrefixes {
+		if got := storedVersions(t, etcd, prefix); !maps.Equal(got, map[string]int{versionOf(prefix, "v1beta1"): perKind}) {
+			t.Fatalf("raw etcd bytes under %s after the migration: %v", prefix, got)
+		}
+	}
+	after := views(t, c)
+	for key, want := range before {
+		if !bytes.Equal(after[key], want) {
+			t.Errorf("%s changed in the migration:\nbefore: %s\nafter:  %s", key, want, after[key])
+		}
+	}
+	if len(after) != len(before) || len(before) != 2*len(created) {
+		t.Fatalf("%d views after, %d before, for %d objects", len(after), len(before), len(created))
+	}
+	secondMigrated := migratedBy(t, second)
+	second.Stop()
+
+	// A third start finds nothing to do.
+	third := start("manager-3")
+	eventually(t, time.Minute, func() error {
+		families, err := third.Metrics()
+		if err != nil {
+			return err
+		}
+		if n := harness.Sum(families, "vko_storage_migration_runs_total", map[string]string{"outcome": "up_to_date"}); n != float64(len(operator.OwnedCRDs)) {
+			return fmt.Errorf("%v CRDs found up to date, want %d", n, len(operator.OwnedCRDs))
+		}
+		return nil
+	})
+	if n := migratedBy(t, third); n != 0 {
+		t.Fatalf("a third start rewrote %v objects", n)
+	}
+	t.Logf("R9: %d objects stored as v1alpha1; the manager was killed after rewriting %v, with %d of %d CRDs untrimmed; "+
+		"the next start rewrote %v and trimmed all; every object stored as v1beta1 with its fields intact; a third start rewrote nothing",
+		len(created), killedAt, untrimmed, len(operator.OwnedCRDs), secondMigrated)
+}
+
+// checkTrimmedOnlyWhenDone fails when a CRD's storedVersions no longer
+// lists v1alpha1 while etcd still holds one of its objects in v1alpha1.
+func checkTrimmedOnlyWhenDone(t *testing.T, c client.Client, etcd *clientv3.Client) {
+	t.Helper()
+	for i, name := range operator.OwnedCRDs {
+		if slices.Contains(crdStoredVersions(t, c, name), "v1alpha1") {
+			continue
+		}
+		prefix := registryPrefixes[i]
+		if n := storedVersions(t, etcd, prefix)[versionOf(prefix, "v1alpha1")]; n > 0 {
+			t.Fatalf("storedVersions of %s was trimmed with %d objects still stored as v1alpha1", name, n)
+		}
+	}
+}
+
+// migratedBy is how many objects a manager process rewrote so far.
+func migratedBy(t *testing.T, m *harness.Manager) float64 {
+	t.Helper()
+	families, err := m.Metrics()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return harness.Sum(families, "vko_storage_migration_objects_total", nil)
+}
+
+func holdLease(t *testing.T, c client.Client) {
+	t.Helper()
+	holder, seconds, now := "test", int32(3600), metav1.NewMicroTime(time.Now())
+	if err := c.Create(context.Background(), &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: leaseName, Namespace: operatorNamespace},
+		Spec: coordinationv1.LeaseSpec{HolderIdentity: &holder, LeaseDurationSeconds: &seconds, AcquireTime: &now, RenewTime: &now}}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func releaseLease(t *testing.T, c client.Client) {
+	t.Helper()
+	err := c.Delete(context.Background(), &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: leaseName, Namespace: operatorNamespace}})
+	if err != nil && !apierrors.IsNotFound(err) {
+		t.Fatal(err)
+	}
+}
+
+// eventually retries check until it passes or timeout.
+func eventually(t *testing.T, timeout time.Duration, check func() error) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		err := check()
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after %s: %v", timeout, err)
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+}
