@@ -52,7 +52,7 @@ func TestNamespaceDeleted(t *testing.T) {
 	const perKind = 10
 	ctx := context.Background()
 	w := newWorld(t)
-	kcm, err := w.cluster.StartControllerManager("namespace", "garbage-collector")
+	kcm, err := w.cluster.StartControllerManager("namespace")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,19 +163,22 @@ func allReady(ctx context.Context, c client.Client, namespace string, n int) err
 	if err := c.List(ctx, &kccs, client.InNamespace(namespace)); err != nil {
 		return err
 	}
-	ready := 0
-	for _, a := range apps.Items {
-		if harness.ReadyFor(a.Status.Conditions, a.Generation) {
+	ready, first := 0, ""
+	count := func(name string, conditions []metav1.Condition, generation int64) {
+		if harness.ReadyFor(conditions, generation) {
 			ready++
+		} else if first == "" {
+			first = fmt.Sprintf("%s: %+v", name, conditions)
 		}
+	}
+	for _, a := range apps.Items {
+		count("VaultApp "+a.Name, a.Status.Conditions, a.Generation)
 	}
 	for _, k := range kccs.Items {
-		if harness.ReadyFor(k.Status.Conditions, k.Generation) {
-			ready++
-		}
+		count("KeycloakClientCredential "+k.Name, k.Status.Conditions, k.Generation)
 	}
 	if ready != 2*n {
-		return fmt.Errorf("%d of %d resources Ready in %s", ready, 2*n, namespace)
+		return fmt.Errorf("%d of %d resources Ready in %s; first not Ready: %s", ready, 2*n, namespace, first)
 	}
 	return nil
 }

@@ -444,9 +444,9 @@ func InsecureWebhookClient() *http.Client {
 }
 
 // StartControllerManager runs kube-controller-manager (from VKO_KUBE_DIR)
-// with only the named controllers, for what envtest leaves out: the
-// namespace controller that empties and removes a deleted namespace, the
-// garbage collector. It runs as its own admin user.
+// with only the named controllers (kube-controller-manager's names, e.g.
+// "namespace", which empties and removes a deleted namespace), for what
+// envtest leaves out. It runs as its own admin user.
 func (pc *ProcessCluster) StartControllerManager(controllers ...string) (*Process, error) {
 	bin := filepath.Join(os.Getenv(EnvKubeDir), "kube-controller-manager")
 	if err := requireFile(os.Getenv(EnvKubeDir), "kube-controller-manager", EnvKubeDir); err != nil {
@@ -456,7 +456,17 @@ func (pc *ProcessCluster) StartControllerManager(controllers ...string) (*Proces
 	if err != nil {
 		return nil, err
 	}
-	return start("kube-controller-manager", filepath.Join(pc.dir, "logs"), nil, bin,
+	proc, err := start("kube-controller-manager", filepath.Join(pc.dir, "logs"), nil, bin,
 		"--kubeconfig="+kubeconfig, "--controllers="+strings.Join(controllers, ","),
 		"--leader-elect=false", "--use-service-account-credentials=false", "--secure-port=0")
+	if err != nil {
+		return nil, err
+	}
+	// With --secure-port=0 it serves no health check; a wrong flag or
+	// controller name ends it within a second.
+	time.Sleep(2 * time.Second)
+	if proc.Exited() {
+		return nil, fmt.Errorf("kube-controller-manager exited at start:\n%s", proc.LogTail(10))
+	}
+	return proc, nil
 }
