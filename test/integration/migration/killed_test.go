@@ -96,7 +96,9 @@ func TestMigrationOf1000ObjectsWithTheManagerKilled(t *testing.T) {
 	var killedAt float64
 	for {
 		checkTrimmedOnlyWhenDone(t, c, etcd)
-		if n := migratedBy(t, first); n >= perKind/2 {
+		// Midway through the second CRD: the first is done (and may be
+		// trimmed), the second half done.
+		if n := migratedBy(t, first); n >= perKind*3/2 {
 			first.Kill()
 			killedAt = n
 			break
