@@ -24,7 +24,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -120,7 +119,7 @@ func TestKeycloakDownForAMinute(t *testing.T) {
 		}
 		checks++
 		if told == 0 {
-			n, err := countCredentialReason(ctx, w.c, shared.ReasonKeycloakUnavailable)
+			n, err := countReason(ctx, w.c, &secretsv1beta1.KeycloakClientCredentialList{}, shared.ReasonKeycloakUnavailable)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -183,20 +182,4 @@ func waitCredentials(t *testing.T, c client.Client, n int, timeout time.Duration
 		}
 		time.Sleep(250 * time.Millisecond)
 	}
-}
-
-// countCredentialReason counts the resources whose Ready condition has
-// reason for their current generation.
-func countCredentialReason(ctx context.Context, c client.Client, reason string) (int, error) {
-	var list secretsv1beta1.KeycloakClientCredentialList
-	if err := c.List(ctx, &list, client.InNamespace("team")); err != nil {
-		return 0, err
-	}
-	n := 0
-	for _, kcc := range list.Items {
-		if r := meta.FindStatusCondition(kcc.Status.Conditions, shared.TypeReady); r != nil && r.Reason == reason && r.ObservedGeneration == kcc.Generation {
-			n++
-		}
-	}
-	return n, nil
 }

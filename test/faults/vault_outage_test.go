@@ -18,12 +18,14 @@ package faults
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -90,7 +92,7 @@ func TestVaultDownForAMinute(t *testing.T) {
 	// Each says why it is not Ready, from its first reconcile on.
 	var told time.Duration
 	for {
-		n, err := countReason(ctx, w.c, shared.ReasonVaultUnavailable)
+		n, err := countReason(ctx, w.c, &vaultv1beta1.VaultAppList{}, shared.ReasonVaultUnavailable)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -108,7 +110,7 @@ func TestVaultDownForAMinute(t *testing.T) {
 		t.Fatal(err)
 	}
 	time.Sleep(sealed)
-	if n, err := countReason(ctx, w.c, shared.ReasonVaultUnavailable); err != nil || n != len(want) {
+	if n, err := countReason(ctx, w.c, &vaultv1beta1.VaultAppList{}, shared.ReasonVaultUnavailable); err != nil || n != len(want) {
 		t.Fatalf("while Vault is sealed, %d of %d VaultApps say %s (err %v)", n, len(want), shared.ReasonVaultUnavailable, err)
 	}
 	if err := w.vault.Unseal(ctx); err != nil {
@@ -145,16 +147,32 @@ func TestVaultDownForAMinute(t *testing.T) {
 		told.Round(time.Millisecond), probes, recovered.Round(time.Millisecond))
 }
 
-// countReason counts the VaultApps whose Ready condition has reason for
-// their current generation.
-func countReason(ctx context.Context, c client.Client, reason string) (int, error) {
-	var list vaultv1beta1.VaultAppList
-	if err := c.List(ctx, &list, client.InNamespace("team")); err != nil {
+// countReason counts the resources of list's kind in namespace team whose
+// Ready condition has reason for their current generation.
+func countReason(ctx context.Context, c client.Client, list client.ObjectList, reason string) (int, error) {
+	if err := c.List(ctx, list, client.InNamespace("team")); err != nil {
+		return 0, err
+	}
+	items, err := meta.ExtractList(list)
+	if err != nil {
 		return 0, err
 	}
 	n := 0
-	for _, app := range list.Items {
-		if r := meta.FindStatusCondition(app.Status.Conditions, shared.TypeReady); r != nil && r.Reason == reason && r.ObservedGeneration == app.Generation {
+	for _, item := range items {
+		data, err := json.Marshal(item)
+		if err != nil {
+			return 0, err
+		}
+		var o struct {
+			Metadata metav1.ObjectMeta `json:"metadata"`
+			Status   struct {
+				Conditions []metav1.Condition `json:"conditions"`
+			} `json:"status"`
+		}
+		if err := json.Unmarshal(data, &o); err != nil {
+			return 0, err
+		}
+		if r := meta.FindStatusCondition(o.Status.Conditions, shared.TypeReady); r != nil && r.Reason == reason && r.ObservedGeneration == o.Metadata.Generation {
 			n++
 		}
 	}

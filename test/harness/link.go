@@ -17,7 +17,6 @@ limitations under the License.
 package harness
 
 import (
-	"io"
 	"net"
 	"sync"
 )
@@ -75,10 +74,7 @@ func (k *Link) forward(in net.Conn) {
 		k.untrack(in)
 		return
 	}
-	done := make(chan struct{}, 2)
-	go func() { _, _ = io.Copy(out, in); done <- struct{}{} }()
-	go func() { _, _ = io.Copy(in, out); done <- struct{}{} }()
-	<-done
+	pipe(in, out)
 	k.untrack(in, out)
 }
 

@@ -244,7 +244,7 @@ func (pc *ProcessCluster) startManagerOnce(ctx context.Context, bin, name string
 		"--pprof-bind-address=127.0.0.1:" + strconv.Itoa(pprofPort),
 	}, extra...)
 	// Nothing of Vault from the test's environment but what env says.
-	proc, err := start(name, filepath.Join(pc.dir, "logs"), append([]string{"VAULT_ADDR=", "VAULT_TOKEN="}, env...), bin, args...)
+	proc, err := start(name, filepath.Join(pc.dir, "logs"), withoutVaultEnv(env...), bin, args...)
 	if err != nil {
 		return nil, err
 	}

@@ -61,13 +61,18 @@ func (s *Service) forward(in net.Conn) {
 		if err != nil {
 			continue
 		}
-		done := make(chan struct{}, 2)
-		go func() { _, _ = io.Copy(out, in); done <- struct{}{} }()
-		go func() { _, _ = io.Copy(in, out); done <- struct{}{} }()
-		<-done
+		pipe(in, out)
 		_ = out.Close()
 		return
 	}
+}
+
+// pipe copies both ways between two connections until either side ends.
+func pipe(a, b net.Conn) {
+	done := make(chan struct{}, 2)
+	go func() { _, _ = io.Copy(a, b); done <- struct{}{} }()
+	go func() { _, _ = io.Copy(b, a); done <- struct{}{} }()
+	<-done
 }
 
 // Close stops accepting connections.

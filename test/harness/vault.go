@@ -32,6 +32,13 @@ const (
 	EnvVaultBin = "VKO_VAULT_BIN"
 )
 
+// withoutVaultEnv blanks the Vault address and token a child would inherit
+// from the test's environment: a server or a manager gets only what it is
+// given.
+func withoutVaultEnv(env ...string) []string {
+	return append([]string{EnvVaultAddr + "=", EnvVaultToken + "="}, env...)
+}
+
 // Vault is a real Vault server in dev mode: in memory, unsealed, with a
 // known root token.
 type Vault struct {
@@ -77,7 +84,7 @@ func (v *Vault) run(ctx context.Context) error {
 	var err error
 	// HOME points into logDir: the dev server writes ~/.vault-token, and
 	// must not overwrite a developer's own.
-	v.proc, err = start("vault", logDir, []string{"HOME=" + logDir, "VAULT_ADDR=", "VAULT_TOKEN="}, bin,
+	v.proc, err = start("vault", logDir, withoutVaultEnv("HOME="+logDir), bin,
 		"server", "-dev",
 		"-dev-listen-address=127.0.0.1:"+strconv.Itoa(port),
 		"-dev-root-token-id="+v.Token,

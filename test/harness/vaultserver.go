@@ -94,7 +94,7 @@ api_addr      = %q
 		return err
 	}
 	var err error
-	v.proc, err = start("vault", v.logDir, []string{"HOME=" + v.logDir, "VAULT_ADDR=", "VAULT_TOKEN="}, v.bin, "server", "-config="+config)
+	v.proc, err = start("vault", v.logDir, withoutVaultEnv("HOME="+v.logDir), v.bin, "server", "-config="+config)
 	if err != nil {
 		return err
 	}

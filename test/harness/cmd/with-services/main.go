@@ -171,20 +171,26 @@ func run() int {
 		code = 1
 	}
 	if *sweep && code == 0 {
-		report, err := harness.Sweep(sweepDir)
-		switch {
-		case err != nil:
-			say("secret sweep: %v", err)
-			code = 1
-		case len(report.Found) > 0:
-			say("secret sweep: %d secret value(s) found in what the operator wrote:", len(report.Found))
-			for _, f := range report.Found {
-				say("  %s", f)
-			}
-			code = 1
-		default:
-			say("secret sweep: none of %d secret values in %d places the operator wrote (logs, Events, statuses, metrics)", report.Secrets, report.Places)
-		}
+		code = sweepFor(sweepDir, say)
 	}
 	return code
+}
+
+// sweepFor searches what the tests kept for every secret value they handled
+// (harness.Sweep) and says what it found; 1 when anything was.
+func sweepFor(dir string, say func(string, ...any)) int {
+	report, err := harness.Sweep(dir)
+	switch {
+	case err != nil:
+		say("secret sweep: %v", err)
+		return 1
+	case len(report.Found) > 0:
+		say("secret sweep: %d secret value(s) found in what the operator wrote:", len(report.Found))
+		for _, f := range report.Found {
+			say("  %s", f)
+		}
+		return 1
+	}
+	say("secret sweep: none of %d secret values in %d places the operator wrote (logs, Events, statuses, metrics)", report.Secrets, report.Places)
+	return 0
 }
