@@ -100,11 +100,21 @@ func main() {
 	var migrateOnStart bool
 	flag.BoolVar(&migrateOnStart, "migrate-on-start", true,
 		"Once leader, rewrite objects stored in an older version of the CRDs and trim their status.storedVersions.")
+	var migrationPath string
+	flag.StringVar(&migrationPath, "storage-migration", string(migration.PathAuto), storageMigrationUsage)
+	var builtinStartTimeout time.Duration
+	flag.DurationVar(&builtinStartTimeout, "builtin-migration-start-timeout", migration.DefaultBuiltinStartTimeout,
+		"With --storage-migration=auto: how long a StorageVersionMigration may wait for kube-controller-manager before the operator rewrites the objects itself.")
 	enableWebhooks := os.Getenv("ENABLE_WEBHOOKS") != "false"
 	opts := zap.Options{}
 	opts.BindFlags(flag.CommandLine)
 	flag.Parse()
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&opts)))
+	path, err := migration.ParsePath(migrationPath)
+	if err != nil {
+		setupLog.Error(err, "invalid --storage-migration")
+		os.Exit(2)
+	}
 
 	var tlsOpts []func(*tls.Config)
 	if !enableHTTP2 {
@@ -157,6 +167,8 @@ func main() {
 		MaxConcurrentReconciles: maxConcurrent,
 		MaxBackoff:              maxBackoff,
 		MigrateOnStart:          migrateOnStart,
+		MigrationPath:           path,
+		BuiltinStartTimeout:     builtinStartTimeout,
 	}); err != nil {
 		setupLog.Error(err, "unable to set up the controllers and webhooks")
 		os.Exit(1)
@@ -178,8 +190,13 @@ func main() {
 	}
 }
 
+const storageMigrationUsage = "Who rewrites stored objects into the storage version: builtin (a StorageVersionMigration per CRD, run by " +
+	"kube-controller-manager; Kubernetes 1.37+), operator (the operator's own rewrites; any Kubernetes), or auto (builtin where " +
+	"the cluster serves storagemigration.k8s.io/v1 and its controller takes the migration up in time, operator otherwise)."
+
 func migrate(args []string) int {
 	fs := flag.NewFlagSet("migrate", flag.ExitOnError)
+	pathFlag := fs.String("storage-migration", string(migration.PathAuto), storageMigrationUsage)
 	opts := zap.Options{}
 	opts.BindFlags(fs)
 	_ = fs.Parse(args)
@@ -191,10 +208,16 @@ func migrate(args []string) int {
 		log.Error(err, "unable to create a client")
 		return 1
 	}
-	m := &migration.Migrator{Client: c, Log: log}
+	path, err := migration.ParsePath(*pathFlag)
+	if err != nil {
+		log.Error(err, "invalid --storage-migration")
+		return 2
+	}
+	m := &migration.Migrator{Client: c, Log: log, Path: path}
 	results, err := m.Migrate(ctrl.SetupSignalHandler(), operator.OwnedCRDs...)
 	for _, r := range results {
-		fmt.Printf("%s: storage version %s, %d object(s) rewritten, up to date before: %v\n", r.CRD, r.Storage, r.Migrated, r.UpToDate)
+		fmt.Printf("%s: storage version %s, up to date before: %v, rewritten by: %s, %d object(s) rewritten by the operator\n",
+			r.CRD, r.Storage, r.UpToDate, r.Path, r.Migrated)
 	}
 	if err != nil {
 		log.Error(err, "migration failed")

@@ -21,6 +21,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/carbogame/vault-keycloak-operator/internal/bundle"
 )
@@ -35,7 +36,11 @@ func main() {
 	flag.StringVar(&opts.Package, "package", "vault-keycloak-operator", "the OLM package")
 	flag.StringVar(&opts.Channels, "channels", "stable", "the bundle's channels")
 	flag.StringVar(&opts.DefaultChannel, "default-channel", "stable", "the default channel")
+	retire := flag.String("retire-versions", "", "comma-separated API versions this release no longer serves (e.g. v1alpha1; see README, Upgrading)")
 	flag.Parse()
+	if *retire != "" {
+		opts.RetireVersions = strings.Split(*retire, ",")
+	}
 	if opts.Version == "" || opts.Image == "" {
 		fmt.Fprintln(os.Stderr, "bundle: --version and --image are required")
 		os.Exit(2)

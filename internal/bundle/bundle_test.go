@@ -216,3 +216,50 @@ func TestBundleIsUpToDate(t *testing.T) {
 		}
 	}
 }
+
+// A release that retires v1alpha1 ships CRDs, owned CRD entries and
+// examples without it, and still passes the validators; the storage
+// version cannot be retired.
+func TestBundleRetiringV1alpha1(t *testing.T) {
+	opts := bundle.Options{
+		ManifestsDir: filepath.Join(harness.RepoRoot(), "config", "manifests"),
+		Version:      "0.3.0", Image: "quay.io/carbogame/vault-keycloak-operator:v0.3.0", Replaces: "vault-keycloak-operator.v0.2.0",
+		Package: "vault-keycloak-operator", Channels: "stable", DefaultChannel: "stable", RetireVersions: []string{"v1alpha1"},
+	}
+	gen, err := bundle.Generate(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := gen.Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	b, err := manifests.GetBundleFromDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, crd := range b.V1CRDs {
+		if len(crd.Spec.Versions) != 1 || crd.Spec.Versions[0].Name != "v1beta1" {
+			t.Errorf("CRD %s serves %v, want v1beta1 alone", crd.Name, crd.Spec.Versions)
+		}
+	}
+	for _, owned := range b.CSV.Spec.CustomResourceDefinitions.Owned {
+		if owned.Version != "v1beta1" {
+			t.Errorf("the CSV owns %s %s", owned.Name, owned.Version)
+		}
+	}
+	if strings.Contains(b.CSV.Annotations["alm-examples"], "/v1alpha1") {
+		t.Error("alm-examples still holds a v1alpha1 example")
+	}
+	validators := validation.DefaultBundleValidators.WithValidators(validation.OperatorHubV2Validator, validation.GoodPracticesValidator)
+	for _, result := range validators.Validate(append(b.ObjectsToValidate(), map[string]string{"k8s-version": "1.37"})...) {
+		for _, e := range result.Errors {
+			t.Errorf("error: %s: %v", result.Name, e)
+		}
+	}
+
+	opts.RetireVersions = []string{"v1beta1"}
+	if _, err := bundle.Generate(opts); err == nil || !strings.Contains(err.Error(), "storage version") {
+		t.Fatalf("retiring the storage version: err = %v", err)
+	}
+}

@@ -56,6 +56,9 @@ type Options struct {
 	Replaces string
 	// Package, Channels and DefaultChannel go into metadata/annotations.yaml.
 	Package, Channels, DefaultChannel string
+	// RetireVersions are API versions this release no longer serves: they
+	// leave the CRDs, the CSV's owned CRDs and the examples.
+	RetireVersions []string
 }
 
 // Bundle is a generated bundle, ready to be written.
@@ -91,6 +94,9 @@ func Generate(opts Options) (*Bundle, error) {
 	}
 	if in.csv == nil {
 		return nil, fmt.Errorf("%s holds no ClusterServiceVersion base", opts.ManifestsDir)
+	}
+	if err := in.retire(opts.RetireVersions); err != nil {
+		return nil, err
 	}
 	b := &Bundle{CSV: in.csv, Scorecard: in.scorecard, opts: opts}
 	if err := b.fill(in, opts); err != nil {

@@ -24,7 +24,8 @@ package controller
 // The operator's own resources. Each verb is one the code uses: get, list,
 // watch (the cache); patch (finalizers are set by a patch of
 // metadata.finalizers alone; KeycloakServers have none); update (the
-// storage-version migrator's no-op rewrites); status update (every
+// storage-version migrator's no-op rewrites; patch, its removal of
+// managedFields entries of retired versions); status update (every
 // controller), and status patch (a KeycloakClientCredential's rotation is
 // recorded at once); finalizers update (clusters with
 // OwnerReferencesPermissionEnforcement check it when finalizers change).
@@ -34,7 +35,7 @@ package controller
 // +kubebuilder:rbac:groups=secrets.carbogame.com,resources=keycloakclientcredentials,verbs=get;list;watch;update;patch
 // +kubebuilder:rbac:groups=secrets.carbogame.com,resources=keycloakclientcredentials/status,verbs=update;patch
 // +kubebuilder:rbac:groups=secrets.carbogame.com,resources=keycloakclientcredentials/finalizers,verbs=update
-// +kubebuilder:rbac:groups=secrets.carbogame.com,resources=keycloakservers,verbs=get;list;watch;update
+// +kubebuilder:rbac:groups=secrets.carbogame.com,resources=keycloakservers,verbs=get;list;watch;update;patch
 // +kubebuilder:rbac:groups=secrets.carbogame.com,resources=keycloakservers/status,verbs=update
 
 // Target Secrets in any consenting namespace (created, updated in place,
@@ -55,3 +56,9 @@ package controller
 // status.storedVersions after rewriting every object; no other CRD.
 // +kubebuilder:rbac:groups=apiextensions.k8s.io,resources=customresourcedefinitions,resourceNames=vaultapps.vault.exemple.com;keycloakclientcredentials.secrets.carbogame.com;keycloakservers.secrets.carbogame.com,verbs=get
 // +kubebuilder:rbac:groups=apiextensions.k8s.io,resources=customresourcedefinitions/status,resourceNames=vaultapps.vault.exemple.com;keycloakclientcredentials.secrets.carbogame.com;keycloakservers.secrets.carbogame.com,verbs=update
+
+// On Kubernetes 1.37+ the migration is kube-controller-manager's: the
+// operator creates one StorageVersionMigration per CRD of its own (named
+// vko-<crd>), reads it until it succeeds or fails, and replaces a finished
+// one. List tells whether the cluster serves the API at all.
+// +kubebuilder:rbac:groups=storagemigration.k8s.io,resources=storageversionmigrations,verbs=get;list;create;delete

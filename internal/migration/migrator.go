@@ -29,9 +29,11 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -48,6 +50,9 @@ import (
 const (
 	ReasonMigrated        = "StorageVersionMigrated"
 	ReasonMigrationFailed = "StorageVersionMigrationFailed"
+	// ReasonManagedFieldsCleaned: managedFields entries of a version no
+	// longer served were removed.
+	ReasonManagedFieldsCleaned = "ManagedFieldsCleaned"
 )
 
 // ErrStorageVersionChanged stops a run whose CRD got a new storage version
@@ -61,8 +66,8 @@ var (
 	}, []string{"crd"})
 	runs = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "vko_storage_migration_runs_total",
-		Help: "Storage-version migrations, by CRD and outcome (migrated, up_to_date, failed).",
-	}, []string{"crd", "outcome"})
+		Help: "Storage-version migrations, by CRD, outcome (migrated, up_to_date, failed) and path (builtin: a StorageVersionMigration; operator: the operator's rewrites; none: nothing was rewritten).",
+	}, []string{"crd", "outcome", "path"})
 )
 
 func init() {
@@ -81,6 +86,12 @@ type Migrator struct {
 	// Progress, when set, is called after each object is rewritten with the
 	// count so far (tests interrupt a run with it).
 	Progress func(crd string, migrated int)
+	// Path chooses who rewrites the objects; PathOperator when empty.
+	Path Path
+	// BuiltinStartTimeout: with PathAuto, how long a StorageVersionMigration
+	// may go untaken before the operator rewrites the objects itself;
+	// DefaultBuiltinStartTimeout when zero.
+	BuiltinStartTimeout time.Duration
 }
 
 // Result of migrating one CRD.
@@ -90,6 +101,11 @@ type Result struct {
 	Migrated int
 	// UpToDate: storedVersions already held the storage version alone.
 	UpToDate bool
+	// Path is who rewrote the objects (builtin or operator).
+	Path Path
+	// ManagedFieldsCleaned is how many objects lost managedFields entries
+	// of versions no longer served.
+	ManagedFieldsCleaned int
 }
 
 // Migrate migrates every CRD named, one after the other.
@@ -117,47 +133,34 @@ func (m *Migrator) MigrateCRD(ctx context.Context, name string) (Result, error) 
 	res.Storage = storage
 	if slices.Equal(crd.Status.StoredVersions, []string{storage}) {
 		res.UpToDate = true
-		runs.WithLabelValues(name, "up_to_date").Inc()
-		return res, nil
+		runs.WithLabelValues(name, "up_to_date", "none").Inc()
+		return res, m.cleanRetired(ctx, crd, storage, &res)
 	}
 	log := m.Log.WithValues("crd", name, "storageVersion", storage, "storedVersions", crd.Status.StoredVersions)
-	log.Info("migrating stored objects to the storage version")
-
-	gvk := schema.GroupVersionKind{Group: crd.Spec.Group, Version: storage, Kind: crd.Spec.Names.ListKind}
-	pageSize := m.PageSize
-	if pageSize == 0 {
-		pageSize = 100
+	if res.Path, err = m.choosePath(ctx); err != nil {
+		return res, m.fail(name, crd, err)
 	}
-	cont := ""
-	for {
-		list := &unstructured.UnstructuredList{}
-		list.SetGroupVersionKind(gvk)
-		if err := m.Client.List(ctx, list, client.Limit(pageSize), client.Continue(cont)); err != nil {
-			return res, m.fail(name, crd, fmt.Errorf("list %s: %w", name, err))
-		}
-		for i := range list.Items {
-			if err := m.rewrite(ctx, &list.Items[i]); err != nil {
-				return res, m.fail(name, crd, err)
-			}
-			res.Migrated++
-			objectsMigrated.WithLabelValues(name).Inc()
-			if m.Progress != nil {
-				m.Progress(name, res.Migrated)
-			}
-		}
-		// A new storage version means a new release is taking over: what
-		// was rewritten so far may be in the wrong version again.
-		if _, now, err := m.storage(ctx, name); err != nil {
+	log.Info("migrating stored objects to the storage version", "path", res.Path)
+	if res.Path == PathBuiltin {
+		err := m.migrateBuiltin(ctx, crd, storage)
+		switch {
+		case err == nil:
+		case m.Path == PathAuto && errors.Is(err, errNoMigrationController):
+			log.Info("falling back to the operator's own rewrites", "reason", err.Error())
+			res.Path = PathOperator
+		default:
 			return res, m.fail(name, crd, err)
-		} else if now != storage {
-			return res, m.fail(name, crd, fmt.Errorf("%w: %s, then %s", ErrStorageVersionChanged, storage, now))
 		}
-		if cont = list.GetContinue(); cont == "" {
-			break
+	}
+	if res.Path == PathOperator {
+		if res.Migrated, err = m.rewriteAll(ctx, crd, storage); err != nil {
+			return res, m.fail(name, crd, err)
 		}
-		log.Info("migration progress", "migrated", res.Migrated)
 	}
 
+	// kube-controller-manager trims storedVersions itself after a
+	// StorageVersionMigration, unless the CRD changed meanwhile; trimming
+	// again is harmless, and covers that case.
 	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		fresh, now, err := m.storage(ctx, name)
 		if err != nil {
@@ -172,13 +175,96 @@ func (m *Migrator) MigrateCRD(ctx context.Context, name string) (Result, error) 
 	if err != nil {
 		return res, m.fail(name, crd, fmt.Errorf("set storedVersions of %s: %w", name, err))
 	}
-	runs.WithLabelValues(name, "migrated").Inc()
-	log.Info("migrated stored objects", "migrated", res.Migrated)
+	if err := m.cleanRetired(ctx, crd, storage, &res); err != nil {
+		return res, err
+	}
+	runs.WithLabelValues(name, "migrated", string(res.Path)).Inc()
+	log.Info("migrated stored objects", "migrated", res.Migrated, "path", res.Path)
 	if m.Recorder != nil {
+		who := fmt.Sprintf("rewrote %d object(s)", res.Migrated)
+		if res.Path == PathBuiltin {
+			who = "kube-controller-manager rewrote every object (StorageVersionMigration " + MigrationName(name) + ")"
+		}
 		m.Recorder.Eventf(crd, nil, corev1.EventTypeNormal, ReasonMigrated, "Migrate",
-			"rewrote %d object(s) in %s; storedVersions is now [%s]", res.Migrated, storage, storage)
+			"%s in %s; storedVersions is now [%s]", who, storage, storage)
 	}
 	return res, nil
+}
+
+// cleanRetired cleans the managedFields of versions the CRD no longer
+// serves (see CleanManagedFields). It runs on every start: a retired
+// version is usually removed from the CRD altogether, so the CRD cannot say
+// whether objects still name it; one metadata listing per CRD can.
+func (m *Migrator) cleanRetired(ctx context.Context, crd *apiextensionsv1.CustomResourceDefinition, storage string, res *Result) error {
+	n, err := m.CleanManagedFields(ctx, crd, storage)
+	res.ManagedFieldsCleaned = n
+	if err != nil {
+		return m.fail(crd.Name, crd, err)
+	}
+	if n > 0 {
+		m.Log.Info("removed managedFields entries of versions no longer served", "crd", crd.Name, "objects", n)
+		if m.Recorder != nil {
+			m.Recorder.Eventf(crd, nil, corev1.EventTypeNormal, ReasonManagedFieldsCleaned, "Migrate",
+				"removed managedFields entries of versions no longer served from %d object(s)", n)
+		}
+	}
+	return nil
+}
+
+// choosePath resolves PathAuto: the platform's path where the cluster
+// serves it to the operator, the operator's otherwise.
+func (m *Migrator) choosePath(ctx context.Context) (Path, error) {
+	switch m.Path {
+	case "", PathOperator:
+		return PathOperator, nil
+	case PathBuiltin:
+		return PathBuiltin, m.builtinAvailable(ctx)
+	}
+	err := m.builtinAvailable(ctx)
+	switch {
+	case err == nil:
+		return PathBuiltin, nil
+	case errors.Is(err, errNoMigrationAPI):
+		m.Log.Info("the cluster does not serve storagemigration.k8s.io/v1 to the operator: it rewrites the objects itself", "reason", err.Error())
+		return PathOperator, nil
+	}
+	return "", err
+}
+
+// rewriteAll rewrites every object of the CRD, page by page, and returns
+// how many; it stops if the storage version changes meanwhile.
+func (m *Migrator) rewriteAll(ctx context.Context, crd *apiextensionsv1.CustomResourceDefinition, storage string) (int, error) {
+	name, migrated := crd.Name, 0
+	gvk := schema.GroupVersionKind{Group: crd.Spec.Group, Version: storage, Kind: crd.Spec.Names.ListKind}
+	cont := ""
+	for {
+		list := &unstructured.UnstructuredList{}
+		list.SetGroupVersionKind(gvk)
+		if err := m.Client.List(ctx, list, client.Limit(m.pageSize()), client.Continue(cont)); err != nil {
+			return migrated, fmt.Errorf("list %s: %w", name, err)
+		}
+		for i := range list.Items {
+			if err := m.rewrite(ctx, &list.Items[i]); err != nil {
+				return migrated, err
+			}
+			migrated++
+			objectsMigrated.WithLabelValues(name).Inc()
+			if m.Progress != nil {
+				m.Progress(name, migrated)
+			}
+		}
+		// A new storage version means a new release is taking over: what
+		// was rewritten so far may be in the wrong version again.
+		if _, now, err := m.storage(ctx, name); err != nil {
+			return migrated, err
+		} else if now != storage {
+			return migrated, fmt.Errorf("%w: %s, then %s", ErrStorageVersionChanged, storage, now)
+		}
+		if cont = list.GetContinue(); cont == "" {
+			return migrated, nil
+		}
+		m.Log.Info("migration progress", "crd", name, "migrated", migrated)
+	}
 }
 
 // rewrite updates an object unchanged: the API server stores it again, in
@@ -218,7 +304,7 @@ func (m *Migrator) storage(ctx context.Context, name string) (*apiextensionsv1.C
 }
 
 func (m *Migrator) fail(name string, crd *apiextensionsv1.CustomResourceDefinition, err error) error {
-	runs.WithLabelValues(name, "failed").Inc()
+	runs.WithLabelValues(name, "failed", "none").Inc()
 	m.Log.Error(err, "storage version migration failed", "crd", name)
 	if m.Recorder != nil && crd != nil {
 		m.Recorder.Eventf(crd, nil, corev1.EventTypeWarning, ReasonMigrationFailed, "Migrate", "%s", err.Error())
@@ -229,6 +315,12 @@ func (m *Migrator) fail(name string, crd *apiextensionsv1.CustomResourceDefiniti
 // ObjectsMigrated returns the counter of objects rewritten for a CRD.
 func ObjectsMigrated(crd string) prometheus.Counter { return objectsMigrated.WithLabelValues(crd) }
 
-// Runs returns the counter of migration runs of a CRD with an outcome
-// (migrated, up_to_date, failed).
-func Runs(crd, outcome string) prometheus.Counter { return runs.WithLabelValues(crd, outcome) }
+// RunCount is how many migration runs of a CRD had an outcome (migrated,
+// up_to_date, failed), by any path.
+func RunCount(crd, outcome string) float64 {
+	var n float64
+	for _, path := range []string{"none", string(PathBuiltin), string(PathOperator)} {
+		n += testutil.ToFloat64(runs.WithLabelValues(crd, outcome, path))
+	}
+	return n
+}

@@ -133,6 +133,11 @@ type Options struct {
 	// MigrateOnStart runs the storage-version migration once the manager
 	// leads.
 	MigrateOnStart bool
+	// MigrationPath chooses who rewrites the stored objects; operator when
+	// empty.
+	MigrationPath migration.Path
+	// BuiltinStartTimeout: see migration.Migrator.
+	BuiltinStartTimeout time.Duration
 	// OrphanSweepInterval is how often Vault is searched for policies of
 	// VaultApps that no longer exist; DefaultOrphanSweepInterval if zero.
 	OrphanSweepInterval time.Duration
@@ -221,6 +226,7 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 		if err != nil {
 			return fmt.Errorf("storage version migrator: %w", err)
 		}
+		m.Path, m.BuiltinStartTimeout = opts.MigrationPath, opts.BuiltinStartTimeout
 		if err := mgr.Add(&migration.OnStart{Migrator: m, CRDs: OwnedCRDs}); err != nil {
 			return err
 		}

@@ -70,8 +70,8 @@ func TestMain(m *testing.M) {
 // TestSubscriptionInstallsRunsAndUpgradesTheOperator is the whole path a
 // cluster admin takes: subscribe from our catalog, see OLM create what the
 // CSV declares, run the operator as the ServiceAccount OLM made against a
-// real Vault and Keycloak, then upgrade to a bundle that replaces the first.
-// Each step needs the one before it.
+// real Vault and Keycloak, then upgrade to a bundle that replaces the first,
+// then to one that retires v1alpha1. Each step needs the one before it.
 func TestSubscriptionInstallsRunsAndUpgradesTheOperator(t *testing.T) {
 	e := newEnv(t)
 	var csv *operatorsv1alpha1.ClusterServiceVersion
@@ -81,7 +81,10 @@ func TestSubscriptionInstallsRunsAndUpgradesTheOperator(t *testing.T) {
 	if !t.Run("manager runs as the ServiceAccount OLM made", func(t *testing.T) { e.runFirstManager(t, csv) }) {
 		return
 	}
-	t.Run("upgrade keeps every object", e.upgrade)
+	if !t.Run("upgrade keeps every object", e.upgrade) {
+		return
+	}
+	t.Run("retiring v1alpha1 is refused unmigrated, then keeps every object", e.retire)
 	t.Run("no secret value in the manager's log", e.checkLogs)
 }
 

@@ -40,7 +40,10 @@ import (
 	"github.com/carbogame/vault-keycloak-operator/test/harness"
 )
 
-const secondCSV = "vault-keycloak-operator.v0.2.0"
+var (
+	secondRelease = release{version: "0.2.0", replaces: firstCSV}
+	secondCSV     = secondRelease.csv()
+)
 
 // upgrade publishes a second bundle that replaces the first in the same
 // catalog. The Subscription upgrades; the pod of the new version (the
@@ -50,7 +53,7 @@ const secondCSV = "vault-keycloak-operator.v0.2.0"
 // [v1beta1].
 func (e *env) upgrade(t *testing.T) {
 	ctx := context.Background()
-	before := e.snapshot(t)
+	before := e.snapshot(t, "v1alpha1", "v1beta1")
 
 	// As on a cluster whose objects were once stored as v1alpha1: the new
 	// version's migrator must rewrite them and trim the list, with the
@@ -66,19 +69,7 @@ func (e *env) upgrade(t *testing.T) {
 		}
 	}
 
-	catalog := e.catalogWithSecondBundle(t)
-	addr, err := e.cluster.ServeCatalog(ctx, catalog)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var source operatorsv1alpha1.CatalogSource
-	if err := e.c.Get(ctx, client.ObjectKey{Namespace: harness.OLMNamespace, Name: packageName}, &source); err != nil {
-		t.Fatal(err)
-	}
-	source.Spec.Address = addr
-	if err := e.c.Update(ctx, &source); err != nil {
-		t.Fatal(err)
-	}
+	e.serveCatalog(t, e.catalogOf(t, secondRelease))
 	csv := waitCSV(t, e.c, e.cluster, secondCSV, 4*time.Minute)
 	if csv.Spec.Replaces != firstCSV {
 		t.Errorf("CSV %s replaces %q, want %q", csv.Name, csv.Spec.Replaces, firstCSV)
@@ -106,7 +97,7 @@ func (e *env) upgrade(t *testing.T) {
 		}
 	}
 
-	after := e.snapshot(t)
+	after := e.snapshot(t, "v1alpha1", "v1beta1")
 	for key, was := range before {
 		now, ok := after[key]
 		switch {
@@ -126,15 +117,15 @@ func (e *env) upgrade(t *testing.T) {
 }
 
 // snapshot is what must survive an upgrade, by a key that says what it is:
-// each sample in both API versions (spec, labels, annotations, UID,
+// each sample in each API version given (spec, labels, annotations, UID,
 // generation), the Vault policies and roles the operator wrote, and a
 // digest of each Secret it wrote (never the values themselves).
-func (e *env) snapshot(t *testing.T) map[string]any {
+func (e *env) snapshot(t *testing.T, versions ...string) map[string]any {
 	t.Helper()
 	ctx := context.Background()
 	out := map[string]any{}
 	for _, s := range harness.Samples {
-		for _, version := range []string{"v1alpha1", "v1beta1"} {
+		for _, version := range versions {
 			obj, err := s.Get(ctx, e.c, version)
 			if err != nil {
 				t.Fatal(err)
@@ -175,23 +166,20 @@ func (e *env) snapshot(t *testing.T) map[string]any {
 	return out
 }
 
-// catalogWithSecondBundle writes a file-based catalog holding the committed
-// bundle and a 0.2.0 bundle generated from the same config/manifests that
-// replaces it, both in channel stable, as a release would publish it.
-func (e *env) catalogWithSecondBundle(t *testing.T) string {
+// release is a later version of the operator, as its bundle is generated
+// from config/manifests.
+type release struct {
+	version, replaces string
+	retire            []string // API versions it no longer serves
+}
+
+func (r release) csv() string { return packageName + ".v" + r.version }
+
+// catalogOf writes a file-based catalog holding the committed bundle and
+// one generated bundle per release, each replacing the one before, all in
+// channel stable, as releases would publish them.
+func (e *env) catalogOf(t *testing.T, releases ...release) string {
 	t.Helper()
-	second, err := bundle.Generate(bundle.Options{
-		ManifestsDir: filepath.Join(harness.RepoRoot(), "config", "manifests"),
-		Version:      "0.2.0", Image: "quay.io/carbogame/vault-keycloak-operator:v0.2.0", Replaces: firstCSV,
-		Package: packageName, Channels: "stable", DefaultChannel: "stable",
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	secondDir := filepath.Join(e.dir, "bundle-0.2.0")
-	if err := second.Write(secondDir); err != nil {
-		t.Fatal(err)
-	}
 	opm := os.Getenv(harness.EnvOPMBin)
 	render := func(dir string) []byte {
 		out, err := exec.Command(opm, "render", dir, "-o", "yaml").Output()
@@ -210,12 +198,30 @@ package: %[1]s
 name: stable
 entries:
 - name: %[2]s
-- name: %[3]s
-  replaces: %[2]s
-`, packageName, firstCSV, secondCSV)
-	index = append(index, render(filepath.Join(harness.RepoRoot(), "bundle"))...)
-	index = append(index, render(secondDir)...)
-	catalog := filepath.Join(e.dir, "catalog-0.2.0")
+`, packageName, firstCSV)
+	bundles := render(filepath.Join(harness.RepoRoot(), "bundle"))
+	for _, r := range releases {
+		index = fmt.Appendf(index, "- name: %s\n  replaces: %s\n", r.csv(), r.replaces)
+		gen, err := bundle.Generate(bundle.Options{
+			ManifestsDir: filepath.Join(harness.RepoRoot(), "config", "manifests"),
+			Version:      r.version, Image: "quay.io/carbogame/vault-keycloak-operator:v" + r.version, Replaces: r.replaces,
+			Package: packageName, Channels: "stable", DefaultChannel: "stable", RetireVersions: r.retire,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := filepath.Join(e.dir, "bundle-"+r.version)
+		if err := gen.Write(dir); err != nil {
+			t.Fatal(err)
+		}
+		bundles = append(bundles, render(dir)...)
+	}
+	index = append(index, bundles...)
+	last := "0.1.0"
+	if len(releases) > 0 {
+		last = releases[len(releases)-1].version
+	}
+	catalog := filepath.Join(e.dir, "catalog-"+last)
 	if err := os.MkdirAll(filepath.Join(catalog, packageName), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -226,6 +232,24 @@ entries:
 		t.Fatalf("opm validate: %v\n%s", err, out)
 	}
 	return catalog
+}
+
+// serveCatalog points the CatalogSource at a new catalog.
+func (e *env) serveCatalog(t *testing.T, catalog string) {
+	t.Helper()
+	ctx := context.Background()
+	addr, err := e.cluster.ServeCatalog(ctx, catalog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var source operatorsv1alpha1.CatalogSource
+	if err := e.c.Get(ctx, client.ObjectKey{Namespace: harness.OLMNamespace, Name: packageName}, &source); err != nil {
+		t.Fatal(err)
+	}
+	source.Spec.Address = addr
+	if err := e.c.Update(ctx, &source); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // waitStoredVersions waits for the migrator to trim every owned CRD's

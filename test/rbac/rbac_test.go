@@ -31,7 +31,6 @@ import (
 	. "github.com/onsi/gomega"
 	"github.com/operator-framework/api/pkg/manifests"
 	"github.com/operator-framework/api/pkg/operators/v1alpha1"
-	"github.com/prometheus/client_golang/prometheus/testutil"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -216,9 +215,9 @@ func TestCSVPermissionsAreEnoughForBothFlows(t *testing.T) {
 	// The migrator ran as the ServiceAccount too, and could read every CRD.
 	for _, crd := range operator.OwnedCRDs {
 		NewWithT(t).Eventually(func() float64 {
-			return testutil.ToFloat64(migration.Runs(crd, "up_to_date")) + testutil.ToFloat64(migration.Runs(crd, "migrated"))
+			return migration.RunCount(crd, "up_to_date") + migration.RunCount(crd, "migrated")
 		}).WithTimeout(30*time.Second).Should(BeNumerically(">=", 1), "migration of %s", crd)
-		NewWithT(t).Expect(testutil.ToFloat64(migration.Runs(crd, "failed"))).To(BeZero(), "migration of %s failed as the ServiceAccount", crd)
+		NewWithT(t).Expect(migration.RunCount(crd, "failed")).To(BeZero(), "migration of %s failed as the ServiceAccount", crd)
 	}
 }
 

@@ -65,10 +65,10 @@ func TestKeycloakOutageIsReportedAndRecovered(t *testing.T) {
 	own.Stop()
 	// A refresh while Keycloak is down (the spec change forces one now).
 	touch(t, kcc)
-	got := waitCredential(t, client.ObjectKeyFromObject(kcc), shared.TypeReady, metav1.ConditionFalse, shared.ReasonKeycloakError, readyWithin)
+	got := waitCredential(t, client.ObjectKeyFromObject(kcc), shared.TypeReady, metav1.ConditionFalse, shared.ReasonKeycloakUnavailable, readyWithin)
 	NewWithT(t).Expect(got.Status.Conditions).To(ContainElement(HaveField("Message", ContainSubstring("connection refused"))))
 	NewWithT(t).Expect(secretOf(t, ns, "app-creds").Data).To(Equal(good), "the last good Secret stays in place")
-	op.WaitEvent(t, ns, "app", shared.ReasonKeycloakError)
+	op.WaitEvent(t, ns, "app", shared.ReasonKeycloakUnavailable)
 
 	// Keycloak returns, empty as a dev server is: the admin re-creates the
 	// realm and client, which gets a new secret; the operator logs in again

@@ -28,6 +28,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	svmv1 "k8s.io/api/storagemigration/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -41,13 +42,39 @@ const (
 	leaseName         = "vault-keycloak-operator.carbogame.com"
 )
 
-// R9: the upgrade of a cluster holding 1,000 objects stored as v1alpha1,
-// with the manager binary migrating them on start, SIGKILLed midway, and
-// started again. Throughout, a CRD's storedVersions is trimmed only when
-// etcd holds none of its objects in v1alpha1; afterwards every object is
-// stored in v1beta1 (raw etcd bytes) with every field as before in both
-// versions' views; a third start migrates nothing.
+// R9 and issue 16: the upgrade of a cluster holding 1,000 objects stored
+// as v1alpha1, the manager binary migrating them on start, SIGKILLed
+// midway, and started again; once by each path:
+//   - builtin: kube-controller-manager runs its storage-version-migrator
+//     (and the garbage collector it needs); the manager
+//     (--storage-migration=builtin) creates a StorageVersionMigration per
+//     CRD and is killed while waiting for one; started again, it finds it
+//     (or replaces it if it failed without the conversion webhook);
+//   - operator: no migrator controller runs; the manager
+//     (--storage-migration=auto) sees its StorageVersionMigration taken up
+//     by nobody, falls back to its own rewrites, and is killed midway
+//     through the second CRD.
+//
+// Throughout, a CRD's storedVersions is trimmed only when etcd holds none
+// of its objects in v1alpha1; afterwards every object is stored in v1beta1
+// (raw etcd bytes) with every field as before in both versions' views; a
+// third start finds everything up to date.
 func TestMigrationOf1000ObjectsWithTheManagerKilled(t *testing.T) {
+	for _, tc := range []struct {
+		path string
+		// controllers of kube-controller-manager; none for the operator path.
+		controllers []string
+		flags       []string
+	}{
+		{path: "builtin", controllers: []string{"storage-version-migrator-controller", "garbage-collector-controller"},
+			flags: []string{"--storage-migration=builtin"}},
+		{path: "operator", flags: []string{"--storage-migration=auto", "--builtin-migration-start-timeout=3s"}},
+	} {
+		t.Run(tc.path, func(t *testing.T) { migrateKilled(t, tc.path, tc.controllers, tc.flags) })
+	}
+}
+
+func migrateKilled(t *testing.T, path string, controllers, flags []string) {
 	const perKind = 334 // 1,002 objects
 	ctx := context.Background()
 	cluster, err := harness.StartProcessClusterWithCRDs(t.TempDir(), oldReleaseCRDs(t))
@@ -64,12 +91,19 @@ func TestMigrationOf1000ObjectsWithTheManagerKilled(t *testing.T) {
 	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: operatorNamespace}}); err != nil {
 		t.Fatal(err)
 	}
+	if len(controllers) > 0 {
+		kcm, err := cluster.StartControllerManager(controllers...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(kcm.Stop)
+	}
 
 	// The old release's objects, created through its webhooks while the
 	// test holds the leader lease (the manager only serves webhooks).
 	holdLease(t, c)
 	start := func(name string) *harness.Manager {
-		m, err := cluster.StartManager(ctx, name, nil, "--operator-namespace="+operatorNamespace)
+		m, err := cluster.StartManager(ctx, name, nil, append([]string{"--operator-namespace=" + operatorNamespace}, flags...)...)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -93,15 +127,28 @@ func TestMigrationOf1000ObjectsWithTheManagerKilled(t *testing.T) {
 	}
 	first := start("manager-1")
 	releaseLease(t, c)
-	var killedAt float64
-	for {
+	killedAt := ""
+	deadline := time.Now().Add(3 * time.Minute)
+	for killedAt == "" {
 		checkTrimmedOnlyWhenDone(t, c, etcd)
-		// Midway through the second CRD: the first is done (and may be
-		// trimmed), the second half done.
-		if n := migratedBy(t, first); n >= perKind*3/2 {
+		if path == "builtin" {
+			// Once it waits for a StorageVersionMigration of kube-controller-manager.
+			var svms svmv1.StorageVersionMigrationList
+			if err := c.List(ctx, &svms); err != nil {
+				t.Fatal(err)
+			}
+			if len(svms.Items) > 0 {
+				first.Kill()
+				killedAt = fmt.Sprintf("while it waited for StorageVersionMigration %s (conditions %v)", svms.Items[0].Name, svms.Items[0].Status.Conditions)
+			}
+		} else if n := migratedBy(t, first); n >= perKind*3/2 {
+			// Midway through the second CRD: the first is done (and may
+			// be trimmed), the second half done.
 			first.Kill()
-			killedAt = n
-			break
+			killedAt = fmt.Sprintf("after rewriting %v objects itself", n)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no migration to interrupt within 3 minutes:\n%s", first.LogTail(20))
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -118,7 +165,7 @@ func TestMigrationOf1000ObjectsWithTheManagerKilled(t *testing.T) {
 
 	// Started again, it completes.
 	second := start("manager-2")
-	deadline := time.Now().Add(3 * time.Minute)
+	deadline = time.Now().Add(4 * time.Minute)
 	for {
 		checkTrimmedOnlyWhenDone(t, c, etcd)
 		done := 0
@@ -131,7 +178,7 @@ func TestMigrationOf1000ObjectsWithTheManagerKilled(t *testing.T) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("migration not done 3 minutes after the restart:\n%s", second.LogTail(20))
+			t.Fatalf("migration not done 4 minutes after the restart:\n%s", second.LogTail(20))
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
@@ -148,6 +195,14 @@ func TestMigrationOf1000ObjectsWithTheManagerKilled(t *testing.T) {
 	}
 	if len(after) != len(before) || len(before) != 2*len(created) {
 		t.Fatalf("%d views after, %d before, for %d objects", len(after), len(before), len(created))
+	}
+	families, err := second.Metrics()
+	if err != nil {
+		t.Fatal(err)
+	}
+	byPath := harness.Sum(families, "vko_storage_migration_runs_total", map[string]string{"outcome": "migrated", "path": path})
+	if byPath == 0 {
+		t.Fatalf("the restarted manager migrated no CRD by the %s path", path)
 	}
 	secondMigrated := migratedBy(t, second)
 	second.Stop()
@@ -167,9 +222,9 @@ func TestMigrationOf1000ObjectsWithTheManagerKilled(t *testing.T) {
 	if n := migratedBy(t, third); n != 0 {
 		t.Fatalf("a third start rewrote %v objects", n)
 	}
-	t.Logf("R9: %d objects stored as v1alpha1; the manager was killed after rewriting %v, with %d of %d CRDs untrimmed; "+
-		"the next start rewrote %v and trimmed all; every object stored as v1beta1 with its fields intact; a third start rewrote nothing",
-		len(created), killedAt, untrimmed, len(operator.OwnedCRDs), secondMigrated)
+	t.Logf("%s path: %d objects stored as v1alpha1; the manager was killed %s, with %d of %d CRDs untrimmed; "+
+		"the next start completed by the %s path for %v CRDs (%v objects rewritten by the operator); every object stored as v1beta1 with its fields intact; a third start found all up to date",
+		path, len(created), killedAt, untrimmed, len(operator.OwnedCRDs), path, byPath, secondMigrated)
 }
 
 // checkTrimmedOnlyWhenDone fails when a CRD's storedVersions no longer

@@ -356,11 +356,11 @@ func TestVaultOutageIsReportedAndRecovered(t *testing.T) {
 	if err := op.Client.Update(ctx, app); err != nil {
 		t.Fatal(err)
 	}
-	down := waitCondition(t, key, shared.TypeReady, metav1.ConditionFalse, shared.ReasonVaultError, 20*time.Second)
+	down := waitCondition(t, key, shared.TypeReady, metav1.ConditionFalse, shared.ReasonVaultUnavailable, 20*time.Second)
 	if msg := conditionMessage(down, shared.TypeReady); !strings.Contains(msg, "connection refused") {
 		t.Errorf("Ready message while Vault is down = %q, want the cause", msg)
 	}
-	waitEvent(t, ns, app.Name, shared.ReasonVaultError)
+	waitEvent(t, ns, app.Name, shared.ReasonVaultUnavailable)
 
 	// Deleting while Vault is down is not dropped: the VaultApp stays until Vault answers.
 	if err := op.Client.Delete(ctx, doomed); err != nil {
