@@ -27,6 +27,7 @@ import (
 
 	"time"
 
+	"k8s.io/client-go/discovery"
 	_ "k8s.io/client-go/plugin/pkg/client/auth"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -213,7 +214,12 @@ func migrate(args []string) int {
 		log.Error(err, "invalid --storage-migration")
 		return 2
 	}
-	m := &migration.Migrator{Client: c, Log: log, Path: path}
+	dc, err := discovery.NewDiscoveryClientForConfig(ctrl.GetConfigOrDie())
+	if err != nil {
+		log.Error(err, "unable to create a discovery client")
+		return 1
+	}
+	m := &migration.Migrator{Client: c, Discovery: dc, Log: log, Path: path}
 	results, err := m.Migrate(ctrl.SetupSignalHandler(), operator.OwnedCRDs...)
 	for _, r := range results {
 		fmt.Printf("%s: storage version %s, up to date before: %v, rewritten by: %s, %d object(s) rewritten by the operator\n",

@@ -76,13 +76,17 @@ func (m *Migrator) CleanManagedFields(ctx context.Context, crd *apiextensionsv1.
 
 // replaceManagedFields sets an object's managedFields, if it has not
 // changed since it was read (the patch tests its resourceVersion: a
-// concurrent writer's entry is never dropped). An empty list would reset
-// the field to a single entry of this write, which is what the API server
-// does for an object written without managedFields.
+// concurrent writer's entry is never dropped). The API server ignores an
+// empty list (clients unaware of the field send one); a list of one empty
+// entry is how it is cleared.
 func (m *Migrator) replaceManagedFields(ctx context.Context, obj *metav1.PartialObjectMetadata, keep []metav1.ManagedFieldsEntry) error {
+	var value any = keep
+	if len(keep) == 0 {
+		value = []map[string]any{{}}
+	}
 	patch, err := json.Marshal([]map[string]any{
 		{"op": "test", "path": "/metadata/resourceVersion", "value": obj.ResourceVersion},
-		{"op": "replace", "path": "/metadata/managedFields", "value": keep},
+		{"op": "replace", "path": "/metadata/managedFields", "value": value},
 	})
 	if err != nil {
 		return err

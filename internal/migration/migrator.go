@@ -39,6 +39,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -88,6 +89,9 @@ type Migrator struct {
 	Progress func(crd string, migrated int)
 	// Path chooses who rewrites the objects; PathOperator when empty.
 	Path Path
+	// Discovery tells when the API server really stores objects in a new
+	// storage version (see waitStorageServed); no wait when nil.
+	Discovery discovery.DiscoveryInterface
 	// BuiltinStartTimeout: with PathAuto, how long a StorageVersionMigration
 	// may go untaken before the operator rewrites the objects itself;
 	// DefaultBuiltinStartTimeout when zero.
@@ -141,6 +145,9 @@ func (m *Migrator) MigrateCRD(ctx context.Context, name string) (Result, error) 
 		return res, m.fail(name, crd, err)
 	}
 	log.Info("migrating stored objects to the storage version", "path", res.Path)
+	if err := m.waitStorageServed(ctx, crd, storage); err != nil {
+		return res, m.fail(name, crd, err)
+	}
 	if res.Path == PathBuiltin {
 		err := m.migrateBuiltin(ctx, crd, storage)
 		switch {

@@ -27,6 +27,7 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/client-go/discovery"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -111,7 +112,11 @@ func NewMigrator(mgr ctrl.Manager) (*migration.Migrator, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &migration.Migrator{Client: c, Recorder: mgr.GetEventRecorder("storage-version-migrator"), Log: ctrl.Log.WithName("migration")}, nil
+	dc, err := discovery.NewDiscoveryClientForConfig(mgr.GetConfig())
+	if err != nil {
+		return nil, err
+	}
+	return &migration.Migrator{Client: c, Discovery: dc, Recorder: mgr.GetEventRecorder("storage-version-migrator"), Log: ctrl.Log.WithName("migration")}, nil
 }
 
 // Options configure what Setup registers.

@@ -42,6 +42,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/discovery"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
@@ -89,7 +90,11 @@ func TestMigrationFromStoredV1alpha1(t *testing.T) {
 		NewWithT(t).Expect(crdStoredVersions(t, op.Client, name)).To(Equal([]string{"v1alpha1", "v1beta1"}))
 	}
 
-	m := &migration.Migrator{Client: op.Client, Log: logr.Discard(), PageSize: 50}
+	dc, err := discovery.NewDiscoveryClientForConfig(op.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &migration.Migrator{Client: op.Client, Discovery: dc, Log: logr.Discard(), PageSize: 50}
 
 	// Interrupted midway through the second CRD.
 	interrupted, cancel := context.WithCancel(ctx)
