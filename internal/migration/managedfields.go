@@ -84,9 +84,14 @@ func (m *Migrator) replaceManagedFields(ctx context.Context, obj *metav1.Partial
 	if len(keep) == 0 {
 		value = []map[string]any{{}}
 	}
-	patch, err := json.Marshal([]map[string]any{
-		{"op": "test", "path": "/metadata/resourceVersion", "value": obj.ResourceVersion},
-		{"op": "replace", "path": "/metadata/managedFields", "value": value},
+	type operation struct {
+		Op    string `json:"op"`
+		Path  string `json:"path"`
+		Value any    `json:"value"`
+	}
+	patch, err := json.Marshal([]operation{
+		{Op: "test", Path: "/metadata/resourceVersion", Value: obj.ResourceVersion},
+		{Op: "replace", Path: "/metadata/managedFields", Value: value},
 	})
 	if err != nil {
 		return err

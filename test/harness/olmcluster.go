@@ -45,8 +45,7 @@ const (
 
 // OLMCluster is a cluster that OLM can install into, with no container
 // runtime: kube-apiserver and etcd, kube-controller-manager (deployments,
-// replicasets, endpointslices, the garbage collector and the
-// storage-version migrator) and kube-scheduler, kwok faking one Node and
+// replicasets, endpointslices) and kube-scheduler, kwok faking one Node and
 // running its pods at IPs in PodCIDR, and OLM's olm and catalog operators,
 // all local processes. A process started here in the place of a pod (Start)
 // answers at the pod's IP.
@@ -106,10 +105,7 @@ func StartOLMCluster(ctx context.Context, logDir string) (*OLMCluster, error) {
 		args []string
 	}{
 		{"kube-controller-manager", nil, filepath.Join(kube, "kube-controller-manager"), []string{
-			"--kubeconfig=" + c.Kubeconfig,
-			// The storage-version migrator (and the garbage collector it
-			// needs) run the upgrade's migration, as on a 1.37+ cluster.
-			"--controllers=deployment,replicaset,endpointslice,garbage-collector-controller,storage-version-migrator-controller",
+			"--kubeconfig=" + c.Kubeconfig, "--controllers=deployment,replicaset,endpointslice",
 			"--leader-elect=false", "--use-service-account-credentials=false", "--secure-port=0"}},
 		{"kube-scheduler", nil, filepath.Join(kube, "kube-scheduler"), []string{
 			"--kubeconfig=" + c.Kubeconfig, "--leader-elect=false", "--secure-port=0"}},

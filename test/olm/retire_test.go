@@ -144,7 +144,7 @@ func (e *env) retire(t *testing.T) {
 			apply.SetNamespace(harness.SamplesNamespace)
 		}
 		apply.SetLabels(map[string]string{"retired": "v1alpha1"})
-		if err := e.c.Patch(ctx, apply, client.Apply, client.FieldOwner("gitops"), client.ForceOwnership); err != nil {
+		if err := e.c.Apply(ctx, client.ApplyConfigurationFromUnstructured(apply), client.FieldOwner("gitops"), client.ForceOwnership); err != nil {
 			t.Errorf("server-side apply on %s %s after the retirement: %v", s.Kind, s.Name, err)
 		}
 	}

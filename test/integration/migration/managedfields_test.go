@@ -55,7 +55,7 @@ func TestManagedFieldsOfARetiredVersionAreCleaned(t *testing.T) {
 	applied.SetNamespace(ns)
 	applied.SetName(old.Name)
 	applied.Object["spec"] = map[string]any{"vaultPolicy": string(old.Spec.VaultPolicy), "serviceAccount": old.Spec.ServiceAccount, "secretPaths": []any{"db"}}
-	if err := op.Client.Patch(ctx, applied, client.Apply, client.FieldOwner("legacy-tool"), client.ForceOwnership); err != nil {
+	if err := op.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(applied), client.FieldOwner("legacy-tool"), client.ForceOwnership); err != nil {
 		t.Fatal(err)
 	}
 	setStorage(t, op.Client, crd, "v1beta1")
@@ -87,7 +87,7 @@ func TestManagedFieldsOfARetiredVersionAreCleaned(t *testing.T) {
 		u.SetNamespace(ns)
 		u.SetName(old.Name)
 		u.SetLabels(map[string]string{"applied": "yes"})
-		return op.Client.Patch(ctx, u, client.Apply, client.FieldOwner("gitops"), client.ForceOwnership)
+		return op.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(u), client.FieldOwner("gitops"), client.ForceOwnership)
 	}
 	applyBefore := apply()
 
