@@ -205,6 +205,10 @@ bundle-build: ## Build the bundle image (needs a Docker engine).
 	@if ! docker info >/dev/null 2>&1; then echo "bundle-build: no Docker engine answers on this machine; bundle/ itself is what OLM tests here install from" >&2; exit 1; fi
 	docker build -f bundle.Dockerfile -t $(BUNDLE_IMG) .
 
+.PHONY: catalog-release
+catalog-release: ## Render the release catalog (release/catalog) from release/catalog-template.yaml plus VERSION at BUNDLE_IMG; the images must be pushed.
+	go run ./hack/catalog-release --version $(VERSION) --bundle-image $(BUNDLE_IMG) --opm "$$($(ENSURE) opm)/opm" $(CATALOG_RELEASE_ARGS)
+
 .PHONY: catalog-build
 catalog-build: ## Build the catalog image (needs a Docker engine).
 	@if ! docker info >/dev/null 2>&1; then echo "catalog-build: no Docker engine answers on this machine" >&2; exit 1; fi

@@ -120,8 +120,11 @@ func StartOLMCluster(ctx context.Context, logDir string) (*OLMCluster, error) {
 		// own validating round-tripper panics on objects it did not label.
 		{"olm", []string{"KUBECONFIG=" + c.Kubeconfig, "OPERATOR_NAMESPACE=" + OLMNamespace, "OPERATOR_NAME=olm-operator", "CI="},
 			filepath.Join(olmDir, "olm"), []string{"--namespace=" + OLMNamespace, "--writeStatusName="}},
+		// An InstallPlan that fails (a refused CRD update) is retried for
+		// this long before it is marked Failed: long enough for a test to
+		// mend the cause, as an admin would, and see the plan go through.
 		{"catalog", []string{"CI="}, filepath.Join(olmDir, "catalog"), []string{
-			"--kubeconfig=" + c.Kubeconfig, "--namespace=" + OLMNamespace, "--writeStatusName="}},
+			"--kubeconfig=" + c.Kubeconfig, "--namespace=" + OLMNamespace, "--writeStatusName=", "--install-plan-retry-timeout=5m"}},
 	} {
 		if p.name == "olm" {
 			// Both operators need the namespace they run for.
