@@ -72,8 +72,8 @@ lint: golangci-lint ## Run golangci-lint.
 
 .PHONY: verify-generated
 verify-generated: manifests generate bundle catalog ## Fail if generated files differ from what is committed.
-	@git diff --exit-code -- api config bundle catalog || { echo "generated files are stale: run 'make manifests generate bundle catalog' and commit" >&2; exit 1; }
-	@test -z "$$(git status --porcelain -- api config bundle catalog)" || { git status --porcelain -- api config bundle catalog; echo "untracked generated files: commit them" >&2; exit 1; }
+	@git diff --exit-code -- api config bundle local-catalog || { echo "generated files are stale: run 'make manifests generate bundle catalog' and commit" >&2; exit 1; }
+	@test -z "$$(git status --porcelain -- api config bundle local-catalog)" || { git status --porcelain -- api config bundle local-catalog; echo "untracked generated files: commit them" >&2; exit 1; }
 
 .PHONY: envtest
 envtest: ## Build kube-apiserver, etcd and kubectl into the cache (for KUBEBUILDER_ASSETS).
@@ -197,7 +197,7 @@ bundle: manifests ## Generate the OLM bundle into bundle/ from config/ (VERSION=
 	go run ./hack/bundle --version $(VERSION) --image $(IMG) --channels $(CHANNELS) --default-channel $(DEFAULT_CHANNEL) $(if $(REPLACES),--replaces $(REPLACES))
 
 .PHONY: catalog
-catalog: ## Render a file-based catalog for the bundle into catalog/.
+catalog: ## Render the local test catalog (local-catalog/: bundle/ inlined, no image) that the OLM test serves.
 	CHANNEL=$(DEFAULT_CHANNEL) hack/catalog.sh
 
 .PHONY: bundle-build
@@ -210,7 +210,7 @@ catalog-release: ## Render the release catalog (release/catalog) from release/ca
 	go run ./hack/catalog-release --version $(VERSION) --bundle-image $(BUNDLE_IMG) --opm "$$($(ENSURE) opm)/opm" $(CATALOG_RELEASE_ARGS)
 
 .PHONY: catalog-build
-catalog-build: ## Build the catalog image (needs a Docker engine).
+catalog-build: ## Build the catalog image of release/catalog (make catalog-release first; needs a Docker engine).
 	@if ! docker info >/dev/null 2>&1; then echo "catalog-build: no Docker engine answers on this machine" >&2; exit 1; fi
 	docker build -f catalog.Dockerfile -t $(CATALOG_IMG) .
 

@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
-# catalog.sh — renders bundle/ into a file-based catalog (make catalog):
+# catalog.sh — renders bundle/ into the local test catalog, local-catalog/
+# (make catalog), which the OLM test serves:
 # an olm.package, an olm.channel, and the olm.bundle that 'opm render' makes
 # of the bundle directory. Rendered from a directory, the bundle's manifests
 # are inlined as olm.bundle.object properties with an empty image, which OLM
 # installs without pulling a bundle image (what the tests here use). A
-# catalog for a registry renders the pushed bundle image instead.
+# catalog for a registry (release/catalog, make catalog-release) references
+# the pushed bundle images instead.
 set -euo pipefail
 shopt -s inherit_errexit
 cd "$(dirname "$0")/.."
 package=vault-keycloak-operator
 channel=${CHANNEL:-stable}
-out=catalog/$package
+out=local-catalog/$package
 opm="$(hack/ensure.sh opm)/opm"
 
 bundle=$("$opm" render bundle -o yaml)
@@ -32,5 +34,5 @@ entries:
 YAML
 	echo "$bundle"
 } >"$out/index.yaml"
-"$opm" validate catalog
+"$opm" validate local-catalog
 echo "catalog: wrote $out/index.yaml ($csv in channel $channel)"

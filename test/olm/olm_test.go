@@ -140,7 +140,7 @@ func newEnv(t *testing.T) *env {
 func (e *env) install(t *testing.T) *operatorsv1alpha1.ClusterServiceVersion {
 	ctx := context.Background()
 	c := e.c
-	addr, err := e.cluster.ServeCatalog(ctx, filepath.Join(harness.RepoRoot(), "catalog"))
+	addr, err := e.cluster.ServeCatalog(ctx, filepath.Join(harness.RepoRoot(), "local-catalog"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -67,7 +67,9 @@ func TestReleaseCatalogRendersFromTheTemplate(t *testing.T) {
 		t.Fatal(err)
 	}
 	host := strings.TrimPrefix(reg.URL, "https://")
-	image := func(version string) string { return fmt.Sprintf("%s/carbogame/vault-keycloak-operator-bundle:v%s", host, version) }
+	image := func(version string) string {
+		return fmt.Sprintf("%s/carbogame/vault-keycloak-operator-bundle:v%s", host, version)
+	}
 
 	bundles := map[string]string{"0.1.0": filepath.Join(harness.RepoRoot(), "bundle")}
 	for _, r := range []struct {
