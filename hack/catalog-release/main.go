@@ -91,16 +91,24 @@ func run(templatePath, version, image, out, opm string, writeTemplate bool) erro
 	if err != nil {
 		return fmt.Errorf("opm render-template: %w", err)
 	}
+	// Validated before it replaces the catalog: a bad one is never left.
+	staged := filepath.Join(work, "catalog")
+	if err := os.MkdirAll(filepath.Join(staged, packageName), 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(staged, packageName, "index.yaml"), catalog, 0o644); err != nil {
+		return err
+	}
+	validate := exec.Command(opm, "validate", staged)
+	validate.Stdout, validate.Stderr = os.Stdout, os.Stderr
+	if err := validate.Run(); err != nil {
+		return fmt.Errorf("opm validate: %w", err)
+	}
 	if err := os.MkdirAll(filepath.Join(out, packageName), 0o755); err != nil {
 		return err
 	}
 	if err := os.WriteFile(filepath.Join(out, packageName, "index.yaml"), catalog, 0o644); err != nil {
 		return err
-	}
-	validate := exec.Command(opm, "validate", out)
-	validate.Stdout, validate.Stderr = os.Stdout, os.Stderr
-	if err := validate.Run(); err != nil {
-		return fmt.Errorf("opm validate %s: %w", out, err)
 	}
 	if writeTemplate {
 		if err := os.WriteFile(templatePath, extended, 0o644); err != nil {
@@ -119,11 +127,13 @@ func addRelease(entries []map[string]any, csv string) error {
 		}
 		list, _ := e["entries"].([]any)
 		entry := map[string]any{"name": csv}
-		if len(list) > 0 {
-			last, _ := list[len(list)-1].(map[string]any)
-			if last["name"] == csv {
+		for _, existing := range list {
+			if m, _ := existing.(map[string]any); m["name"] == csv {
 				return fmt.Errorf("%s is released already", csv)
 			}
+		}
+		if len(list) > 0 {
+			last, _ := list[len(list)-1].(map[string]any)
 			entry["replaces"] = last["name"]
 		}
 		e["entries"] = append(list, entry)
@@ -143,6 +153,7 @@ func policyHome(work string) []string {
 			return nil
 		}
 	}
+	fmt.Fprintln(os.Stderr, "catalog-release: no containers signature policy on this machine; opm pulls with the accept-anything default podman installs, for this run only")
 	dir := filepath.Join(work, "home")
 	if err := os.MkdirAll(filepath.Join(dir, ".config", "containers"), 0o700); err != nil {
 		return nil

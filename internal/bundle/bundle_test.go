@@ -262,4 +262,8 @@ func TestBundleRetiringV1alpha1(t *testing.T) {
 	if _, err := bundle.Generate(opts); err == nil || !strings.Contains(err.Error(), "storage version") {
 		t.Fatalf("retiring the storage version: err = %v", err)
 	}
+	opts.RetireVersions = []string{"v1alpha"} // a typo would ship v1alpha1 still
+	if _, err := bundle.Generate(opts); err == nil || !strings.Contains(err.Error(), "no CRD has that version") {
+		t.Fatalf("retiring a version no CRD has: err = %v", err)
+	}
 }

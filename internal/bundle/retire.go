@@ -34,6 +34,7 @@ func (in *inputs) retire(versions []string) error {
 	if len(versions) == 0 {
 		return nil
 	}
+	found := map[string]bool{}
 	for _, crd := range in.crds {
 		// Read in place: kustomize's maps hold plain ints, which the
 		// unstructured helpers refuse to copy.
@@ -44,6 +45,7 @@ func (in *inputs) retire(versions []string) error {
 			m, _ := v.(map[string]any)
 			name, _ := m["name"].(string)
 			if slices.Contains(versions, name) {
+				found[name] = true
 				if storage, _ := m["storage"].(bool); storage {
 					err = fmt.Errorf("CRD %s: %s is the storage version and cannot be retired", crd.GetName(), name)
 				}
@@ -58,6 +60,11 @@ func (in *inputs) retire(versions []string) error {
 			return fmt.Errorf("CRD %s: retiring %v leaves no version", crd.GetName(), versions)
 		}
 		spec["versions"] = kept
+	}
+	for _, v := range versions {
+		if !found[v] {
+			return fmt.Errorf("retire %s: no CRD has that version", v)
+		}
 	}
 	in.csv.Spec.CustomResourceDefinitions.Owned = slices.DeleteFunc(in.csv.Spec.CustomResourceDefinitions.Owned,
 		func(d v1alpha1.CRDDescription) bool { return slices.Contains(versions, d.Version) })

@@ -59,6 +59,8 @@ package controller
 
 // On Kubernetes 1.37+ the migration is kube-controller-manager's: the
 // operator creates one StorageVersionMigration per CRD of its own (named
-// vko-<crd>), reads it until it succeeds or fails, and replaces a finished
-// one. List tells whether the cluster serves the API at all.
-// +kubebuilder:rbac:groups=storagemigration.k8s.io,resources=storageversionmigrations,verbs=get;list;create;delete
+// vko-<crd>; get and delete only those), reads it until it succeeds or
+// fails, and replaces a finished one. List tells whether the cluster
+// serves the API at all; create cannot be limited by name.
+// +kubebuilder:rbac:groups=storagemigration.k8s.io,resources=storageversionmigrations,verbs=list;create
+// +kubebuilder:rbac:groups=storagemigration.k8s.io,resources=storageversionmigrations,resourceNames=vko-vaultapps.vault.exemple.com;vko-keycloakclientcredentials.secrets.carbogame.com;vko-keycloakservers.secrets.carbogame.com,verbs=get;delete

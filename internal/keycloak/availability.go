@@ -23,22 +23,45 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strings"
 
 	"github.com/Nerzal/gocloak/v13"
 )
 
-// Unavailable reports whether err means Keycloak did not answer, rather
-// than refused: nothing listens, the connection broke or timed out, or it
-// answered that it cannot serve now (5xx). gocloak turns a transport
-// failure into an APIError with no HTTP status. Such a failure is cured by
-// Keycloak coming back; its resources wait for Reachable.
-func Unavailable(err error) bool {
-	if err == nil {
-		return false
+// ErrUnavailable marks a failure where the Keycloak server did not answer,
+// rather than refused: nothing listens, the connection broke or timed out,
+// or it answered 5xx. Such a failure is cured by Keycloak coming back. Only
+// this client's requests to Keycloak are marked: a Kubernetes API error or
+// a refusal never is.
+var ErrUnavailable = errors.New("no answer")
+
+// Unavailable reports whether err is marked ErrUnavailable.
+func Unavailable(err error) bool { return errors.Is(err, ErrUnavailable) }
+
+// markUnavailable marks err when it is one of Keycloak not answering.
+func markUnavailable(err error) error {
+	if err == nil || Unavailable(err) || !notAnswering(err) {
+		return err
 	}
+	return fmt.Errorf("%w: %w", ErrUnavailable, err)
+}
+
+// notAnswering: a 5xx, or a transport failure. gocloak turns a transport
+// failure into an APIError without a status, keeping only its text: a
+// certificate or a name that does not resolve is told from it by that
+// text, since waiting cures neither.
+func notAnswering(err error) bool {
 	var apiErr *gocloak.APIError
 	if errors.As(err, &apiErr) {
-		return apiErr.Code == 0 || apiErr.Code >= http.StatusInternalServerError
+		if apiErr.Code != 0 {
+			return apiErr.Code >= http.StatusInternalServerError
+		}
+		for _, configuration := range []string{"x509:", "tls:", "no such host"} {
+			if strings.Contains(apiErr.Message, configuration) {
+				return false
+			}
+		}
+		return true
 	}
 	var urlErr *url.Error
 	var netErr net.Error
@@ -52,7 +75,7 @@ func (s *Server) Reachable(ctx context.Context) error {
 	_, err := s.gc.GetIssuer(ctx, s.cfg.Realm)
 	observe(s.name, OpProbe, err)
 	if err != nil {
-		return fmt.Errorf("reach %s realm %q: %w", s.cfg.URL, s.cfg.Realm, err)
+		return fmt.Errorf("reach %s realm %q: %w", s.cfg.URL, s.cfg.Realm, markUnavailable(err))
 	}
 	return nil
 }

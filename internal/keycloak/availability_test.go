@@ -24,15 +24,19 @@ import (
 	"github.com/Nerzal/gocloak/v13"
 )
 
+// Only Keycloak not answering is marked: a refusal, TLS trust or DNS
+// (configuration), and errors from elsewhere (the Kubernetes API) are not.
 func TestUnavailable(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		err  error
 		want bool
 	}{
-		{"transport failure (gocloak gives no status)", fmt.Errorf("read secret: %w", &gocloak.APIError{Code: 0, Message: "connection refused"}), true},
+		{"transport failure (gocloak gives no status)", fmt.Errorf("read secret: %w", &gocloak.APIError{Code: 0, Message: "could not get token: dial tcp 127.0.0.1:8080: connect: connection refused"}), true},
 		{"bad gateway", &gocloak.APIError{Code: 502}, true},
 		{"unavailable", &gocloak.APIError{Code: 503}, true},
+		{"unknown certificate authority", &gocloak.APIError{Code: 0, Message: "could not get token: tls: failed to verify certificate: x509: certificate signed by unknown authority"}, false},
+		{"no such host", &gocloak.APIError{Code: 0, Message: "could not get token: dial tcp: lookup sso.example.com: no such host"}, false},
 		{"credentials refused", fmt.Errorf("log in: %w: %w", ErrUnauthorized, &gocloak.APIError{Code: 401}), false},
 		{"forbidden", &gocloak.APIError{Code: 403}, false},
 		{"client not found", fmt.Errorf("client %q: %w", "x", ErrClientNotFound), false},
@@ -40,8 +44,15 @@ func TestUnavailable(t *testing.T) {
 		{"other", errors.New("boom"), false},
 		{"none", nil, false},
 	} {
-		if got := Unavailable(tc.err); got != tc.want {
-			t.Errorf("%s: Unavailable(%v) = %v, want %v", tc.name, tc.err, got, tc.want)
+		marked := markUnavailable(tc.err)
+		if got := Unavailable(marked); got != tc.want {
+			t.Errorf("%s: Unavailable(markUnavailable(%v)) = %v, want %v", tc.name, tc.err, got, tc.want)
 		}
+		if tc.err != nil && !errors.Is(marked, tc.err) {
+			t.Errorf("%s: the mark hides the cause", tc.name)
+		}
+	}
+	if Unavailable(&gocloak.APIError{Code: 503}) {
+		t.Error("an error that did not come through this client is marked")
 	}
 }

@@ -213,8 +213,13 @@ func (s *Server) forgetToken() {
 	s.mu.Unlock()
 }
 
-// call runs fn with a valid token, and once more with a fresh one after a 401.
+// call runs fn with a valid token, and once more with a fresh one after a
+// 401; a failure where Keycloak did not answer is marked ErrUnavailable.
 func (s *Server) call(ctx context.Context, op string, fn func(token string) error) error {
+	return markUnavailable(s.callOnce(ctx, op, fn))
+}
+
+func (s *Server) callOnce(ctx context.Context, op string, fn func(token string) error) error {
 	for attempt := 0; ; attempt++ {
 		token, err := s.accessToken(ctx)
 		if err != nil {

@@ -91,6 +91,7 @@ func (m *Migrator) builtinAvailable(ctx context.Context) error {
 func (m *Migrator) migrateBuiltin(ctx context.Context, crd *apiextensionsv1.CustomResourceDefinition, storage string) error {
 	name := MigrationName(crd.Name)
 	log := m.Log.WithValues("crd", crd.Name, "storageVersionMigration", name)
+	resource := metav1.GroupResource{Group: crd.Spec.Group, Resource: crd.Spec.Names.Plural}
 	svm := &svmv1.StorageVersionMigration{}
 	err := m.Client.Get(ctx, client.ObjectKey{Name: name}, svm)
 	switch {
@@ -98,13 +99,17 @@ func (m *Migrator) migrateBuiltin(ctx context.Context, crd *apiextensionsv1.Cust
 		svm = nil
 	case err != nil:
 		return fmt.Errorf("read StorageVersionMigration %s: %w", name, err)
-	case finished(svm):
-		// Done before: by an earlier release's migration (to another
-		// storage version), or it failed. A migration runs once; this one
-		// is replaced.
-		log.Info("replacing a finished StorageVersionMigration", "conditions", svm.Status.Conditions)
-		if err := m.Client.Delete(ctx, svm); client.IgnoreNotFound(err) != nil {
-			return fmt.Errorf("delete finished StorageVersionMigration %s: %w", name, err)
+	case svm.Labels[managedByLabel] != managedByValue || svm.Spec.Resource != resource:
+		// Never touched: someone else's object under the operator's name.
+		return fmt.Errorf("StorageVersionMigration %s exists and is not the operator's (label %s=%q, resource %s)",
+			name, managedByLabel, svm.Labels[managedByLabel], svm.Spec.Resource)
+	case finished(svm) || svm.Annotations[storageVersionAnnotation] != storage:
+		// Done before (by an earlier release's migration, or it failed),
+		// or made for another storage version: a migration runs once, to
+		// the storage version of its time. It is replaced.
+		log.Info("replacing a StorageVersionMigration", "conditions", svm.Status.Conditions, "madeFor", svm.Annotations[storageVersionAnnotation])
+		if err := m.deleteMigration(ctx, svm); err != nil {
+			return err
 		}
 		svm = nil
 	default:
@@ -112,8 +117,9 @@ func (m *Migrator) migrateBuiltin(ctx context.Context, crd *apiextensionsv1.Cust
 	}
 	if svm == nil {
 		svm = &svmv1.StorageVersionMigration{
-			ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"app.kubernetes.io/managed-by": "vault-keycloak-operator"}},
-			Spec:       svmv1.StorageVersionMigrationSpec{Resource: metav1.GroupResource{Group: crd.Spec.Group, Resource: crd.Spec.Names.Plural}},
+			ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{managedByLabel: managedByValue},
+				Annotations: map[string]string{storageVersionAnnotation: storage}},
+			Spec: svmv1.StorageVersionMigrationSpec{Resource: resource},
 		}
 		if err := m.Client.Create(ctx, svm); err != nil {
 			return fmt.Errorf("create StorageVersionMigration %s: %w", name, err)
@@ -142,8 +148,9 @@ func (m *Migrator) migrateBuiltin(ctx context.Context, crd *apiextensionsv1.Cust
 			return fmt.Errorf("StorageVersionMigration %s failed: %s: %s", name, c.Reason, c.Message)
 		}
 		if !takenUp(svm) && time.Since(created) > startTimeout {
-			// Not left behind for a controller that may start one day.
-			if err := m.Client.Delete(ctx, svm); client.IgnoreNotFound(err) != nil {
+			// Not left behind for a controller that may start one day
+			// (unless it just did: the delete is for this very version).
+			if err := m.deleteMigration(ctx, svm); err != nil {
 				log.Error(err, "delete the StorageVersionMigration nobody took up")
 			}
 			return fmt.Errorf("%w: %s has no status %s after its creation; is kube-controller-manager's %s controller running (with the garbage collector)?",
@@ -155,6 +162,26 @@ func (m *Migrator) migrateBuiltin(ctx context.Context, crd *apiextensionsv1.Cust
 		case <-tick.C:
 		}
 	}
+}
+
+// Marks of the operator's StorageVersionMigrations.
+const (
+	managedByLabel = "app.kubernetes.io/managed-by"
+	managedByValue = "vault-keycloak-operator"
+	// storageVersionAnnotation records the storage version a migration
+	// was made for.
+	storageVersionAnnotation = "vault-keycloak-operator.carbogame.com/storage-version"
+)
+
+// deleteMigration deletes the operator's StorageVersionMigration as it was
+// read: a version changed meanwhile (kube-controller-manager took it up) is
+// left alone.
+func (m *Migrator) deleteMigration(ctx context.Context, svm *svmv1.StorageVersionMigration) error {
+	err := m.Client.Delete(ctx, svm, client.Preconditions{UID: &svm.UID, ResourceVersion: &svm.ResourceVersion})
+	if client.IgnoreNotFound(err) != nil {
+		return fmt.Errorf("delete StorageVersionMigration %s: %w", svm.Name, err)
+	}
+	return nil
 }
 
 // finished reports a Succeeded or Failed StorageVersionMigration.

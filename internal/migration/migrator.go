@@ -137,8 +137,11 @@ func (m *Migrator) MigrateCRD(ctx context.Context, name string) (Result, error) 
 	res.Storage = storage
 	if slices.Equal(crd.Status.StoredVersions, []string{storage}) {
 		res.UpToDate = true
+		if err := m.cleanRetired(ctx, name, storage, &res); err != nil {
+			return res, err
+		}
 		runs.WithLabelValues(name, "up_to_date", "none").Inc()
-		return res, m.cleanRetired(ctx, crd, storage, &res)
+		return res, nil
 	}
 	log := m.Log.WithValues("crd", name, "storageVersion", storage, "storedVersions", crd.Status.StoredVersions)
 	if res.Path, err = m.choosePath(ctx); err != nil {
@@ -182,7 +185,7 @@ func (m *Migrator) MigrateCRD(ctx context.Context, name string) (Result, error) 
 	if err != nil {
 		return res, m.fail(name, crd, fmt.Errorf("set storedVersions of %s: %w", name, err))
 	}
-	if err := m.cleanRetired(ctx, crd, storage, &res); err != nil {
+	if err := m.cleanRetired(ctx, name, storage, &res); err != nil {
 		return res, err
 	}
 	runs.WithLabelValues(name, "migrated", string(res.Path)).Inc()
@@ -202,7 +205,15 @@ func (m *Migrator) MigrateCRD(ctx context.Context, name string) (Result, error) 
 // serves (see CleanManagedFields). It runs on every start: a retired
 // version is usually removed from the CRD altogether, so the CRD cannot say
 // whether objects still name it; one metadata listing per CRD can.
-func (m *Migrator) cleanRetired(ctx context.Context, crd *apiextensionsv1.CustomResourceDefinition, storage string, res *Result) error {
+func (m *Migrator) cleanRetired(ctx context.Context, name, storage string, res *Result) error {
+	// Read again: the versions served now, not when the run began.
+	crd, now, err := m.storage(ctx, name)
+	if err != nil {
+		return m.fail(name, nil, err)
+	}
+	if now != storage {
+		return m.fail(name, crd, fmt.Errorf("%w: %s, then %s", ErrStorageVersionChanged, storage, now))
+	}
 	n, err := m.CleanManagedFields(ctx, crd, storage)
 	res.ManagedFieldsCleaned = n
 	if err != nil {

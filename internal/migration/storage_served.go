@@ -36,9 +36,12 @@ func storageVersionHash(group, version, kind string) string {
 	return base64.StdEncoding.EncodeToString(sum[:8])
 }
 
-// settleAfterSwitch is how long a migration waits after discovery first
-// shows a new storage version: discovery and the handler that encodes the
-// objects follow the CRD separately.
+// settleAfterSwitch is how long a migration waits once discovery shows the
+// storage version: discovery and the handler that encodes the objects
+// follow the CRD separately, so one says little about the other at the
+// moment of a switch. (With several API servers, each follows on its own:
+// the same few seconds, not a guarantee.) A migration is rare; the wait is
+// cheap.
 const settleAfterSwitch = 2 * time.Second
 
 // waitStorageServed waits until the API server stores the CRD's objects in
@@ -53,7 +56,7 @@ func (m *Migrator) waitStorageServed(ctx context.Context, crd *apiextensionsv1.C
 	}
 	want := storageVersionHash(crd.Spec.Group, storage, crd.Spec.Names.Kind)
 	deadline := time.Now().Add(time.Minute)
-	for waited := false; ; waited = true {
+	for {
 		resources, err := m.Discovery.ServerResourcesForGroupVersion(crd.Spec.Group + "/" + storage)
 		if err == nil {
 			for _, r := range resources.APIResources {
@@ -61,10 +64,7 @@ func (m *Migrator) waitStorageServed(ctx context.Context, crd *apiextensionsv1.C
 					continue
 				}
 				if r.StorageVersionHash == want || r.StorageVersionHash == "" {
-					if waited {
-						return sleep(ctx, settleAfterSwitch)
-					}
-					return nil
+					return sleep(ctx, settleAfterSwitch)
 				}
 			}
 		}

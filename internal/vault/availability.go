@@ -18,8 +18,11 @@ package vault
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -27,22 +30,51 @@ import (
 	vaultapi "github.com/hashicorp/vault/api"
 )
 
-// Unavailable reports whether err means Vault did not answer, rather than
-// refused: nothing listens, the connection broke or timed out, or Vault
-// answered that it cannot serve now (sealed, standby without a leader,
-// overloaded). Such a failure is cured by Vault coming back, not by the
-// operator or the app team; its resources wait for Healthy.
-func Unavailable(err error) bool {
-	if err == nil {
-		return false
+// ErrUnavailable marks a failure where Vault did not answer, rather than
+// refused: nothing listens, the connection broke or timed out, or Vault said
+// it cannot serve now (5xx: sealed, no active node, overloaded). Such a
+// failure is cured by Vault coming back, not by the operator or the app
+// team. Only this client's requests to Vault are marked: a Kubernetes API
+// error or a refusal never is.
+var ErrUnavailable = errors.New("no answer")
+
+// Unavailable reports whether err is marked ErrUnavailable.
+func Unavailable(err error) bool { return errors.Is(err, ErrUnavailable) }
+
+// markUnavailable marks err when it is one of Vault not answering. A
+// certificate or a name that does not resolve is configuration, which
+// waiting does not cure; 429 is throttling, which backoff answers.
+func markUnavailable(err error) error {
+	if err == nil || Unavailable(err) || !notAnswering(err) {
+		return err
 	}
+	return fmt.Errorf("%w: %w", ErrUnavailable, err)
+}
+
+func notAnswering(err error) bool {
 	var respErr *vaultapi.ResponseError
 	if errors.As(err, &respErr) {
-		return respErr.StatusCode >= http.StatusInternalServerError || respErr.StatusCode == http.StatusTooManyRequests
+		return respErr.StatusCode >= http.StatusInternalServerError
+	}
+	return transportFailure(err)
+}
+
+// transportFailure: the request got no answer (refused, reset, timed out),
+// not for a reason of configuration (TLS trust, DNS).
+func transportFailure(err error) bool {
+	var dnsErr *net.DNSError
+	var certErr *tls.CertificateVerificationError
+	var unknownAuthority x509.UnknownAuthorityError
+	var hostname x509.HostnameError
+	var invalid x509.CertificateInvalidError
+	switch {
+	case errors.As(err, &dnsErr) && dnsErr.IsNotFound,
+		errors.As(err, &certErr), errors.As(err, &unknownAuthority), errors.As(err, &hostname), errors.As(err, &invalid):
+		return false
 	}
 	var urlErr *url.Error
 	var netErr net.Error
-	return errors.As(err, &urlErr) || errors.As(err, &netErr)
+	return errors.As(err, &urlErr) || errors.As(err, &netErr) || errors.Is(err, io.ErrUnexpectedEOF)
 }
 
 // Healthy asks Vault whether it serves requests: initialized, unsealed and
@@ -53,7 +85,7 @@ func (c *Client) Healthy(ctx context.Context) error {
 	observe(OpHealth, err, true)
 	switch {
 	case err != nil:
-		return fmt.Errorf("read Vault's health at %s: %w", c.cfg.Address, err)
+		return fmt.Errorf("read Vault's health at %s: %w", c.cfg.Address, markUnavailable(err))
 	case !health.Initialized:
 		return fmt.Errorf("vault at %s is not initialized", c.cfg.Address)
 	case health.Sealed:

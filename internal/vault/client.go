@@ -193,6 +193,10 @@ func (c *Client) forgetToken() {
 // in again only when the token is gone: a misconfigured policy costs a
 // lookup per refused request, never a login.
 func (c *Client) do(ctx context.Context, op string, fn func() (found bool, err error)) error {
+	return markUnavailable(c.doOnce(ctx, op, fn))
+}
+
+func (c *Client) doOnce(ctx context.Context, op string, fn func() (found bool, err error)) error {
 	if err := c.ensureToken(ctx); err != nil {
 		return err
 	}

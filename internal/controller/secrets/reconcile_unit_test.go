@@ -37,6 +37,7 @@ import (
 
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
 	"github.com/carbogame/vault-keycloak-operator/internal/controller/shared"
+	"github.com/carbogame/vault-keycloak-operator/internal/keycloak"
 	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
 )
 
@@ -305,7 +306,7 @@ func TestKeycloakThatDoesNotAnswerIsWaitedFor(t *testing.T) {
 	w := newKCCWorld(t, teamA("web", "team-a-web"))
 	w.r.Outage = shared.NewOutage(time.Hour)
 	w.reconcile("web")
-	w.kc.down = &gocloak.APIError{Code: 0, Message: "could not get client secret: dial tcp 127.0.0.1:8080: connect: connection refused"}
+	w.kc.down = fmt.Errorf("%w: %w", keycloak.ErrUnavailable, &gocloak.APIError{Code: 0, Message: "could not get client secret: dial tcp 127.0.0.1:8080: connect: connection refused"})
 	w.r.recent.forget(client.ObjectKey{Namespace: "team-a", Name: "web"}) // as when the refresh is due
 	w.reconcile("web")
 	if c := w.ready("web"); c.Reason != shared.ReasonKeycloakUnavailable || !strings.Contains(c.Message, "does not answer") {

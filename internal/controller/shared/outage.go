@@ -43,19 +43,39 @@ const DefaultProbeInterval = 2 * time.Second
 // retrying on its own would send a request per resource to a service that
 // is just starting. One probe per service is all an outage costs.
 // The backoff stays as the fallback: a resource whose service never
-// answers a probe is still retried.
+// answers a probe is still retried, and so is one that fails again soon
+// after its service answered a probe (the probe and the request disagree:
+// a node that answers health but not writes, one client Keycloak fails
+// for): such a resource is not held again for RecoveryGrace, so nothing is
+// retried every Interval forever.
 type Outage struct {
 	// Interval between two probes of a service that is down.
 	Interval time.Duration
 
 	mu    sync.Mutex
 	down  map[string]*waitingOn
+	back  map[string]time.Time // when each service last answered a probe
 	ready chan event.TypedGenericEvent[reconcile.Request]
 }
+
+const (
+	// RecoveryGrace: after its service answered a probe, a resource that
+	// fails the same way again backs off instead of waiting.
+	RecoveryGrace = 30 * time.Second
+	// MaxWait: a service that has not answered for this long is no longer
+	// probed (a KeycloakServer deleted or moved meanwhile); its resources
+	// back off as they would without an Outage.
+	MaxWait = 10 * time.Minute
+	// probeTimeout bounds one probe: a slow answer still counts as one.
+	probeTimeout = 5 * time.Second
+	// probesAtOnce bounds the probes in flight (one per service down).
+	probesAtOnce = 8
+)
 
 // waitingOn is one service that did not answer, and who waits for it.
 type waitingOn struct {
 	probe   func(context.Context) error
+	since   time.Time
 	waiting map[reconcile.Request]struct{}
 }
 
@@ -65,21 +85,28 @@ func NewOutage(interval time.Duration) *Outage {
 	if interval <= 0 {
 		interval = DefaultProbeInterval
 	}
-	return &Outage{Interval: interval, down: map[string]*waitingOn{}, ready: make(chan event.TypedGenericEvent[reconcile.Request])}
+	return &Outage{Interval: interval, down: map[string]*waitingOn{}, back: map[string]time.Time{},
+		ready: make(chan event.TypedGenericEvent[reconcile.Request])}
 }
 
 // Wait records that req failed because service did not answer; probe says
 // whether it answers again (the latest probe given for a service is used).
-func (o *Outage) Wait(service string, probe func(context.Context) error, req reconcile.Request) {
+// It reports whether req waits: not when the service answered a probe
+// within RecoveryGrace (the resource backs off instead).
+func (o *Outage) Wait(service string, probe func(context.Context) error, req reconcile.Request) bool {
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	if time.Since(o.back[service]) < RecoveryGrace {
+		return false
+	}
 	w, ok := o.down[service]
 	if !ok {
-		w = &waitingOn{waiting: map[reconcile.Request]struct{}{}}
+		w = &waitingOn{since: time.Now(), waiting: map[reconcile.Request]struct{}{}}
 		o.down[service] = w
 	}
 	w.probe = probe
 	w.waiting[req] = struct{}{}
+	return true
 }
 
 // Waiting is how many resources wait for service.
@@ -110,34 +137,53 @@ func (o *Outage) Start(ctx context.Context) error {
 // NeedLeaderElection: only the leader reconciles, so only it waits.
 func (o *Outage) NeedLeaderElection() bool { return true }
 
-// probeAll asks each service that is down; the resources of each that
-// answers are queued.
+// probeAll asks each service that is down, at once; the resources of each
+// that answers are queued. A service down longer than MaxWait is dropped.
 func (o *Outage) probeAll(ctx context.Context) {
 	o.mu.Lock()
 	probes := make(map[string]func(context.Context) error, len(o.down))
 	for service, w := range o.down {
+		if time.Since(w.since) > MaxWait {
+			delete(o.down, service)
+			continue
+		}
 		probes[service] = w.probe
 	}
 	o.mu.Unlock()
+	var answered sync.Map
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, probesAtOnce)
 	for service, probe := range probes {
-		probeCtx, cancel := context.WithTimeout(ctx, o.Interval)
-		err := probe(probeCtx)
-		cancel()
-		if err != nil {
-			continue
-		}
+		wg.Go(func() {
+			slots <- struct{}{}
+			defer func() { <-slots }()
+			probeCtx, cancel := context.WithTimeout(ctx, probeTimeout)
+			defer cancel()
+			if probe(probeCtx) == nil {
+				answered.Store(service, true)
+			}
+		})
+	}
+	wg.Wait()
+	answered.Range(func(key, _ any) bool {
+		service := key.(string)
 		o.mu.Lock()
 		w := o.down[service]
 		delete(o.down, service)
+		o.back[service] = time.Now()
 		o.mu.Unlock()
+		if w == nil {
+			return true
+		}
 		for req := range w.waiting {
 			select {
 			case o.ready <- event.TypedGenericEvent[reconcile.Request]{Object: req}:
 			case <-ctx.Done():
-				return
+				return false
 			}
 		}
-	}
+		return true
+	})
 }
 
 // Source queues the resources of a service that answers again; a

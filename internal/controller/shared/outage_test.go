@@ -78,4 +78,13 @@ func TestOutageReleasesTheWaitingWhenTheServiceAnswers(t *testing.T) {
 	if o.Waiting("vault") != 0 || o.Waiting("keycloak-main") != 1 {
 		t.Fatalf("waiting for vault %d, for keycloak-main %d; want 0 and 1", o.Waiting("vault"), o.Waiting("keycloak-main"))
 	}
+	// Failing again right after Vault answered a probe (the probe and the
+	// request disagree), a resource backs off rather than waits: nothing
+	// is retried every interval forever.
+	if o.Wait("vault", vault, a) || o.Waiting("vault") != 0 {
+		t.Fatal("a resource waits again within RecoveryGrace of its service's return")
+	}
+	if !o.Wait("keycloak-main", keycloak, b) {
+		t.Fatal("another service's resources no longer wait")
+	}
 }

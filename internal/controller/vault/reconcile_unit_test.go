@@ -18,6 +18,7 @@ package vault
 
 import (
 	"context"
+	"fmt"
 	"net/url"
 	"slices"
 	"strings"
@@ -408,7 +409,7 @@ func TestPolicyWrittenByTheFirstReleaseIsAdoptedAndNarrowed(t *testing.T) {
 // VaultApp says VaultUnavailable and waits for Vault (one probe for all),
 // where a refusal is a VaultError retried with backoff alone.
 func TestVaultThatDoesNotAnswerIsWaitedFor(t *testing.T) {
-	down := &url.Error{Op: "Get", URL: "http://vault:8200/v1/sys/policies/acl/app.shop.api", Err: syscall.ECONNREFUSED}
+	down := fmt.Errorf("%w: %w", vaultclient.ErrUnavailable, &url.Error{Op: "Get", URL: "http://vault:8200/v1/sys/policies/acl/app.shop.api", Err: syscall.ECONNREFUSED})
 	refused := &vaultapi.ResponseError{StatusCode: 403, Errors: []string{"permission denied"}}
 	for _, tc := range []struct {
 		name       string
@@ -417,7 +418,7 @@ func TestVaultThatDoesNotAnswerIsWaitedFor(t *testing.T) {
 		waitingFor int
 	}{
 		{"connection refused", down, shared.ReasonVaultUnavailable, 1},
-		{"sealed", &vaultapi.ResponseError{StatusCode: 503, Errors: []string{"Vault is sealed"}}, shared.ReasonVaultUnavailable, 1},
+		{"sealed", fmt.Errorf("%w: %w", vaultclient.ErrUnavailable, &vaultapi.ResponseError{StatusCode: 503, Errors: []string{"Vault is sealed"}}), shared.ReasonVaultUnavailable, 1},
 		{"permission denied", refused, shared.ReasonVaultError, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -458,7 +459,7 @@ func TestNamespaceDeletedWhileVaultIsDown(t *testing.T) {
 	if err := w.client.Delete(context.Background(), w.app()); err != nil {
 		t.Fatal(err)
 	}
-	w.vault.fail = &url.Error{Op: "Delete", URL: "http://vault:8200", Err: syscall.ECONNREFUSED}
+	w.vault.fail = fmt.Errorf("%w: %w", vaultclient.ErrUnavailable, &url.Error{Op: "Delete", URL: "http://vault:8200", Err: syscall.ECONNREFUSED})
 	req := ctrl.Request{NamespacedName: client.ObjectKey{Namespace: "shop", Name: "api"}}
 	if _, err := w.r.Reconcile(context.Background(), req); err == nil {
 		t.Fatal("a failed removal returned no error")
