@@ -30,7 +30,7 @@ func TestSweepFindsAPlantedSecret(t *testing.T) {
 	if _, err := Sweep(dir); err == nil {
 		t.Fatal("a sweep of nothing passed")
 	}
-	KeepSecret("client-secret-0123456789abcdef", "tok\nen-with-a-newline-inside", "pw1")
+	KeepSecret("client-secret-0123456789abcdef", "tok\nen-with-a-newline-inside", "pw1", "")
 	KeepHaystack("log manager-01", strings.Repeat(`{"level":"info","msg":"synced"}`+"\n", 1000))
 	KeepHaystack("every VaultAppList", `{"status":{"conditions":[]}}`)
 	r, err := Sweep(dir)
