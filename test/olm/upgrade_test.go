@@ -85,17 +85,22 @@ func (e *env) upgrade(t *testing.T) {
 	e.startManager(t, csv)
 	e.waitSamplesReady(t)
 	waitStoredVersions(t, e.c, e.manager)
-	var events corev1.EventList
-	if err := e.c.List(ctx, &events); err != nil {
-		t.Fatal(err)
-	}
-	for _, name := range operator.OwnedCRDs {
-		if !slices.ContainsFunc(events.Items, func(ev corev1.Event) bool {
-			return ev.InvolvedObject.Kind == "CustomResourceDefinition" && ev.InvolvedObject.Name == name && ev.Reason == migration.ReasonMigrated
-		}) {
-			t.Errorf("no %s Event on CRD %s: the new version's migrator did not trim its storedVersions", migration.ReasonMigrated, name)
+	// The Event follows the trim (after the managedFields check), and is
+	// written asynchronously.
+	eventually(t, 30*time.Second, func() error {
+		var events corev1.EventList
+		if err := e.c.List(ctx, &events); err != nil {
+			return err
 		}
-	}
+		for _, name := range operator.OwnedCRDs {
+			if !slices.ContainsFunc(events.Items, func(ev corev1.Event) bool {
+				return ev.InvolvedObject.Kind == "CustomResourceDefinition" && ev.InvolvedObject.Name == name && ev.Reason == migration.ReasonMigrated
+			}) {
+				return fmt.Errorf("no %s Event on CRD %s: the new version's migrator did not trim its storedVersions", migration.ReasonMigrated, name)
+			}
+		}
+		return nil
+	})
 
 	after := e.snapshot(t, "v1alpha1", "v1beta1")
 	for key, was := range before {
