@@ -110,7 +110,7 @@ func TestNamespaceDeleted(t *testing.T) {
 				}
 			}
 		}
-		eventually(t, time.Minute, func() error { return allReady(ctx, w.c, ns, perKind) })
+		harness.Eventually(t, time.Minute, func() error { return allReady(ctx, w.c, ns, perKind) })
 		if err := leftBehind(ctx, w, ns); err == nil {
 			t.Fatalf("%s: the check of what is left finds nothing before the deletion: it cannot fail", ns)
 		}
@@ -123,7 +123,7 @@ func TestNamespaceDeleted(t *testing.T) {
 			t.Fatal(err)
 		}
 		if c.waits {
-			eventually(t, 30*time.Second, func() error { return toldWhy(ctx, w.c, ns, perKind) })
+			harness.Eventually(t, 30*time.Second, func() error { return toldWhy(ctx, w.c, ns, perKind) })
 			time.Sleep(10 * time.Second)
 			if err := w.c.Get(ctx, client.ObjectKey{Name: ns}, &corev1.Namespace{}); err != nil {
 				t.Fatalf("%s: gone while Vault was unreachable (%v): its policies could not have been removed", ns, err)
@@ -131,7 +131,7 @@ func TestNamespaceDeleted(t *testing.T) {
 			c.link.Restore()
 			deleted = time.Now()
 		}
-		eventually(t, 30*time.Second, func() error {
+		harness.Eventually(t, 30*time.Second, func() error {
 			var left corev1.Namespace
 			err := w.c.Get(ctx, client.ObjectKey{Name: ns}, &left)
 			if apierrors.IsNotFound(err) {
@@ -255,20 +255,4 @@ func leftBehind(ctx context.Context, w *world, namespace string) error {
 		return fmt.Errorf("left behind: %d, first %v", len(left), left[:min(3, len(left))])
 	}
 	return nil
-}
-
-// eventually retries check until it passes or timeout.
-func eventually(t *testing.T, timeout time.Duration, check func() error) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		err := check()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("after %s: %v", timeout, err)
-		}
-		time.Sleep(250 * time.Millisecond)
-	}
 }

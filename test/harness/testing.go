@@ -113,3 +113,20 @@ func (op *Operator) RunKubectl(args ...string) (string, error) {
 	}
 	return string(out), nil
 }
+
+// Eventually retries check until it passes, and fails the test with the
+// last error when timeout passes first.
+func Eventually(t testing.TB, timeout time.Duration, check func() error) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		err := check()
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after %s: %v", timeout, err)
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+}

@@ -123,7 +123,7 @@ func (e *env) retire(t *testing.T) {
 		if s.Version != "v1alpha1" {
 			continue
 		}
-		eventually(t, time.Minute, func() error {
+		harness.Eventually(t, time.Minute, func() error {
 			obj, err := s.Get(ctx, e.c, "v1beta1")
 			if err != nil {
 				return err
@@ -181,21 +181,5 @@ func waitPlanRefused(t *testing.T, c client.Client, csvName string, timeout time
 			t.Fatalf("no InstallPlan refusing %s after %s: %v", csvName, timeout, seen)
 		}
 		time.Sleep(time.Second)
-	}
-}
-
-// eventually retries check until it passes or timeout.
-func eventually(t *testing.T, timeout time.Duration, check func() error) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		err := check()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("after %s: %v", timeout, err)
-		}
-		time.Sleep(500 * time.Millisecond)
 	}
 }

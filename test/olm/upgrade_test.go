@@ -87,7 +87,7 @@ func (e *env) upgrade(t *testing.T) {
 	waitStoredVersions(t, e.c, e.manager)
 	// The Event follows the trim (after the managedFields check), and is
 	// written asynchronously.
-	eventually(t, 30*time.Second, func() error {
+	harness.Eventually(t, 30*time.Second, func() error {
 		var events corev1.EventList
 		if err := e.c.List(ctx, &events); err != nil {
 			return err

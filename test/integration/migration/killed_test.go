@@ -200,7 +200,7 @@ func migrateKilled(t *testing.T, path string, controllers, flags []string) {
 	// it done already (kube-controller-manager may finish what the killed
 	// one started, and trims storedVersions before the manager sees it).
 	var byPath float64
-	eventually(t, time.Minute, func() error {
+	harness.Eventually(t, time.Minute, func() error {
 		families, err := second.Metrics()
 		if err != nil {
 			return err
@@ -217,7 +217,7 @@ func migrateKilled(t *testing.T, path string, controllers, flags []string) {
 
 	// A third start finds nothing to do.
 	third := start("manager-3")
-	eventually(t, time.Minute, func() error {
+	harness.Eventually(t, time.Minute, func() error {
 		families, err := third.Metrics()
 		if err != nil {
 			return err
@@ -274,21 +274,5 @@ func releaseLease(t *testing.T, c client.Client) {
 	err := c.Delete(context.Background(), &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: leaseName, Namespace: operatorNamespace}})
 	if err != nil && !apierrors.IsNotFound(err) {
 		t.Fatal(err)
-	}
-}
-
-// eventually retries check until it passes or timeout.
-func eventually(t *testing.T, timeout time.Duration, check func() error) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		err := check()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("after %s: %v", timeout, err)
-		}
-		time.Sleep(250 * time.Millisecond)
 	}
 }
