@@ -137,7 +137,7 @@ func (m *Migrator) MigrateCRD(ctx context.Context, name string) (Result, error) 
 	res.Storage = storage
 	if slices.Equal(crd.Status.StoredVersions, []string{storage}) {
 		res.UpToDate = true
-		if err := m.cleanRetired(ctx, name, storage, &res); err != nil {
+		if err := m.cleanRetired(ctx, crd, storage, &res); err != nil {
 			return res, err
 		}
 		runs.WithLabelValues(name, "up_to_date", "none").Inc()
@@ -171,6 +171,7 @@ func (m *Migrator) MigrateCRD(ctx context.Context, name string) (Result, error) 
 	// kube-controller-manager trims storedVersions itself after a
 	// StorageVersionMigration, unless the CRD changed meanwhile; trimming
 	// again is harmless, and covers that case.
+	var trimmed *apiextensionsv1.CustomResourceDefinition
 	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		fresh, now, err := m.storage(ctx, name)
 		if err != nil {
@@ -180,12 +181,14 @@ func (m *Migrator) MigrateCRD(ctx context.Context, name string) (Result, error) 
 			return fmt.Errorf("%w: %s, then %s", ErrStorageVersionChanged, storage, now)
 		}
 		fresh.Status.StoredVersions = []string{storage}
+		trimmed = fresh
 		return m.Client.Status().Update(ctx, fresh)
 	})
 	if err != nil {
 		return res, m.fail(name, crd, fmt.Errorf("set storedVersions of %s: %w", name, err))
 	}
-	if err := m.cleanRetired(ctx, name, storage, &res); err != nil {
+	// The CRD as it is now (the versions served now, not when the run began).
+	if err := m.cleanRetired(ctx, trimmed, storage, &res); err != nil {
 		return res, err
 	}
 	runs.WithLabelValues(name, "migrated", string(res.Path)).Inc()
@@ -205,15 +208,7 @@ func (m *Migrator) MigrateCRD(ctx context.Context, name string) (Result, error) 
 // serves (see CleanManagedFields). It runs on every start: a retired
 // version is usually removed from the CRD altogether, so the CRD cannot say
 // whether objects still name it; one metadata listing per CRD can.
-func (m *Migrator) cleanRetired(ctx context.Context, name, storage string, res *Result) error {
-	// Read again: the versions served now, not when the run began.
-	crd, now, err := m.storage(ctx, name)
-	if err != nil {
-		return m.fail(name, nil, err)
-	}
-	if now != storage {
-		return m.fail(name, crd, fmt.Errorf("%w: %s, then %s", ErrStorageVersionChanged, storage, now))
-	}
+func (m *Migrator) cleanRetired(ctx context.Context, crd *apiextensionsv1.CustomResourceDefinition, storage string, res *Result) error {
 	n, err := m.CleanManagedFields(ctx, crd, storage)
 	res.ManagedFieldsCleaned = n
 	if err != nil {

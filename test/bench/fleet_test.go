@@ -25,9 +25,7 @@ import (
 	"time"
 
 	"golang.org/x/sync/errgroup"
-	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -48,7 +46,6 @@ const (
 	operatorNamespace = "vko-system"
 	operatorSA        = "vko-manager"
 	serverName        = "fleet-keycloak"
-	leaseName         = "vault-keycloak-operator.carbogame.com"
 	runLabel          = "bench.vko/run"
 	// defaultWorkers is --max-concurrent-reconciles as the manager ships.
 	defaultWorkers = 8
@@ -212,22 +209,17 @@ func (f *fleet) stopManager() {
 }
 
 // holdLease makes the bench the leader: a manager started now serves the
-// webhooks (every replica does) and reconciles nothing, as a standby.
+// webhooks and reconciles nothing, as a standby.
 func (f *fleet) holdLease(b *testing.B) {
 	b.Helper()
-	f.releaseLease(b)
-	holder, seconds, now := "bench", int32(3600), metav1.NewMicroTime(time.Now())
-	lease := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: leaseName, Namespace: operatorNamespace},
-		Spec: coordinationv1.LeaseSpec{HolderIdentity: &holder, LeaseDurationSeconds: &seconds, AcquireTime: &now, RenewTime: &now}}
-	if err := f.c.Create(context.Background(), lease); err != nil {
+	if err := harness.HoldLeaderLease(context.Background(), f.c, operatorNamespace, "bench"); err != nil {
 		b.Fatal(err)
 	}
 }
 
 func (f *fleet) releaseLease(b *testing.B) {
 	b.Helper()
-	lease := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: leaseName, Namespace: operatorNamespace}}
-	if err := f.c.Delete(context.Background(), lease); err != nil && !apierrors.IsNotFound(err) {
+	if err := harness.ReleaseLeaderLease(context.Background(), f.c, operatorNamespace); err != nil {
 		b.Fatal(err)
 	}
 }
@@ -235,14 +227,11 @@ func (f *fleet) releaseLease(b *testing.B) {
 // leaseHolder is who holds the leader election lease now.
 func (f *fleet) leaseHolder(b *testing.B) string {
 	b.Helper()
-	var lease coordinationv1.Lease
-	if err := f.c.Get(context.Background(), client.ObjectKey{Namespace: operatorNamespace, Name: leaseName}, &lease); err != nil {
+	holder, err := harness.LeaderLeaseHolder(context.Background(), f.c, operatorNamespace)
+	if err != nil {
 		b.Fatal(err)
 	}
-	if lease.Spec.HolderIdentity == nil {
-		return ""
-	}
-	return *lease.Spec.HolderIdentity
+	return holder
 }
 
 // waitLeader waits until a manager holds the lease.
@@ -250,9 +239,7 @@ func (f *fleet) waitLeader(b *testing.B) {
 	b.Helper()
 	deadline := time.Now().Add(time.Minute)
 	for time.Now().Before(deadline) {
-		var lease coordinationv1.Lease
-		err := f.c.Get(context.Background(), client.ObjectKey{Namespace: operatorNamespace, Name: leaseName}, &lease)
-		if err == nil && lease.Spec.HolderIdentity != nil && *lease.Spec.HolderIdentity != "bench" && *lease.Spec.HolderIdentity != "" {
+		if holder, err := harness.LeaderLeaseHolder(context.Background(), f.c, operatorNamespace); err == nil && holder != "bench" && holder != "" {
 			return
 		}
 		time.Sleep(100 * time.Millisecond)

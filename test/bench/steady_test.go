@@ -67,7 +67,7 @@ func (f *fleet) restartInStep(b *testing.B) steadyState {
 			st.APIReads++
 			continue
 		}
-		if e.ObjectRef.Resource == "leases" || (e.ObjectRef.Resource == "events" && e.ObjectRef.Namespace == operatorNamespace && strings.HasPrefix(e.ObjectRef.Name, leaseName)) {
+		if e.ObjectRef.Resource == "leases" || (e.ObjectRef.Resource == "events" && e.ObjectRef.Namespace == operatorNamespace && strings.HasPrefix(e.ObjectRef.Name, harness.LeaderLeaseName)) {
 			continue // leader election: its lease, and the Event that says who leads; not per object
 		}
 		st.APIWrites[fmt.Sprintf("%s %s/%s", e.Verb, e.ObjectRef.Resource, e.ObjectRef.Subresource)]++

@@ -27,7 +27,6 @@ import (
 	"testing"
 	"time"
 
-	coordinationv1 "k8s.io/api/coordination/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/util/retry"
@@ -41,7 +40,6 @@ import (
 const (
 	operatorNamespace = "vko-system"
 	operatorSA        = "vko-manager"
-	leaseName         = "vault-keycloak-operator.carbogame.com"
 	objects           = 200
 )
 
@@ -107,7 +105,7 @@ func TestLeaderKilledTheStandbyTakesOver(t *testing.T) {
 		t.Fatalf("writes: %s %d, %s %d; want one replica to have written every policy and role, the other nothing",
 			leader.name, leader.proxy.Counts()["write"], standby.name, w)
 	}
-	holder := leaseHolder(t, c)
+	holder := leaseHolder(c)
 
 	// Update every spec, and kill the leader while it works through them.
 	go func() {
@@ -134,7 +132,7 @@ func TestLeaderKilledTheStandbyTakesOver(t *testing.T) {
 
 	var takeover time.Duration
 	for {
-		if h := leaseHolder(t, c); h != holder && h != "" {
+		if h := leaseHolder(c); h != holder && h != "" {
 			takeover = time.Since(killed)
 			break
 		}
@@ -202,11 +200,8 @@ func waitAll(t *testing.T, c client.Client, path string, n int, timeout time.Dur
 	}
 }
 
-func leaseHolder(t *testing.T, c client.Client) string {
-	t.Helper()
-	var lease coordinationv1.Lease
-	if err := c.Get(context.Background(), client.ObjectKey{Namespace: operatorNamespace, Name: leaseName}, &lease); err != nil || lease.Spec.HolderIdentity == nil {
-		return ""
-	}
-	return *lease.Spec.HolderIdentity
+// leaseHolder is who holds the manager's Lease ("" for nobody, or unread).
+func leaseHolder(c client.Client) string {
+	holder, _ := harness.LeaderLeaseHolder(context.Background(), c, operatorNamespace)
+	return holder
 }

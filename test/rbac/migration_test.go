@@ -75,10 +75,7 @@ func migrateAsServiceAccount(t *testing.T, strategy v1alpha1.StrategyDetailsDepl
 		}
 	}
 	cfg := rest.CopyConfig(op.Config)
-	cfg.Impersonate = rest.ImpersonationConfig{
-		UserName: "system:serviceaccount:" + operatorNamespace + ":" + strategy.ClusterPermissions[0].ServiceAccountName,
-		Groups:   []string{"system:serviceaccounts", "system:serviceaccounts:" + operatorNamespace, "system:authenticated"},
-	}
+	cfg.Impersonate = serviceAccountIdentity(strategy.ClusterPermissions[0].ServiceAccountName)
 	asSA, err := client.New(cfg, client.Options{Scheme: operator.NewScheme()})
 	if err != nil {
 		t.Fatal(err)

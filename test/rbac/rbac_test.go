@@ -76,15 +76,13 @@ func startAsServiceAccount(t *testing.T, strategy v1alpha1.StrategyDetailsDeploy
 	sa := strategy.ClusterPermissions[0].ServiceAccountName
 	vaultCfg := vaultclient.ConfigFromEnv()
 	vaultCfg.Address, vaultCfg.Token = v.Addr, v.Token
+	identity := serviceAccountIdentity(sa)
 	op, err := harness.Start(harness.Config{
 		// MigrateOnStart: the migrator runs as the ServiceAccount too. On
 		// a fresh cluster it only reads the three CRDs (get by name): the
 		// status update it would need after an upgrade is not exercised.
-		Options: operator.Options{Vault: vaultCfg, OperatorNamespace: operatorNamespace, MaxBackoff: 2 * time.Second, MigrateOnStart: true},
-		Identity: &rest.ImpersonationConfig{
-			UserName: "system:serviceaccount:" + operatorNamespace + ":" + sa,
-			Groups:   []string{"system:serviceaccounts", "system:serviceaccounts:" + operatorNamespace, "system:authenticated"},
-		},
+		Options:       operator.Options{Vault: vaultCfg, OperatorNamespace: operatorNamespace, MaxBackoff: 2 * time.Second, MigrateOnStart: true},
+		Identity:      &identity,
 		BeforeManager: func(c client.Client) error { return grant(c, sa, strategy, k) },
 	})
 	if err != nil {
@@ -92,6 +90,15 @@ func startAsServiceAccount(t *testing.T, strategy v1alpha1.StrategyDetailsDeploy
 	}
 	t.Cleanup(op.Stop)
 	return op
+}
+
+// serviceAccountIdentity is who a pod running as the ServiceAccount sa of
+// the operator's namespace is to the API server.
+func serviceAccountIdentity(sa string) rest.ImpersonationConfig {
+	return rest.ImpersonationConfig{
+		UserName: "system:serviceaccount:" + operatorNamespace + ":" + sa,
+		Groups:   []string{"system:serviceaccounts", "system:serviceaccounts:" + operatorNamespace, "system:authenticated"},
+	}
 }
 
 // grant creates what OLM creates from the CSV — the ServiceAccount, a Role

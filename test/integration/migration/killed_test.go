@@ -26,10 +26,8 @@ import (
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
-	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	svmv1 "k8s.io/api/storagemigration/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -37,10 +35,7 @@ import (
 	"github.com/carbogame/vault-keycloak-operator/test/harness"
 )
 
-const (
-	operatorNamespace = "vko-system"
-	leaseName         = "vault-keycloak-operator.carbogame.com"
-)
+const operatorNamespace = "vko-system"
 
 // R9 and issue 16: the upgrade of a cluster holding 1,000 objects stored
 // as v1alpha1, the manager binary migrating them on start, SIGKILLed
@@ -101,7 +96,9 @@ func migrateKilled(t *testing.T, path string, controllers, flags []string) {
 
 	// The old release's objects, created through its webhooks while the
 	// test holds the leader lease (the manager only serves webhooks).
-	holdLease(t, c)
+	if err := harness.HoldLeaderLease(ctx, c, operatorNamespace, "test"); err != nil {
+		t.Fatal(err)
+	}
 	start := func(name string) *harness.Manager {
 		m, err := cluster.StartManager(ctx, name, nil, append([]string{"--operator-namespace=" + operatorNamespace}, flags...)...)
 		if err != nil {
@@ -126,7 +123,9 @@ func migrateKilled(t *testing.T, path string, controllers, flags []string) {
 		setStorage(t, c, name, "v1beta1")
 	}
 	first := start("manager-1")
-	releaseLease(t, c)
+	if err := harness.ReleaseLeaderLease(ctx, c, operatorNamespace); err != nil {
+		t.Fatal(err)
+	}
 	killedAt := ""
 	deadline := time.Now().Add(3 * time.Minute)
 	for killedAt == "" {
@@ -258,21 +257,4 @@ func migratedBy(t *testing.T, m *harness.Manager) float64 {
 		t.Fatal(err)
 	}
 	return harness.Sum(families, "vko_storage_migration_objects_total", nil)
-}
-
-func holdLease(t *testing.T, c client.Client) {
-	t.Helper()
-	holder, seconds, now := "test", int32(3600), metav1.NewMicroTime(time.Now())
-	if err := c.Create(context.Background(), &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: leaseName, Namespace: operatorNamespace},
-		Spec: coordinationv1.LeaseSpec{HolderIdentity: &holder, LeaseDurationSeconds: &seconds, AcquireTime: &now, RenewTime: &now}}); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func releaseLease(t *testing.T, c client.Client) {
-	t.Helper()
-	err := c.Delete(context.Background(), &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: leaseName, Namespace: operatorNamespace}})
-	if err != nil && !apierrors.IsNotFound(err) {
-		t.Fatal(err)
-	}
 }
