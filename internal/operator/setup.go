@@ -166,6 +166,11 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 		return nil
 	}
 
+	recorder, err := setupEventRecording(mgr)
+	if err != nil {
+		return err
+	}
+
 	// A nil interface, not a nil *Client, when there is no Vault: the
 	// controller tests for nil.
 	var vault vaultcontroller.VaultAPI
@@ -179,7 +184,7 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 	if err := (&vaultcontroller.VaultAppReconciler{
 		Client:                  mgr.GetClient(),
 		Vault:                   vault,
-		Recorder:                mgr.GetEventRecorder("vaultapp-controller"),
+		Recorder:                recorder("vaultapp-controller"),
 		MaxConcurrentReconciles: opts.MaxConcurrentReconciles,
 		MaxBackoff:              opts.MaxBackoff,
 	}).SetupWithManager(mgr); err != nil {
@@ -191,7 +196,7 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 			Reader:   mgr.GetAPIReader(),
 			Cache:    mgr.GetClient(),
 			Vault:    vault,
-			Recorder: mgr.GetEventRecorder("vaultapp-controller"),
+			Recorder: recorder("vaultapp-controller"),
 			Interval: opts.OrphanSweepInterval,
 		}); err != nil {
 			return fmt.Errorf("vault orphan sweep: %w", err)
@@ -209,7 +214,7 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 	if err := (&secretscontroller.KeycloakServerReconciler{
 		Client:      mgr.GetClient(),
 		Servers:     servers,
-		Recorder:    mgr.GetEventRecorder("keycloakserver-controller"),
+		Recorder:    recorder("keycloakserver-controller"),
 		MaxBackoff:  opts.MaxBackoff,
 		Credentials: credentials,
 	}).SetupWithManager(mgr); err != nil {
@@ -219,7 +224,7 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 		Client:                  mgr.GetClient(),
 		Reader:                  mgr.GetAPIReader(),
 		Servers:                 servers,
-		Recorder:                mgr.GetEventRecorder("keycloakclientcredential-controller"),
+		Recorder:                recorder("keycloakclientcredential-controller"),
 		MaxConcurrentReconciles: opts.MaxConcurrentReconciles,
 		MaxBackoff:              opts.MaxBackoff,
 	}).SetupWithManager(mgr); err != nil {

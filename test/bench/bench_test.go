@@ -47,7 +47,7 @@ func BenchmarkFleet(b *testing.B) {
 	for _, w := range []int{1, 2, 4} {
 		runs = append(runs, f.converge(b, w, 250, 1, false))
 	}
-	p1 := f.converge(b, defaultWorkers, fleetSize, 3, true)
+	p1 := f.converge(b, defaultWorkers, fleetSize, 5, true)
 	runs = append(runs, p1)
 	r.Raw["P1"] = runs
 	if os.Getenv("VKO_BENCH_ONLY") == "P1" {

@@ -24,13 +24,17 @@ import (
 	"net/http"
 	"os"
 	"slices"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
 
 	vaultapi "github.com/hashicorp/vault/api"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
@@ -59,6 +63,11 @@ type convergence struct {
 	// VaultRequests per object: the operator's, and the limit's.
 	OperatorVault map[string]float64 `json:"operatorVaultPerObject"`
 	LimitVault    map[string]float64 `json:"limitVaultPerObject"`
+	// CPU per object of every process on the machine (kube-apiserver,
+	// etcd, vault, manager, the bench itself), in each run: on two cores
+	// the run is as fast as this total allows.
+	OperatorCPU map[string]time.Duration `json:"operatorCPUPerObjectNanos"`
+	LimitCPU    map[string]time.Duration `json:"limitCPUPerObjectNanos"`
 }
 
 func (c convergence) Ratio() float64 { return float64(c.Operator) / float64(c.Limit) }
@@ -99,8 +108,11 @@ func (f *fleet) convergePair(b *testing.B, workers, n int, limitRun, opRun strin
 	f.stopManager()
 	f.holdLease(b)
 	f.startManager(b, workers)
-	before := f.limitProxy.Counts()
-	res.Limit = f.timeReady(b, limitRun, n, f.limitWorkers(b, workers))
+	waitQuiet(b)
+	before, cpuBefore := f.limitProxy.Counts(), harness.CPUByCommand()
+	limitTimes := f.timeReady(b, limitRun, n, f.limitWorkers(b, workers))
+	res.Limit = limitTimes.last()
+	res.LimitCPU = cpuPerObject(harness.Difference(harness.CPUByCommand(), cpuBefore), n)
 	res.LimitVault = perObject(harness.Difference(f.limitProxy.Counts(), before), n)
 	if holder := f.leaseHolder(b); holder != "bench" {
 		b.Fatalf("the lease went to %q during the limit's run: the operator took part", holder)
@@ -111,12 +123,16 @@ func (f *fleet) convergePair(b *testing.B, workers, n int, limitRun, opRun strin
 	f.releaseLease(b)
 	f.startManager(b, workers)
 	f.waitLeader(b)
-	before = f.vaultProxy.Counts()
+	waitQuiet(b)
+	before, cpuBefore = f.vaultProxy.Counts(), harness.CPUByCommand()
 	cpu := f.managerCPU(b)
 	if out := os.Getenv("VKO_BENCH_PROFILE"); out != "" && keep {
 		go f.profile(out, 8*time.Second)
+		go f.profileAPIServer(b, out+".kube-apiserver", 8*time.Second)
 	}
-	res.Operator = f.timeReady(b, opRun, n, nil)
+	opTimes := f.timeReady(b, opRun, n, nil)
+	res.Operator = opTimes.last()
+	res.OperatorCPU = cpuPerObject(harness.Difference(harness.CPUByCommand(), cpuBefore), n)
 	res.ManagerCPU = (f.managerCPU(b) - cpu) / time.Duration(n)
 	if m, err := f.manager.Metrics(); err == nil {
 		res.Reconcile, _ = harness.HistogramMean(m, "controller_runtime_reconcile_time_seconds", map[string]string{"controller": "vaultapp"})
@@ -125,8 +141,8 @@ func (f *fleet) convergePair(b *testing.B, workers, n int, limitRun, opRun strin
 	if !keep {
 		f.deleteRun(b, opRun, n)
 	}
-	b.Logf("P1 %d workers, %d VaultApps: operator %s, limit %s, ratio %.2f; Vault requests per object: operator %v, limit %v; manager CPU per object %s, mean reconcile %s",
-		workers, n, res.Operator.Round(time.Millisecond), res.Limit.Round(time.Millisecond), res.Ratio(), res.OperatorVault, res.LimitVault, res.ManagerCPU, res.Reconcile.Round(100*time.Microsecond))
+	b.Logf("P1 %d workers, %d VaultApps: operator %s, limit %s, ratio %.2f; Vault requests per object: operator %v, limit %v; manager CPU per object %s, mean reconcile %s; CPU per object by process: operator's run %v, limit's run %v; timelines: operator's run %s, limit's run %s",
+		workers, n, res.Operator.Round(time.Millisecond), res.Limit.Round(time.Millisecond), res.Ratio(), res.OperatorVault, res.LimitVault, res.ManagerCPU, res.Reconcile.Round(100*time.Microsecond), res.OperatorCPU, res.LimitCPU, opTimes, limitTimes)
 	return res
 }
 
@@ -142,6 +158,26 @@ func (f *fleet) profile(out string, d time.Duration) {
 	_ = os.WriteFile(out, data, 0o644)
 }
 
+// profileAPIServer saves a CPU profile of kube-apiserver (its own pprof
+// endpoint, read as the cluster admin): on two cores the API server takes
+// most of a run's CPU, so where it goes decides the run's time.
+func (f *fleet) profileAPIServer(b *testing.B, out string, d time.Duration) {
+	cfg := rest.CopyConfig(f.cluster.Config)
+	cfg.GroupVersion, cfg.NegotiatedSerializer = &schema.GroupVersion{}, scheme.Codecs
+	rc, err := rest.RESTClientFor(cfg)
+	if err != nil {
+		b.Logf("kube-apiserver profile: %v", err)
+		return
+	}
+	data, err := rc.Get().AbsPath("/debug/pprof/profile").Param("seconds", strconv.Itoa(int(d.Seconds()))).
+		Timeout(d + 20*time.Second).DoRaw(context.Background())
+	if err != nil {
+		b.Logf("kube-apiserver profile: %v", err)
+		return
+	}
+	_ = os.WriteFile(out, data, 0o644)
+}
+
 func (f *fleet) managerCPU(b *testing.B) time.Duration {
 	b.Helper()
 	cpu, err := f.manager.CPUTime()
@@ -151,10 +187,26 @@ func (f *fleet) managerCPU(b *testing.B) time.Duration {
 	return cpu
 }
 
+// readyTimes is one run's timeline, from its first create: when the last
+// create returned, and when each VaultApp became Ready, in order.
+type readyTimes struct {
+	created time.Duration
+	ready   []time.Duration
+}
+
+func (t readyTimes) last() time.Duration { return t.ready[len(t.ready)-1] }
+
+// String tells whether the creates or the convergence set the pace: when
+// the last Ready follows the last create closely, the creates did.
+func (t readyTimes) String() string {
+	at := func(q float64) time.Duration { return t.ready[int(q*float64(len(t.ready)-1))].Round(time.Millisecond) }
+	return fmt.Sprintf("creates done %s, Ready p50 %s p90 %s last %s", t.created.Round(time.Millisecond), at(0.5), at(0.9), at(1))
+}
+
 // timeReady creates n VaultApps of a run with the creators, hands each to
-// work when it is not nil, and returns the time from the first create to
-// the last Ready, watched on the API server.
-func (f *fleet) timeReady(b *testing.B, run string, n int, work func(<-chan *vaultv1beta1.VaultApp) func()) time.Duration {
+// work when it is not nil, and returns the run's timeline, Ready watched
+// on the API server.
+func (f *fleet) timeReady(b *testing.B, run string, n int, work func(<-chan *vaultv1beta1.VaultApp) func()) readyTimes {
 	b.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
@@ -174,8 +226,10 @@ func (f *fleet) timeReady(b *testing.B, run string, n int, work func(<-chan *vau
 	}
 
 	start := time.Now()
+	createsDone := make(chan time.Duration, 1)
 	go func() {
 		defer close(created)
+		defer func() { createsDone <- time.Since(start) }()
 		err := parallelErr(n, creators, func(i int) error {
 			app := vaultApp(run, i)
 			if err := f.c.Create(ctx, app); err != nil {
@@ -190,7 +244,7 @@ func (f *fleet) timeReady(b *testing.B, run string, n int, work func(<-chan *vau
 		}
 	}()
 	readyAt := map[string]bool{}
-	var last time.Time
+	var times readyTimes
 	for len(readyAt) < n {
 		select {
 		case ev, ok := <-w.ResultChan():
@@ -202,7 +256,8 @@ func (f *fleet) timeReady(b *testing.B, run string, n int, work func(<-chan *vau
 				continue
 			}
 			if key := app.Namespace + "/" + app.Name; !readyAt[key] {
-				readyAt[key], last = true, time.Now()
+				readyAt[key] = true
+				times.ready = append(times.ready, time.Since(start))
 			}
 		case <-ctx.Done():
 			b.Fatalf("run %s: %d of %d Ready after 10 minutes; manager log:\n%s", run, len(readyAt), n, f.manager.LogTail(30))
@@ -211,7 +266,8 @@ func (f *fleet) timeReady(b *testing.B, run string, n int, work func(<-chan *vau
 	if done != nil {
 		done()
 	}
-	return last.Sub(start)
+	times.created = <-createsDone
+	return times
 }
 
 // limitWorkers is the bare-client limit: per object, the policy and the
@@ -327,6 +383,45 @@ func (f *fleet) deleteRun(b *testing.B, run string, n int) {
 		}
 		time.Sleep(time.Second)
 	}
+}
+
+// waitQuiet waits until the machine is at rest: a manager just started
+// lists everything into its cache and the API server and etcd are still
+// busy with the objects the last run deleted. Each run starts from the
+// same calm, so the pair compares the runs, not what came before them.
+func waitQuiet(b *testing.B) {
+	b.Helper()
+	const window, quiet, limit = 500 * time.Millisecond, 250 * time.Millisecond, 30 * time.Second
+	started := time.Now()
+	for {
+		before := harness.CPUByCommand()
+		time.Sleep(window)
+		var used time.Duration
+		for _, v := range harness.Difference(harness.CPUByCommand(), before) {
+			used += v
+		}
+		if used <= quiet {
+			return
+		}
+		if time.Since(started) > limit {
+			b.Logf("the machine did not come to rest within %s (%s of CPU in the last %s); measuring anyway", limit, used, window)
+			return
+		}
+	}
+}
+
+// cpuPerObject keeps the processes that used at least 0.1 ms per object.
+func cpuPerObject(cpu map[string]time.Duration, n int) map[string]time.Duration {
+	out := map[string]time.Duration{}
+	var total time.Duration
+	for k, v := range cpu {
+		if per := v / time.Duration(n); per >= 100*time.Microsecond {
+			out[k] = per.Round(10 * time.Microsecond)
+		}
+		total += v
+	}
+	out["total"] = (total / time.Duration(n)).Round(10 * time.Microsecond)
+	return out
 }
 
 func perObject(counts map[string]int, n int) map[string]float64 {

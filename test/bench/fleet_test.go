@@ -20,6 +20,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -28,6 +29,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
@@ -96,6 +99,9 @@ func newFleet(b *testing.B) *fleet {
 	b.Helper()
 	ctx := context.Background()
 	f := &fleet{dir: b.TempDir()}
+	// The bench's own clients log their rare warnings; the manager's
+	// log is its process's, in the fleet's directory.
+	logf.SetLogger(zap.New(zap.WriteTo(os.Stderr)))
 	var err error
 	if f.vault, err = harness.VaultFromEnv(); err != nil {
 		b.Fatal(err)

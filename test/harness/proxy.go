@@ -102,8 +102,8 @@ func (p *CountingProxy) Total() int {
 func (p *CountingProxy) Close() { _ = p.server.Close() }
 
 // Difference is after minus before, class by class.
-func Difference(after, before map[string]int) map[string]int {
-	d := map[string]int{}
+func Difference[V ~int | ~int64](after, before map[string]V) map[string]V {
+	d := map[string]V{}
 	for k, v := range after {
 		if v-before[k] != 0 {
 			d[k] = v - before[k]

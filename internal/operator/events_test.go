@@ -1,0 +1,138 @@
+/*
+Copyright 2026 The vault-keycloak-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package operator
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"golang.org/x/time/rate"
+	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+)
+
+// countingSink keeps the Events written to it.
+type countingSink struct {
+	mu      sync.Mutex
+	written []*eventsv1.Event
+}
+
+func (s *countingSink) Create(_ context.Context, e *eventsv1.Event) (*eventsv1.Event, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.written = append(s.written, e)
+	return e, nil
+}
+
+func (s *countingSink) Update(ctx context.Context, e *eventsv1.Event) (*eventsv1.Event, error) {
+	return s.Create(ctx, e)
+}
+
+func (s *countingSink) Patch(ctx context.Context, e *eventsv1.Event, _ []byte) (*eventsv1.Event, error) {
+	return s.Create(ctx, e)
+}
+
+func (s *countingSink) events() []*eventsv1.Event {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]*eventsv1.Event(nil), s.written...)
+}
+
+// waitWritten waits until n Events are written and returns them.
+func (s *countingSink) waitWritten(t *testing.T, n int) []*eventsv1.Event {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		got := s.events()
+		if len(got) >= n {
+			return got
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d Events written after 10s, want %d", len(got), n)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestEventsBeyondTheBurstWaitTheirTurnAndKeepTheirTime(t *testing.T) {
+	sink := &countingSink{}
+	// A burst of 3, then one a second.
+	rec, err := newEventRecording(sink, rate.NewLimiter(rate.Every(time.Second), 3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	stopped := make(chan struct{})
+	go func() { _ = rec.Start(ctx); close(stopped) }()
+	defer func() { cancel(); <-stopped }()
+
+	recorder := rec.broadcaster.NewRecorder(clientgoscheme.Scheme, "test-controller")
+	recorded := time.Now()
+	for i := range 5 {
+		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("cm-%d", i), Namespace: "team-a", UID: "uid"}}
+		recorder.Eventf(cm, nil, corev1.EventTypeNormal, "Created", "Reconcile", "wrote %d", i)
+	}
+
+	sink.waitWritten(t, 3)
+	time.Sleep(400 * time.Millisecond)
+	if got := len(sink.events()); got != 3 {
+		t.Fatalf("%d Events written within 0.4s, want the burst of 3 (then one a second)", got)
+	}
+
+	written := sink.waitWritten(t, 5)
+	if took := time.Since(recorded); took < time.Second {
+		t.Fatalf("5 Events written in %s, want one a second after the burst of 3", took)
+	}
+	for _, e := range written {
+		if at := e.EventTime.Time; at.Before(recorded.Add(-time.Second)) || at.After(recorded.Add(500*time.Millisecond)) {
+			t.Errorf("Event %q has time %s, recorded at %s: an Event keeps the time it was recorded, not the time of its turn", e.Note, at, recorded)
+		}
+	}
+}
+
+func TestEventsWaitingForTheirTurnAreDroppedWhenTheManagerStops(t *testing.T) {
+	sink := &countingSink{}
+	rec, err := newEventRecording(sink, rate.NewLimiter(rate.Every(time.Hour), 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	stopped := make(chan struct{})
+	go func() { _ = rec.Start(ctx); close(stopped) }()
+
+	recorder := rec.broadcaster.NewRecorder(clientgoscheme.Scheme, "test-controller")
+	for i := range 3 {
+		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("cm-%d", i), Namespace: "team-a"}}
+		recorder.Eventf(cm, nil, corev1.EventTypeNormal, "Created", "Reconcile", "wrote")
+	}
+	sink.waitWritten(t, 1)
+	cancel()
+	select {
+	case <-stopped:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the recording did not stop with the manager: Events waiting for their turn hold it")
+	}
+	time.Sleep(100 * time.Millisecond)
+	if got := len(sink.events()); got != 1 {
+		t.Fatalf("%d Events written after the manager stopped, want the 1 of the burst", got)
+	}
+}
