@@ -161,7 +161,7 @@ func main() {
 		os.Exit(1)
 	}
 
-	if err := operator.Setup(mgr, operator.Options{
+	events, err := operator.Setup(mgr, operator.Options{
 		Vault:                   vaultCfg,
 		OperatorNamespace:       operatorNamespace,
 		EnableWebhooks:          enableWebhooks,
@@ -170,7 +170,8 @@ func main() {
 		MigrateOnStart:          migrateOnStart,
 		MigrationPath:           path,
 		BuiltinStartTimeout:     builtinStartTimeout,
-	}); err != nil {
+	})
+	if err != nil {
 		setupLog.Error(err, "unable to set up the controllers and webhooks")
 		os.Exit(1)
 	}
@@ -185,7 +186,10 @@ func main() {
 	}
 
 	setupLog.Info("starting manager")
-	if err := mgr.Start(ctrl.SetupSignalHandler()); err != nil {
+	err = mgr.Start(ctrl.SetupSignalHandler())
+	// The controllers have stopped: write the Events still waiting.
+	events.Stop(operator.EventsFlushTimeout)
+	if err != nil {
 		setupLog.Error(err, "problem running manager")
 		os.Exit(1)
 	}

@@ -19,16 +19,22 @@ package operator
 import (
 	"context"
 	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
 
 	"golang.org/x/time/rate"
+	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	eventsv1client "k8s.io/client-go/kubernetes/typed/events/v1"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 )
 
-// The controllers' Events are written to the API server at most
-// EventsPerSecond, after a burst of EventsBurst.
+// The controllers' Normal Events are written to the API server at most
+// EventsPerSecond, after a burst of EventsBurst. Warning Events, and the
+// updates of an Event series, are written at once.
 //
 // Why: client-go writes each Event at once, from a goroutine of its own.
 // When a thousand VaultApps are created together, their thousand "Created"
@@ -36,95 +42,143 @@ import (
 // that make them Ready, and cost it as much CPU as a tenth of the whole
 // convergence (make bench, P1). Paced, a change to one object or to a
 // hundred has its Events at once; a larger burst is Ready first and its
-// Events follow at this pace. Each Event keeps the time it was recorded.
+// Events follow at this pace (the work is the same, done later). Each
+// Event keeps the time it was recorded. Warnings are what someone looking
+// for a fault reads first: they never wait behind a burst of Normal ones.
 const (
 	EventsPerSecond = 20
 	EventsBurst     = 100
 )
 
-// pacedSink writes Events through sink no faster than limiter allows.
+// EventsFlushTimeout bounds how long a stopping manager spends writing
+// the Normal Events still waiting for their turn.
+const EventsFlushTimeout = 10 * time.Second
+
+// pacedSink writes Events through sink, the Normal ones no faster than
+// limiter allows until flushing is closed.
 type pacedSink struct {
-	sink    events.EventSink
-	limiter *rate.Limiter
+	sink     events.EventSink
+	limiter  *rate.Limiter
+	flushing chan struct{}
+	// writing counts the writes under way, waiting ones included.
+	writing atomic.Int64
+}
+
+func newPacedSink(sink events.EventSink, limiter *rate.Limiter) *pacedSink {
+	return &pacedSink{sink: sink, limiter: limiter, flushing: make(chan struct{})}
 }
 
 func (p *pacedSink) Create(ctx context.Context, event *eventsv1.Event) (*eventsv1.Event, error) {
-	if !p.turn(ctx) {
+	p.writing.Add(1)
+	defer p.writing.Add(-1)
+	if !p.turn(ctx, event) {
 		return event, nil
 	}
 	return p.sink.Create(ctx, event)
 }
 
 func (p *pacedSink) Update(ctx context.Context, event *eventsv1.Event) (*eventsv1.Event, error) {
-	if !p.turn(ctx) {
+	p.writing.Add(1)
+	defer p.writing.Add(-1)
+	if !p.turn(ctx, event) {
 		return event, nil
 	}
 	return p.sink.Update(ctx, event)
 }
 
+// Patch counts a repeated Event into its series. Not paced: client-go
+// patches series while holding the lock every new Event needs.
 func (p *pacedSink) Patch(ctx context.Context, old *eventsv1.Event, data []byte) (*eventsv1.Event, error) {
-	if !p.turn(ctx) {
-		return old, nil
-	}
+	p.writing.Add(1)
+	defer p.writing.Add(-1)
 	return p.sink.Patch(ctx, old, data)
 }
 
-// turn waits for the Event's turn; false when the manager stopped first.
-// Such an Event is dropped without an error: client-go would log each one
-// (a thousand lines when a burst is cut short) and retry none.
-func (p *pacedSink) turn(ctx context.Context) bool {
-	return p.limiter.Wait(ctx) == nil
+// turn waits for a Normal Event's turn; false when the recording was
+// stopped first. Such an Event is dropped without an error: client-go
+// would log each one (a thousand lines when a burst is cut short).
+func (p *pacedSink) turn(ctx context.Context, event *eventsv1.Event) bool {
+	if event.Type == corev1.EventTypeWarning {
+		return true
+	}
+	r := p.limiter.Reserve()
+	wait := r.Delay()
+	if wait == 0 {
+		return true
+	}
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return true
+	case <-p.flushing:
+		r.Cancel()
+		return true
+	case <-ctx.Done():
+		r.Cancel()
+		return false
+	}
 }
 
-// eventRecording is the controllers' Event broadcaster: it records to a
-// paced sink from NewEventRecording until the manager stops.
-type eventRecording struct {
+// EventRecording is the controllers' Event broadcaster, writing to a
+// paced sink.
+type EventRecording struct {
 	broadcaster events.EventBroadcaster
-	stop        context.CancelFunc
+	sink        *pacedSink
+	cancel      context.CancelFunc
+	stopOnce    sync.Once
 }
 
 // newEventRecording starts recording Events to sink, paced by limiter.
-func newEventRecording(sink events.EventSink, limiter *rate.Limiter) (*eventRecording, error) {
-	b := events.NewBroadcaster(&pacedSink{sink: sink, limiter: limiter})
-	// The context lives as long as the manager (Start ends it): Events
-	// recorded before the manager starts, or while it waits for the
-	// lease, are written too.
+func newEventRecording(sink events.EventSink, limiter *rate.Limiter) (*EventRecording, error) {
+	paced := newPacedSink(sink, limiter)
+	b := events.NewBroadcaster(paced)
+	// Lives until Stop, which is called once the manager has stopped:
+	// its controllers record Events until their last reconcile.
 	ctx, cancel := context.WithCancel(context.Background())
 	if err := b.StartRecordingToSinkWithContext(ctx); err != nil {
 		cancel()
 		return nil, fmt.Errorf("start recording Events: %w", err)
 	}
-	return &eventRecording{broadcaster: b, stop: cancel}, nil
+	return &EventRecording{broadcaster: b, sink: paced, cancel: cancel}, nil
 }
 
-// Start waits for the manager to stop, then stops recording; Events still
-// waiting for their turn are dropped.
-func (r *eventRecording) Start(ctx context.Context) error {
-	<-ctx.Done()
-	r.broadcaster.Shutdown()
-	r.stop()
-	return nil
+// Recorder returns the recorder of one controller.
+func (r *EventRecording) Recorder(scheme *runtime.Scheme, controller string) events.EventRecorder {
+	return r.broadcaster.NewRecorder(scheme, controller)
 }
 
-// NeedLeaderElection: a standby records nothing, but must stop too.
-func (r *eventRecording) NeedLeaderElection() bool { return false }
+// Stop writes every Event recorded so far, the waiting ones without
+// waiting for their turn, for at most timeout; then it stops recording.
+// Call it once the manager has stopped. A nil recording has nothing to do.
+func (r *EventRecording) Stop(timeout time.Duration) {
+	if r == nil {
+		return
+	}
+	r.stopOnce.Do(func() {
+		close(r.sink.flushing)
+		// Hands every Event recorded so far to the sink.
+		r.broadcaster.Shutdown()
+		deadline := time.Now().Add(timeout)
+		// client-go starts each write in a goroutine of its own: idle
+		// twice in a row, none is left starting.
+		for idle := 0; idle < 2 && time.Now().Before(deadline); {
+			if r.sink.writing.Load() == 0 {
+				idle++
+			} else {
+				idle = 0
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		r.cancel()
+	})
+}
 
-// setupEventRecording gives the manager its paced Event recording, and
-// returns the maker of the controllers' recorders.
-func setupEventRecording(mgr ctrl.Manager) (func(controller string) events.EventRecorder, error) {
+// setupEventRecording starts the controllers' paced Event recording.
+func setupEventRecording(mgr ctrl.Manager) (*EventRecording, error) {
 	cs, err := eventsv1client.NewForConfigAndClient(mgr.GetConfig(), mgr.GetHTTPClient())
 	if err != nil {
 		return nil, fmt.Errorf("client of the Events API: %w", err)
 	}
-	rec, err := newEventRecording(&events.EventSinkImpl{Interface: cs}, rate.NewLimiter(EventsPerSecond, EventsBurst))
-	if err != nil {
-		return nil, err
-	}
-	if err := mgr.Add(rec); err != nil {
-		rec.stop()
-		return nil, err
-	}
-	return func(controller string) events.EventRecorder {
-		return rec.broadcaster.NewRecorder(mgr.GetScheme(), controller)
-	}, nil
+	return newEventRecording(&events.EventSinkImpl{Interface: cs}, rate.NewLimiter(EventsPerSecond, EventsBurst))
 }

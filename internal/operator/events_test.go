@@ -27,6 +27,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 )
 
@@ -73,25 +74,25 @@ func (s *countingSink) waitWritten(t *testing.T, n int) []*eventsv1.Event {
 	}
 }
 
-func TestEventsBeyondTheBurstWaitTheirTurnAndKeepTheirTime(t *testing.T) {
+// record records one Event of type typ about the ConfigMap named name.
+func record(rec *EventRecording, typ, name string) {
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "team-a", UID: "uid-" + types.UID(name)}}
+	rec.Recorder(clientgoscheme.Scheme, "test-controller").Eventf(cm, nil, typ, "Created", "Reconcile", "about %s", name)
+}
+
+func TestNormalEventsBeyondTheBurstWaitTheirTurnAndKeepTheirTime(t *testing.T) {
 	sink := &countingSink{}
 	// A burst of 3, then one a second.
 	rec, err := newEventRecording(sink, rate.NewLimiter(rate.Every(time.Second), 3))
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	stopped := make(chan struct{})
-	go func() { _ = rec.Start(ctx); close(stopped) }()
-	defer func() { cancel(); <-stopped }()
+	defer rec.Stop(0)
 
-	recorder := rec.broadcaster.NewRecorder(clientgoscheme.Scheme, "test-controller")
 	recorded := time.Now()
 	for i := range 5 {
-		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("cm-%d", i), Namespace: "team-a", UID: "uid"}}
-		recorder.Eventf(cm, nil, corev1.EventTypeNormal, "Created", "Reconcile", "wrote %d", i)
+		record(rec, corev1.EventTypeNormal, fmt.Sprintf("cm-%d", i))
 	}
-
 	sink.waitWritten(t, 3)
 	time.Sleep(400 * time.Millisecond)
 	if got := len(sink.events()); got != 3 {
@@ -109,30 +110,63 @@ func TestEventsBeyondTheBurstWaitTheirTurnAndKeepTheirTime(t *testing.T) {
 	}
 }
 
-func TestEventsWaitingForTheirTurnAreDroppedWhenTheManagerStops(t *testing.T) {
+func TestWarningEventsDoNotWaitBehindNormalOnes(t *testing.T) {
+	sink := &countingSink{}
+	// A burst of 1, then one an hour: only a Warning can pass.
+	rec, err := newEventRecording(sink, rate.NewLimiter(rate.Every(time.Hour), 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rec.Stop(0)
+
+	for i := range 3 {
+		record(rec, corev1.EventTypeNormal, fmt.Sprintf("normal-%d", i))
+	}
+	sink.waitWritten(t, 1)
+	record(rec, corev1.EventTypeWarning, "warning-0")
+	record(rec, corev1.EventTypeWarning, "warning-1")
+	sink.waitWritten(t, 3)
+	time.Sleep(200 * time.Millisecond)
+	written := sink.events()
+	var warnings, normals int
+	for _, e := range written {
+		if e.Type == corev1.EventTypeWarning {
+			warnings++
+		} else {
+			normals++
+		}
+	}
+	if warnings != 2 || normals != 1 {
+		t.Fatalf("written: %d Warning and %d Normal Events, want both Warnings at once and the 1 Normal of the burst", warnings, normals)
+	}
+}
+
+func TestStopWritesTheEventsWaitingForTheirTurn(t *testing.T) {
 	sink := &countingSink{}
 	rec, err := newEventRecording(sink, rate.NewLimiter(rate.Every(time.Hour), 1))
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	stopped := make(chan struct{})
-	go func() { _ = rec.Start(ctx); close(stopped) }()
-
-	recorder := rec.broadcaster.NewRecorder(clientgoscheme.Scheme, "test-controller")
-	for i := range 3 {
-		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("cm-%d", i), Namespace: "team-a"}}
-		recorder.Eventf(cm, nil, corev1.EventTypeNormal, "Created", "Reconcile", "wrote")
+	for i := range 4 {
+		record(rec, corev1.EventTypeNormal, fmt.Sprintf("cm-%d", i))
 	}
 	sink.waitWritten(t, 1)
-	cancel()
+
+	stopped := make(chan struct{})
+	go func() { rec.Stop(5 * time.Second); close(stopped) }()
 	select {
 	case <-stopped:
-	case <-time.After(5 * time.Second):
-		t.Fatal("the recording did not stop with the manager: Events waiting for their turn hold it")
+	case <-time.After(10 * time.Second):
+		t.Fatal("Stop did not return within its timeout")
 	}
+	if got := len(sink.events()); got != 4 {
+		t.Fatalf("%d of 4 Events written when Stop returned: a stopping manager writes the ones waiting for their turn", got)
+	}
+	// Stopped: recording more writes nothing, and Stop again is harmless.
+	record(rec, corev1.EventTypeWarning, "late")
+	rec.Stop(time.Second)
 	time.Sleep(100 * time.Millisecond)
-	if got := len(sink.events()); got != 1 {
-		t.Fatalf("%d Events written after the manager stopped, want the 1 of the burst", got)
+	if got := len(sink.events()); got != 4 {
+		t.Fatalf("%d Events written after Stop, want 4", got)
 	}
 }

@@ -29,6 +29,7 @@ import (
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/client-go/discovery"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -148,8 +149,31 @@ type Options struct {
 	OrphanSweepInterval time.Duration
 }
 
-// Setup registers the webhooks and controllers of both API groups.
-func Setup(mgr ctrl.Manager, opts Options) error {
+// Setup registers the webhooks and controllers of both API groups. It
+// returns the controllers' Event recording (nil with WebhooksOnly): Stop
+// it once mgr.Start has returned, so that the Events still waiting for
+// their turn are written.
+func Setup(mgr ctrl.Manager, opts Options) (*EventRecording, error) {
+	if err := setupWebhooks(mgr, opts); err != nil {
+		return nil, err
+	}
+	if opts.WebhooksOnly {
+		return nil, nil
+	}
+	recording, err := setupEventRecording(mgr)
+	if err != nil {
+		return nil, err
+	}
+	if err := setupControllers(mgr, opts, func(controller string) events.EventRecorder {
+		return recording.Recorder(mgr.GetScheme(), controller)
+	}); err != nil {
+		recording.Stop(0)
+		return nil, err
+	}
+	return recording, nil
+}
+
+func setupWebhooks(mgr ctrl.Manager, opts Options) error {
 	if opts.EnableWebhooks {
 		if err := vaultwebhook.SetupVaultAppWebhookWithManager(mgr); err != nil {
 			return fmt.Errorf("VaultApp webhooks: %w", err)
@@ -162,14 +186,10 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 		}
 	}
 
-	if opts.WebhooksOnly {
-		return nil
-	}
+	return nil
+}
 
-	recorder, err := setupEventRecording(mgr)
-	if err != nil {
-		return err
-	}
+func setupControllers(mgr ctrl.Manager, opts Options, recorder func(controller string) events.EventRecorder) error {
 
 	// A nil interface, not a nil *Client, when there is no Vault: the
 	// controller tests for nil.

@@ -25,11 +25,13 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	vaultapi "github.com/hashicorp/vault/api"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
@@ -68,6 +70,9 @@ type convergence struct {
 	// the run is as fast as this total allows.
 	OperatorCPU map[string]time.Duration `json:"operatorCPUPerObjectNanos"`
 	LimitCPU    map[string]time.Duration `json:"limitCPUPerObjectNanos"`
+	// EventsAtReady is how many of the operator's Created Events were
+	// written when the last VaultApp became Ready (Events are paced).
+	EventsAtReady int `json:"operatorEventsWrittenAtReady"`
 }
 
 func (c convergence) Ratio() float64 { return float64(c.Operator) / float64(c.Limit) }
@@ -126,23 +131,26 @@ func (f *fleet) convergePair(b *testing.B, workers, n int, limitRun, opRun strin
 	waitQuiet(b)
 	before, cpuBefore = f.vaultProxy.Counts(), harness.CPUByCommand()
 	cpu := f.managerCPU(b)
+	var profiles sync.WaitGroup
 	if out := os.Getenv("VKO_BENCH_PROFILE"); out != "" && keep {
-		go f.profile(out, 8*time.Second)
-		go f.profileAPIServer(b, out+".kube-apiserver", 8*time.Second)
+		profiles.Go(func() { f.profile(out, 8*time.Second) })
+		profiles.Go(func() { f.profileAPIServer(b, out+".kube-apiserver", 8*time.Second) })
 	}
 	opTimes := f.timeReady(b, opRun, n, nil)
 	res.Operator = opTimes.last()
+	res.EventsAtReady = f.eventsOf(b, opRun)
 	res.OperatorCPU = cpuPerObject(harness.Difference(harness.CPUByCommand(), cpuBefore), n)
 	res.ManagerCPU = (f.managerCPU(b) - cpu) / time.Duration(n)
 	if m, err := f.manager.Metrics(); err == nil {
 		res.Reconcile, _ = harness.HistogramMean(m, "controller_runtime_reconcile_time_seconds", map[string]string{"controller": "vaultapp"})
 	}
 	res.OperatorVault = perObject(harness.Difference(f.vaultProxy.Counts(), before), n)
+	profiles.Wait()
 	if !keep {
 		f.deleteRun(b, opRun, n)
 	}
-	b.Logf("P1 %d workers, %d VaultApps: operator %s, limit %s, ratio %.2f; Vault requests per object: operator %v, limit %v; manager CPU per object %s, mean reconcile %s; CPU per object by process: operator's run %v, limit's run %v; timelines: operator's run %s, limit's run %s",
-		workers, n, res.Operator.Round(time.Millisecond), res.Limit.Round(time.Millisecond), res.Ratio(), res.OperatorVault, res.LimitVault, res.ManagerCPU, res.Reconcile.Round(100*time.Microsecond), res.OperatorCPU, res.LimitCPU, opTimes, limitTimes)
+	b.Logf("P1 %d workers, %d VaultApps: operator %s, limit %s, ratio %.2f; Vault requests per object: operator %v, limit %v; manager CPU per object %s, mean reconcile %s; CPU per object by process: operator's run %v, limit's run %v; timelines: operator's run %s (%d of its %d Created Events written by then: the rest follow, paced), limit's run %s",
+		workers, n, res.Operator.Round(time.Millisecond), res.Limit.Round(time.Millisecond), res.Ratio(), res.OperatorVault, res.LimitVault, res.ManagerCPU, res.Reconcile.Round(100*time.Microsecond), res.OperatorCPU, res.LimitCPU, opTimes, res.EventsAtReady, n, limitTimes)
 	return res
 }
 
@@ -176,6 +184,24 @@ func (f *fleet) profileAPIServer(b *testing.B, out string, d time.Duration) {
 		return
 	}
 	_ = os.WriteFile(out, data, 0o644)
+}
+
+// eventsOf counts the Created Events written about a run's VaultApps.
+func (f *fleet) eventsOf(b *testing.B, run string) int {
+	b.Helper()
+	var list corev1.EventList
+	if err := f.c.List(context.Background(), &list); err != nil {
+		b.Fatal(err)
+	}
+	n := 0
+	for _, e := range list.Items {
+		// Named run-NNNN (vaultApp): "op-w8" must not count "op-w8-r0-0001".
+		name := e.InvolvedObject.Name
+		if e.Reason == "Created" && e.InvolvedObject.Kind == "VaultApp" && strings.HasPrefix(name, run+"-") && len(name) == len(run)+5 {
+			n++
+		}
+	}
+	return n
 }
 
 func (f *fleet) managerCPU(b *testing.B) time.Duration {
@@ -394,27 +420,33 @@ func waitQuiet(b *testing.B) {
 	const window, quiet, limit = 500 * time.Millisecond, 250 * time.Millisecond, 30 * time.Second
 	started := time.Now()
 	for {
-		before := harness.CPUByCommand()
+		before, err := harness.BusyCPU()
+		if err != nil {
+			b.Fatal(err)
+		}
 		time.Sleep(window)
-		var used time.Duration
-		for _, v := range harness.Difference(harness.CPUByCommand(), before) {
-			used += v
+		after, err := harness.BusyCPU()
+		if err != nil {
+			b.Fatal(err)
 		}
-		if used <= quiet {
+		if used := after - before; used <= quiet {
 			return
-		}
-		if time.Since(started) > limit {
-			b.Logf("the machine did not come to rest within %s (%s of CPU in the last %s); measuring anyway", limit, used, window)
+		} else if time.Since(started) > limit {
+			b.Logf("the machine did not come to rest within %s (%s of CPU busy in the last %s); measuring anyway", limit, used, window)
 			return
 		}
 	}
 }
 
-// cpuPerObject keeps the processes that used at least 0.1 ms per object.
+// cpuPerObject keeps the processes that used at least 0.1 ms per object
+// (a process that ended during the run counts nothing).
 func cpuPerObject(cpu map[string]time.Duration, n int) map[string]time.Duration {
 	out := map[string]time.Duration{}
 	var total time.Duration
 	for k, v := range cpu {
+		if v < 0 {
+			continue
+		}
 		if per := v / time.Duration(n); per >= 100*time.Microsecond {
 			out[k] = per.Round(10 * time.Microsecond)
 		}

@@ -369,45 +369,6 @@ func (m *Manager) CPUTime() (time.Duration, error) {
 	return cpu, err
 }
 
-// processCPU reads a process's command name and CPU time (user and
-// system) from /proc.
-func processCPU(pid int) (string, time.Duration, error) {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return "", 0, err
-	}
-	// The command name is in parentheses and may hold spaces; the fields
-	// after it start at ") ".
-	head, rest, _ := strings.Cut(string(data), ") ")
-	_, comm, _ := strings.Cut(head, " (")
-	fields := strings.Fields(rest)
-	if len(fields) < 13 {
-		return "", 0, fmt.Errorf("short /proc/%d/stat", pid)
-	}
-	utime, _ := strconv.ParseInt(fields[11], 10, 64)
-	stime, _ := strconv.ParseInt(fields[12], 10, 64)
-	const ticks = 100 // USER_HZ on Linux
-	return comm, time.Duration(utime+stime) * time.Second / ticks, nil
-}
-
-// CPUByCommand sums the CPU time of every running process by command name
-// (kube-apiserver, etcd, vault, manager, java, ...): taken before and
-// after a run, it says where a machine's cores went.
-func CPUByCommand() map[string]time.Duration {
-	out := map[string]time.Duration{}
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		if comm, cpu, err := processCPU(pid); err == nil {
-			out[comm] += cpu
-		}
-	}
-	return out
-}
-
 // AuditEvent is what the tests read of an audit log line.
 type AuditEvent struct {
 	Verb string `json:"verb"`

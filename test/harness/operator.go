@@ -166,12 +166,17 @@ func Start(config Config) (*Operator, error) {
 		return fail(err)
 	}
 	opts.EnableWebhooks = true
-	if err := operator.Setup(mgr, opts); err != nil {
+	events, err := operator.Setup(mgr, opts)
+	if err != nil {
 		return fail(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	op.cancel, op.done = cancel, make(chan error, 1)
-	go func() { op.done <- mgr.Start(ctx) }()
+	go func() {
+		err := mgr.Start(ctx)
+		events.Stop(operator.EventsFlushTimeout)
+		op.done <- err
+	}()
 
 	// The API server calls the webhooks: wait until they answer.
 	if err := waitTLS(ctx, fmt.Sprintf("%s:%d", wh.LocalServingHost, wh.LocalServingPort), 30*time.Second); err != nil {
