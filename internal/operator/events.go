@@ -33,8 +33,8 @@ import (
 )
 
 // The controllers' Normal Events are written to the API server at most
-// EventsPerSecond, after a burst of EventsBurst. Warning Events, and the
-// updates of an Event series, are written at once.
+// EventsPerSecond, after a burst of EventsBurst. Warning Events go through
+// a broadcaster of their own and are written at once.
 //
 // Why: client-go writes each Event at once, from a goroutine of its own.
 // When a thousand VaultApps are created together, their thousand "Created"
@@ -42,20 +42,22 @@ import (
 // that make them Ready, and cost it as much CPU as a tenth of the whole
 // convergence (make bench, P1). Paced, a change to one object or to a
 // hundred has its Events at once; a larger burst is Ready first and its
-// Events follow at this pace (the work is the same, done later). Each
-// Event keeps the time it was recorded. Warnings are what someone looking
-// for a fault reads first: they never wait behind a burst of Normal ones.
+// Events follow at this pace. Each Event keeps the time it was recorded.
+// Warnings are what someone looking for a fault reads first: they never
+// wait behind a burst of Normal ones (not even behind the lock client-go
+// holds while it writes an Event series).
 const (
 	EventsPerSecond = 20
 	EventsBurst     = 100
 )
 
-// EventsFlushTimeout bounds how long a stopping manager spends writing
-// the Normal Events still waiting for their turn.
-const EventsFlushTimeout = 10 * time.Second
+// EventsFlushTimeout bounds how long a stopping manager spends writing the
+// Normal Events still waiting for their turn. Short: the pod's
+// terminationGracePeriodSeconds (10) also covers the controllers' stop.
+const EventsFlushTimeout = 5 * time.Second
 
-// pacedSink writes Events through sink, the Normal ones no faster than
-// limiter allows until flushing is closed.
+// pacedSink writes Events through sink, new ones no faster than limiter
+// allows until flushing is closed. Series patches are not paced.
 type pacedSink struct {
 	sink     events.EventSink
 	limiter  *rate.Limiter
@@ -71,7 +73,7 @@ func newPacedSink(sink events.EventSink, limiter *rate.Limiter) *pacedSink {
 func (p *pacedSink) Create(ctx context.Context, event *eventsv1.Event) (*eventsv1.Event, error) {
 	p.writing.Add(1)
 	defer p.writing.Add(-1)
-	if !p.turn(ctx, event) {
+	if !p.turn(ctx) {
 		return event, nil
 	}
 	return p.sink.Create(ctx, event)
@@ -80,26 +82,27 @@ func (p *pacedSink) Create(ctx context.Context, event *eventsv1.Event) (*eventsv
 func (p *pacedSink) Update(ctx context.Context, event *eventsv1.Event) (*eventsv1.Event, error) {
 	p.writing.Add(1)
 	defer p.writing.Add(-1)
-	if !p.turn(ctx, event) {
+	if !p.turn(ctx) {
 		return event, nil
 	}
 	return p.sink.Update(ctx, event)
 }
 
-// Patch counts a repeated Event into its series. Not paced: client-go
-// patches series while holding the lock every new Event needs.
+// Patch counts a repeated Event into its series: one small write, once
+// per repeat, that client-go makes while holding the lock every new Event
+// needs. It does not wait.
 func (p *pacedSink) Patch(ctx context.Context, old *eventsv1.Event, data []byte) (*eventsv1.Event, error) {
 	p.writing.Add(1)
 	defer p.writing.Add(-1)
 	return p.sink.Patch(ctx, old, data)
 }
 
-// turn waits for a Normal Event's turn; false when the recording was
-// stopped first. Such an Event is dropped without an error: client-go
-// would log each one (a thousand lines when a burst is cut short).
-func (p *pacedSink) turn(ctx context.Context, event *eventsv1.Event) bool {
-	if event.Type == corev1.EventTypeWarning {
-		return true
+// turn waits for an Event's turn; false when the recording has stopped.
+// Such an Event is dropped without an error: client-go would log each one
+// (a thousand lines when a burst is cut short).
+func (p *pacedSink) turn(ctx context.Context) bool {
+	if ctx.Err() != nil {
+		return false
 	}
 	r := p.limiter.Reserve()
 	wait := r.Delay()
@@ -113,57 +116,73 @@ func (p *pacedSink) turn(ctx context.Context, event *eventsv1.Event) bool {
 		return true
 	case <-p.flushing:
 		r.Cancel()
-		return true
+		return ctx.Err() == nil
 	case <-ctx.Done():
 		r.Cancel()
 		return false
 	}
 }
 
-// EventRecording is the controllers' Event broadcaster, writing to a
-// paced sink.
+// EventRecording is the controllers' Event recording: Normal Events
+// through a paced broadcaster, Warnings through one of their own.
 type EventRecording struct {
-	broadcaster events.EventBroadcaster
-	sink        *pacedSink
-	cancel      context.CancelFunc
-	stopOnce    sync.Once
+	normal, warning events.EventBroadcaster
+	paced           *pacedSink
+	cancel          context.CancelFunc
+	stopOnce        sync.Once
 }
 
-// newEventRecording starts recording Events to sink, paced by limiter.
+// newEventRecording starts recording Normal Events to sink paced by
+// limiter, and Warnings to sink at once.
 func newEventRecording(sink events.EventSink, limiter *rate.Limiter) (*EventRecording, error) {
 	paced := newPacedSink(sink, limiter)
-	b := events.NewBroadcaster(paced)
-	// Lives until Stop, which is called once the manager has stopped:
-	// its controllers record Events until their last reconcile.
+	r := &EventRecording{normal: events.NewBroadcaster(paced), warning: events.NewBroadcaster(sink), paced: paced}
+	// Lives until Stop, which is called once mgr.Start has returned.
 	ctx, cancel := context.WithCancel(context.Background())
-	if err := b.StartRecordingToSinkWithContext(ctx); err != nil {
-		cancel()
-		return nil, fmt.Errorf("start recording Events: %w", err)
+	r.cancel = cancel
+	for _, b := range []events.EventBroadcaster{r.normal, r.warning} {
+		if err := b.StartRecordingToSinkWithContext(ctx); err != nil {
+			cancel()
+			return nil, fmt.Errorf("start recording Events: %w", err)
+		}
 	}
-	return &EventRecording{broadcaster: b, sink: paced, cancel: cancel}, nil
+	return r, nil
 }
 
 // Recorder returns the recorder of one controller.
 func (r *EventRecording) Recorder(scheme *runtime.Scheme, controller string) events.EventRecorder {
-	return r.broadcaster.NewRecorder(scheme, controller)
+	return byType{normal: r.normal.NewRecorder(scheme, controller), warning: r.warning.NewRecorder(scheme, controller)}
 }
 
-// Stop writes every Event recorded so far, the waiting ones without
-// waiting for their turn, for at most timeout; then it stops recording.
-// Call it once the manager has stopped. A nil recording has nothing to do.
+// byType hands Warnings to one recorder and every other Event to another.
+type byType struct{ normal, warning events.EventRecorder }
+
+func (b byType) Eventf(regarding, related runtime.Object, eventtype, reason, action, note string, args ...any) {
+	rec := b.normal
+	if eventtype == corev1.EventTypeWarning {
+		rec = b.warning
+	}
+	rec.Eventf(regarding, related, eventtype, reason, action, note, args...)
+}
+
+// Stop tries to write the Events recorded so far, the waiting ones without
+// waiting for their turn, for at most about timeout; then it stops
+// recording, and Events recorded later are dropped. Call it once mgr.Start
+// has returned. Best effort, like Events themselves: an Event still inside
+// client-go when the time is up is lost. Nil has nothing to stop.
 func (r *EventRecording) Stop(timeout time.Duration) {
 	if r == nil {
 		return
 	}
 	r.stopOnce.Do(func() {
-		close(r.sink.flushing)
-		// Hands every Event recorded so far to the sink.
-		r.broadcaster.Shutdown()
+		close(r.paced.flushing)
+		r.normal.Shutdown()
+		r.warning.Shutdown()
 		deadline := time.Now().Add(timeout)
 		// client-go starts each write in a goroutine of its own: idle
-		// twice in a row, none is left starting.
+		// twice in a row, none is likely left starting.
 		for idle := 0; idle < 2 && time.Now().Before(deadline); {
-			if r.sink.writing.Load() == 0 {
+			if r.paced.writing.Load() == 0 {
 				idle++
 			} else {
 				idle = 0
@@ -174,7 +193,7 @@ func (r *EventRecording) Stop(timeout time.Duration) {
 	})
 }
 
-// setupEventRecording starts the controllers' paced Event recording.
+// setupEventRecording starts the controllers' Event recording.
 func setupEventRecording(mgr ctrl.Manager) (*EventRecording, error) {
 	cs, err := eventsv1client.NewForConfigAndClient(mgr.GetConfig(), mgr.GetHTTPClient())
 	if err != nil {

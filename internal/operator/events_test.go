@@ -151,6 +151,14 @@ func TestStopWritesTheEventsWaitingForTheirTurn(t *testing.T) {
 		record(rec, corev1.EventTypeNormal, fmt.Sprintf("cm-%d", i))
 	}
 	sink.waitWritten(t, 1)
+	// The other three wait for their turn.
+	deadline := time.Now().Add(10 * time.Second)
+	for rec.paced.writing.Load() != 3 {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d Events waiting for their turn after 10s, want 3", rec.paced.writing.Load())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 
 	stopped := make(chan struct{})
 	go func() { rec.Stop(5 * time.Second); close(stopped) }()
@@ -168,5 +176,51 @@ func TestStopWritesTheEventsWaitingForTheirTurn(t *testing.T) {
 	time.Sleep(100 * time.Millisecond)
 	if got := len(sink.events()); got != 4 {
 		t.Fatalf("%d Events written after Stop, want 4", got)
+	}
+}
+
+func TestSeriesPatchesDoNotWaitForATurn(t *testing.T) {
+	sink := &countingSink{}
+	limiter := rate.NewLimiter(rate.Every(time.Hour), 1)
+	limiter.Allow() // the burst is spent
+	paced := newPacedSink(sink, limiter)
+	done := make(chan struct{})
+	go func() {
+		_, _ = paced.Patch(context.Background(), &eventsv1.Event{Note: "again"}, []byte("{}"))
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("a series patch waited for a turn: client-go holds the lock every new Event needs while it patches")
+	}
+}
+
+// stuckSink never answers until its context ends, as an API server that
+// is gone.
+type stuckSink struct{ countingSink }
+
+func (s *stuckSink) Create(ctx context.Context, _ *eventsv1.Event) (*eventsv1.Event, error) {
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+func TestStopIsBoundedWhenTheAPIServerDoesNotAnswer(t *testing.T) {
+	rec, err := newEventRecording(&stuckSink{}, rate.NewLimiter(EventsPerSecond, EventsBurst))
+	if err != nil {
+		t.Fatal(err)
+	}
+	record(rec, corev1.EventTypeNormal, "cm-0")
+	deadline := time.Now().Add(10 * time.Second)
+	for rec.paced.writing.Load() != 1 {
+		if time.Now().After(deadline) {
+			t.Fatal("the Event never reached the sink")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	started := time.Now()
+	rec.Stop(300 * time.Millisecond)
+	if took := time.Since(started); took > 2*time.Second {
+		t.Fatalf("Stop(300ms) took %s with a write that never ends", took)
 	}
 }
