@@ -23,6 +23,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/go-logr/logr"
 	"golang.org/x/time/rate"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
@@ -129,12 +130,15 @@ type EventRecording struct {
 	normal, warning events.EventBroadcaster
 	paced           *pacedSink
 	cancel          context.CancelFunc
+	stopLogging     []func()
 	stopOnce        sync.Once
 }
 
 // newEventRecording starts recording Normal Events to sink paced by
-// limiter, and Warnings to sink at once.
-func newEventRecording(sink events.EventSink, limiter *rate.Limiter) (*EventRecording, error) {
+// limiter, and Warnings to sink at once; each Event is also logged to log
+// (at the operator's debug level, as controller-runtime's own recorder
+// does).
+func newEventRecording(sink events.EventSink, limiter *rate.Limiter, log logr.Logger) (*EventRecording, error) {
 	paced := newPacedSink(sink, limiter)
 	r := &EventRecording{normal: events.NewBroadcaster(paced), warning: events.NewBroadcaster(sink), paced: paced}
 	// Lives until Stop, which is called once mgr.Start has returned.
@@ -142,9 +146,15 @@ func newEventRecording(sink events.EventSink, limiter *rate.Limiter) (*EventReco
 	r.cancel = cancel
 	for _, b := range []events.EventBroadcaster{r.normal, r.warning} {
 		if err := b.StartRecordingToSinkWithContext(ctx); err != nil {
-			cancel()
+			r.Stop(0)
 			return nil, fmt.Errorf("start recording Events: %w", err)
 		}
+		stop, err := b.StartLogging(log.V(1))
+		if err != nil {
+			r.Stop(0)
+			return nil, fmt.Errorf("start logging Events: %w", err)
+		}
+		r.stopLogging = append(r.stopLogging, stop)
 	}
 	return r, nil
 }
@@ -190,6 +200,9 @@ func (r *EventRecording) Stop(timeout time.Duration) {
 			time.Sleep(20 * time.Millisecond)
 		}
 		r.cancel()
+		for _, stop := range r.stopLogging {
+			stop()
+		}
 	})
 }
 
@@ -199,5 +212,5 @@ func setupEventRecording(mgr ctrl.Manager) (*EventRecording, error) {
 	if err != nil {
 		return nil, fmt.Errorf("client of the Events API: %w", err)
 	}
-	return newEventRecording(&events.EventSinkImpl{Interface: cs}, rate.NewLimiter(EventsPerSecond, EventsBurst))
+	return newEventRecording(&events.EventSinkImpl{Interface: cs}, rate.NewLimiter(EventsPerSecond, EventsBurst), ctrl.Log.WithName("events"))
 }

@@ -19,10 +19,13 @@ package operator
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
+	"github.com/go-logr/logr/funcr"
 	"golang.org/x/time/rate"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
@@ -83,7 +86,7 @@ func record(rec *EventRecording, typ, name string) {
 func TestNormalEventsBeyondTheBurstWaitTheirTurnAndKeepTheirTime(t *testing.T) {
 	sink := &countingSink{}
 	// A burst of 3, then one a second.
-	rec, err := newEventRecording(sink, rate.NewLimiter(rate.Every(time.Second), 3))
+	rec, err := newEventRecording(sink, rate.NewLimiter(rate.Every(time.Second), 3), logr.Discard())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +116,7 @@ func TestNormalEventsBeyondTheBurstWaitTheirTurnAndKeepTheirTime(t *testing.T) {
 func TestWarningEventsDoNotWaitBehindNormalOnes(t *testing.T) {
 	sink := &countingSink{}
 	// A burst of 1, then one an hour: only a Warning can pass.
-	rec, err := newEventRecording(sink, rate.NewLimiter(rate.Every(time.Hour), 1))
+	rec, err := newEventRecording(sink, rate.NewLimiter(rate.Every(time.Hour), 1), logr.Discard())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +146,7 @@ func TestWarningEventsDoNotWaitBehindNormalOnes(t *testing.T) {
 
 func TestStopWritesTheEventsWaitingForTheirTurn(t *testing.T) {
 	sink := &countingSink{}
-	rec, err := newEventRecording(sink, rate.NewLimiter(rate.Every(time.Hour), 1))
+	rec, err := newEventRecording(sink, rate.NewLimiter(rate.Every(time.Hour), 1), logr.Discard())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,7 +209,7 @@ func (s *stuckSink) Create(ctx context.Context, _ *eventsv1.Event) (*eventsv1.Ev
 }
 
 func TestStopIsBoundedWhenTheAPIServerDoesNotAnswer(t *testing.T) {
-	rec, err := newEventRecording(&stuckSink{}, rate.NewLimiter(EventsPerSecond, EventsBurst))
+	rec, err := newEventRecording(&stuckSink{}, rate.NewLimiter(EventsPerSecond, EventsBurst), logr.Discard())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,5 +225,37 @@ func TestStopIsBoundedWhenTheAPIServerDoesNotAnswer(t *testing.T) {
 	rec.Stop(300 * time.Millisecond)
 	if took := time.Since(started); took > 2*time.Second {
 		t.Fatalf("Stop(300ms) took %s with a write that never ends", took)
+	}
+}
+
+func TestEventsAreLoggedAtDebugLevel(t *testing.T) {
+	var mu sync.Mutex
+	var lines []string
+	log := funcr.New(func(prefix, args string) {
+		mu.Lock()
+		defer mu.Unlock()
+		lines = append(lines, args)
+	}, funcr.Options{Verbosity: 1})
+	sink := &countingSink{}
+	rec, err := newEventRecording(sink, rate.NewLimiter(EventsPerSecond, EventsBurst), log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rec.Stop(0)
+	record(rec, corev1.EventTypeNormal, "normal-0")
+	record(rec, corev1.EventTypeWarning, "warning-0")
+	sink.waitWritten(t, 2)
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		mu.Lock()
+		got := strings.Join(lines, "\n")
+		mu.Unlock()
+		if strings.Contains(got, "about normal-0") && strings.Contains(got, "about warning-0") {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("both Events not logged within 5s at debug level; logged:\n%s", got)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
