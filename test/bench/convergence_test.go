@@ -81,10 +81,12 @@ func (c convergence) Ratio() float64 { return float64(c.Operator) / float64(c.Li
 // Ready through the operator (the manager binary with workers reconciles)
 // and through the limit: a plain program doing exactly the Vault writes and
 // status writes each object needs, with as many workers. It does rounds
-// pairs (limit, then operator) and returns the pair of median ratio: one
-// pair alone drifts by ±0.1 on this machine. keep leaves the last
-// operator run's objects in place, as run "op-w<workers>" (the fleet for
-// the next phases).
+// pairs and returns the pair of median ratio: one pair alone drifts by
+// ±0.1 on this machine. The pairs alternate which run goes first, ending
+// with the operator's (limit-operator, operator-limit, ...), so that
+// whatever a run leaves behind weighs on both sides alike. keep leaves the
+// last operator run's objects in place, as run "op-w<workers>" (the fleet
+// for the next phases).
 func (f *fleet) converge(b *testing.B, workers, n, rounds int, keep bool) convergence {
 	b.Helper()
 	var pairs []convergence
@@ -94,7 +96,8 @@ func (f *fleet) converge(b *testing.B, workers, n, rounds int, keep bool) conver
 		if last && keep {
 			opRun = fmt.Sprintf("op-w%d", workers)
 		}
-		pairs = append(pairs, f.convergePair(b, workers, n, fmt.Sprintf("limit-w%d-r%d", workers, round), opRun, last && keep))
+		operatorFirst := (rounds-1-round)%2 == 1
+		pairs = append(pairs, f.convergePair(b, workers, n, fmt.Sprintf("limit-w%d-r%d", workers, round), opRun, last && keep, operatorFirst))
 	}
 	slices.SortFunc(pairs, func(a, b convergence) int { return cmp.Compare(a.Ratio(), b.Ratio()) })
 	median := pairs[len(pairs)/2]
@@ -104,53 +107,71 @@ func (f *fleet) converge(b *testing.B, workers, n, rounds int, keep bool) conver
 	return median
 }
 
-func (f *fleet) convergePair(b *testing.B, workers, n int, limitRun, opRun string, keep bool) convergence {
+func (f *fleet) convergePair(b *testing.B, workers, n int, limitRun, opRun string, keep, operatorFirst bool) convergence {
 	b.Helper()
 	res := convergence{Workers: workers, Objects: n}
+	var limitTimes, opTimes readyTimes
 
 	// The limit, with a standby manager serving the webhooks. The leader
 	// stops first: it must not hand a lease back over the bench's.
-	f.stopManager()
-	f.holdLease(b)
-	f.startManager(b, workers)
-	waitQuiet(b)
-	before, cpuBefore := f.limitProxy.Counts(), harness.CPUByCommand()
-	limitTimes := f.timeReady(b, limitRun, n, f.limitWorkers(b, workers))
-	res.Limit = limitTimes.last()
-	res.LimitCPU = cpuPerObject(harness.Difference(harness.CPUByCommand(), cpuBefore), n)
-	res.LimitVault = perObject(harness.Difference(f.limitProxy.Counts(), before), n)
-	if holder := f.leaseHolder(b); holder != "bench" {
-		b.Fatalf("the lease went to %q during the limit's run: the operator took part", holder)
+	limit := func() {
+		f.stopManager()
+		f.holdLease(b)
+		f.startManager(b, workers)
+		waitQuiet(b)
+		before, cpuBefore := f.limitProxy.Counts(), harness.CPUByCommand()
+		limitTimes = f.timeReady(b, limitRun, n, f.limitWorkers(b, workers))
+		res.Limit = limitTimes.last()
+		res.LimitCPU = cpuPerObject(harness.Difference(harness.CPUByCommand(), cpuBefore), n)
+		res.LimitVault = perObject(harness.Difference(f.limitProxy.Counts(), before), n)
+		if holder := f.leaseHolder(b); holder != "bench" {
+			b.Fatalf("the lease went to %q during the limit's run: the operator took part", holder)
+		}
+		f.removeLimitRun(b, limitRun, n)
 	}
-	f.removeLimitRun(b, limitRun, n)
 
 	// The operator, leading.
-	f.releaseLease(b)
-	f.startManager(b, workers)
-	f.waitLeader(b)
-	waitQuiet(b)
-	before, cpuBefore = f.vaultProxy.Counts(), harness.CPUByCommand()
-	cpu := f.managerCPU(b)
-	var profiles sync.WaitGroup
-	if out := os.Getenv("VKO_BENCH_PROFILE"); out != "" && keep {
-		profiles.Go(func() { f.profile(out, 8*time.Second) })
-		profiles.Go(func() { f.profileAPIServer(b, out+".kube-apiserver", 8*time.Second) })
+	operator := func() {
+		f.stopManager()
+		f.releaseLease(b)
+		f.startManager(b, workers)
+		f.waitLeader(b)
+		waitQuiet(b)
+		before, cpuBefore := f.vaultProxy.Counts(), harness.CPUByCommand()
+		cpu := f.managerCPU(b)
+		var profiles sync.WaitGroup
+		if out := os.Getenv("VKO_BENCH_PROFILE"); out != "" && keep {
+			profiles.Go(func() { f.profile(out, 8*time.Second) })
+			profiles.Go(func() { f.profileAPIServer(b, out+".kube-apiserver", 8*time.Second) })
+		}
+		opTimes = f.timeReady(b, opRun, n, nil)
+		res.Operator = opTimes.last()
+		res.EventsAtReady = f.eventsOf(b, opRun)
+		res.OperatorCPU = cpuPerObject(harness.Difference(harness.CPUByCommand(), cpuBefore), n)
+		res.ManagerCPU = (f.managerCPU(b) - cpu) / time.Duration(n)
+		if m, err := f.manager.Metrics(); err == nil {
+			res.Reconcile, _ = harness.HistogramMean(m, "controller_runtime_reconcile_time_seconds", map[string]string{"controller": "vaultapp"})
+		}
+		res.OperatorVault = perObject(harness.Difference(f.vaultProxy.Counts(), before), n)
+		profiles.Wait()
+		if !keep {
+			f.deleteRun(b, opRun, n)
+		}
 	}
-	opTimes := f.timeReady(b, opRun, n, nil)
-	res.Operator = opTimes.last()
-	res.EventsAtReady = f.eventsOf(b, opRun)
-	res.OperatorCPU = cpuPerObject(harness.Difference(harness.CPUByCommand(), cpuBefore), n)
-	res.ManagerCPU = (f.managerCPU(b) - cpu) / time.Duration(n)
-	if m, err := f.manager.Metrics(); err == nil {
-		res.Reconcile, _ = harness.HistogramMean(m, "controller_runtime_reconcile_time_seconds", map[string]string{"controller": "vaultapp"})
+
+	if operatorFirst {
+		operator()
+		limit()
+	} else {
+		limit()
+		operator()
 	}
-	res.OperatorVault = perObject(harness.Difference(f.vaultProxy.Counts(), before), n)
-	profiles.Wait()
-	if !keep {
-		f.deleteRun(b, opRun, n)
+	order := "limit first"
+	if operatorFirst {
+		order = "operator first"
 	}
-	b.Logf("P1 %d workers, %d VaultApps: operator %s, limit %s, ratio %.2f; Vault requests per object: operator %v, limit %v; manager CPU per object %s, mean reconcile %s; CPU per object by process: operator's run %v, limit's run %v; timelines: operator's run %s (%d of its %d Created Events written by then: the rest follow, paced), limit's run %s",
-		workers, n, res.Operator.Round(time.Millisecond), res.Limit.Round(time.Millisecond), res.Ratio(), res.OperatorVault, res.LimitVault, res.ManagerCPU, res.Reconcile.Round(100*time.Microsecond), res.OperatorCPU, res.LimitCPU, opTimes, res.EventsAtReady, n, limitTimes)
+	b.Logf("P1 %d workers, %d VaultApps (%s): operator %s, limit %s, ratio %.2f; Vault requests per object: operator %v, limit %v; manager CPU per object %s, mean reconcile %s; CPU per object by process: operator's run %v, limit's run %v; timelines: operator's run %s (%d of its %d Created Events written by then: the rest follow, paced), limit's run %s",
+		workers, n, order, res.Operator.Round(time.Millisecond), res.Limit.Round(time.Millisecond), res.Ratio(), res.OperatorVault, res.LimitVault, res.ManagerCPU, res.Reconcile.Round(100*time.Microsecond), res.OperatorCPU, res.LimitCPU, opTimes, res.EventsAtReady, n, limitTimes)
 	return res
 }
 
