@@ -72,21 +72,21 @@ func newPacedSink(sink events.EventSink, limiter *rate.Limiter) *pacedSink {
 }
 
 func (p *pacedSink) Create(ctx context.Context, event *eventsv1.Event) (*eventsv1.Event, error) {
-	p.writing.Add(1)
-	defer p.writing.Add(-1)
-	if !p.turn(ctx) {
-		return event, nil
-	}
-	return p.sink.Create(ctx, event)
+	return p.paced(ctx, event, p.sink.Create)
 }
 
 func (p *pacedSink) Update(ctx context.Context, event *eventsv1.Event) (*eventsv1.Event, error) {
+	return p.paced(ctx, event, p.sink.Update)
+}
+
+// paced writes event with write once its turn has come.
+func (p *pacedSink) paced(ctx context.Context, event *eventsv1.Event, write func(context.Context, *eventsv1.Event) (*eventsv1.Event, error)) (*eventsv1.Event, error) {
 	p.writing.Add(1)
 	defer p.writing.Add(-1)
 	if !p.turn(ctx) {
 		return event, nil
 	}
-	return p.sink.Update(ctx, event)
+	return write(ctx, event)
 }
 
 // Patch counts a repeated Event into its series: one small write, once

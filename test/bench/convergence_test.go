@@ -138,7 +138,6 @@ func (f *fleet) convergePair(b *testing.B, workers, n int, limitRun, opRun strin
 		f.waitLeader(b)
 		waitQuiet(b)
 		before, cpuBefore := f.vaultProxy.Counts(), harness.CPUByCommand()
-		cpu := f.managerCPU(b)
 		var profiles sync.WaitGroup
 		if out := os.Getenv("VKO_BENCH_PROFILE"); out != "" && keep {
 			profiles.Go(func() { f.profile(out, 8*time.Second) })
@@ -146,9 +145,10 @@ func (f *fleet) convergePair(b *testing.B, workers, n int, limitRun, opRun strin
 		}
 		opTimes = f.timeReady(b, opRun, n, nil)
 		res.Operator = opTimes.last()
+		cpu := harness.Difference(harness.CPUByCommand(), cpuBefore)
+		res.OperatorCPU, res.ManagerCPU = cpuPerObject(cpu, n), cpu["manager"]/time.Duration(n)
+		// After the CPU reading: the LIST of every Event is the bench's.
 		res.EventsAtReady = f.eventsOf(b, opRun)
-		res.OperatorCPU = cpuPerObject(harness.Difference(harness.CPUByCommand(), cpuBefore), n)
-		res.ManagerCPU = (f.managerCPU(b) - cpu) / time.Duration(n)
 		if m, err := f.manager.Metrics(); err == nil {
 			res.Reconcile, _ = harness.HistogramMean(m, "controller_runtime_reconcile_time_seconds", map[string]string{"controller": "vaultapp"})
 		}
@@ -223,15 +223,6 @@ func (f *fleet) eventsOf(b *testing.B, run string) int {
 		}
 	}
 	return n
-}
-
-func (f *fleet) managerCPU(b *testing.B) time.Duration {
-	b.Helper()
-	cpu, err := f.manager.CPUTime()
-	if err != nil {
-		b.Fatal(err)
-	}
-	return cpu
 }
 
 // readyTimes is one run's timeline, from its first create: when the last

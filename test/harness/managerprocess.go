@@ -363,12 +363,6 @@ func (m *Manager) PeakRSS() (int64, error) {
 	return 0, fmt.Errorf("no VmHWM in /proc/%d/status", m.PID())
 }
 
-// CPUTime is the CPU time the manager has used so far (user and system).
-func (m *Manager) CPUTime() (time.Duration, error) {
-	_, cpu, err := processCPU(m.PID())
-	return cpu, err
-}
-
 // AuditEvent is what the tests read of an audit log line.
 type AuditEvent struct {
 	Verb string `json:"verb"`
