@@ -88,6 +88,14 @@ func main() {
 		"The KV version 2 mount; each namespace owns <mount>/data/<namespace>/.")
 	flag.StringVar(&vaultCfg.KubernetesAuthMount, "vault-kubernetes-auth-mount", vaultCfg.KubernetesAuthMount,
 		"The Kubernetes auth mount where the VaultApps' roles are written.")
+	clusterName := os.Getenv("VKO_CLUSTER_NAME")
+	flag.StringVar(&clusterName, "cluster-name", clusterName,
+		"This cluster's name in the marks the operator writes to Vault (a DNS label; default: VKO_CLUSTER_NAME, else the kube-system namespace's UID). "+
+			"Set it once: a cluster sees marks of another name as another cluster's.")
+	vaultNamePrefix := os.Getenv("VKO_VAULT_NAME_PREFIX")
+	flag.StringVar(&vaultNamePrefix, "vault-name-prefix", vaultNamePrefix,
+		"A prefix for every Vault policy and role name, app.<prefix>.<namespace>.<name> (a DNS label of at most 20 characters; default: VKO_VAULT_NAME_PREFIX). "+
+			"Give each cluster that shares a Vault its own, so that the same VaultApp in two clusters gets two policies.")
 	operatorNamespace := os.Getenv("OPERATOR_NAMESPACE")
 	flag.StringVar(&operatorNamespace, "operator-namespace", operatorNamespace,
 		"The namespace of the KeycloakServers' credentials Secrets (default: OPERATOR_NAMESPACE, set from the pod's namespace).")
@@ -163,6 +171,8 @@ func main() {
 
 	events, err := operator.Setup(mgr, operator.Options{
 		Vault:                   vaultCfg,
+		ClusterName:             clusterName,
+		VaultNamePrefix:         vaultNamePrefix,
 		OperatorNamespace:       operatorNamespace,
 		EnableWebhooks:          enableWebhooks,
 		MaxConcurrentReconciles: maxConcurrent,

@@ -20,11 +20,13 @@ limitations under the License.
 package operator
 
 import (
+	"context"
 	"fmt"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/client-go/discovery"
@@ -125,6 +127,12 @@ type Options struct {
 	// Vault is the Vault the VaultApps are written to; an empty Address
 	// leaves VaultApps reporting VaultNotConfigured.
 	Vault vaultclient.Config
+	// ClusterName names this cluster in every mark the operator writes to
+	// Vault; the kube-system namespace's UID when empty.
+	ClusterName string
+	// VaultNamePrefix, when set, goes into the name of every policy and
+	// role (app.<prefix>.<namespace>.<name>).
+	VaultNamePrefix string
 	// OperatorNamespace holds the KeycloakServers' credentials Secrets.
 	OperatorNamespace string
 	// EnableWebhooks registers the admission and conversion webhooks.
@@ -194,16 +202,22 @@ func setupControllers(mgr ctrl.Manager, opts Options, recorder func(controller s
 	// A nil interface, not a nil *Client, when there is no Vault: the
 	// controller tests for nil.
 	var vault vaultcontroller.VaultAPI
+	var identity vaultcontroller.Identity
 	if opts.Vault.Address != "" {
 		c, err := vaultclient.New(opts.Vault)
 		if err != nil {
 			return err
 		}
 		vault = c
+		if identity, err = clusterIdentity(mgr.GetAPIReader(), opts.ClusterName, opts.VaultNamePrefix); err != nil {
+			return err
+		}
+		ctrl.Log.WithName("setup").Info("identity in Vault", "cluster", identity.Cluster, "namePrefix", identity.NamePrefix)
 	}
 	if err := (&vaultcontroller.VaultAppReconciler{
 		Client:                  mgr.GetClient(),
 		Vault:                   vault,
+		Identity:                identity,
 		Recorder:                recorder("vaultapp-controller"),
 		MaxConcurrentReconciles: opts.MaxConcurrentReconciles,
 		MaxBackoff:              opts.MaxBackoff,
@@ -218,6 +232,7 @@ func setupControllers(mgr ctrl.Manager, opts Options, recorder func(controller s
 			Vault:    vault,
 			Recorder: recorder("vaultapp-controller"),
 			Interval: opts.OrphanSweepInterval,
+			Identity: identity,
 		}); err != nil {
 			return fmt.Errorf("vault orphan sweep: %w", err)
 		}
@@ -262,4 +277,25 @@ func setupControllers(mgr ctrl.Manager, opts Options, recorder func(controller s
 		}
 	}
 	return nil
+}
+
+// clusterIdentity is this cluster's identity in the Vault it shares with
+// others: the admin's name for it, else the kube-system namespace's UID
+// (there from the cluster's creation to its end, and unique). A named
+// cluster still owns what its UID marked before it was named.
+func clusterIdentity(reader client.Reader, name, prefix string) (vaultcontroller.Identity, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var ns corev1.Namespace
+	if err := reader.Get(ctx, client.ObjectKey{Name: metav1.NamespaceSystem}, &ns); err != nil {
+		return vaultcontroller.Identity{}, fmt.Errorf("read namespace %s, whose UID names this cluster in Vault: %w", metav1.NamespaceSystem, err)
+	}
+	id := vaultcontroller.Identity{Cluster: string(ns.UID), NamePrefix: prefix}
+	if name != "" {
+		id.Cluster, id.Aliases = name, []string{string(ns.UID)}
+	}
+	if err := id.Validate(); err != nil {
+		return id, fmt.Errorf("this cluster's identity in Vault: %w", err)
+	}
+	return id, nil
 }

@@ -141,9 +141,10 @@ func ValidateVaultApp(app *vaultv1beta1.VaultApp) field.ErrorList {
 			fmt.Sprintf("must be at least %s", MinRefreshInterval)))
 	}
 	// The policy and role are named app.<namespace>.<name>, kept to 128
-	// characters so that they stay readable in Vault's audit logs.
-	if n := len(PolicyName(app.Namespace, app.Name)); n > 128 {
-		errs = append(errs, field.TooLong(field.NewPath("metadata", "name"), len(app.Name), 128-len(PolicyName(app.Namespace, ""))))
+	// characters so that they stay readable in Vault's audit logs (a
+	// cluster's name prefix may add MaxNamePrefix+1).
+	if n := len(PolicyName("", app.Namespace, app.Name)); n > 128 {
+		errs = append(errs, field.TooLong(field.NewPath("metadata", "name"), len(app.Name), 128-len(PolicyName("", app.Namespace, ""))))
 	}
 	return errs
 }
@@ -215,12 +216,52 @@ func validatePath(fld *field.Path, p string) field.ErrorList {
 }
 
 // PolicyName is the name of the Vault policy and role of a VaultApp:
-// app.<namespace>.<name>. A dot, not a dash, separates them: namespace names
-// cannot hold a dot, so no two VaultApps of different namespaces can share a
-// name (with dashes, a/b-c and a-b/c would both be app-a-b-c, and one
+// app.<namespace>.<name>, or app.<prefix>.<namespace>.<name> in a cluster
+// given a name prefix (several clusters on one Vault, the same VaultApp in
+// each). A dot, not a dash, separates them: namespace names and prefixes
+// cannot hold a dot, so no two VaultApps of different namespaces can share
+// a name (with dashes, a/b-c and a-b/c would both be app-a-b-c, and one
 // namespace could overwrite another's policy).
-func PolicyName(namespace, name string) string {
-	return "app." + namespace + "." + name
+func PolicyName(prefix, namespace, name string) string {
+	if prefix == "" {
+		return "app." + namespace + "." + name
+	}
+	return "app." + prefix + "." + namespace + "." + name
+}
+
+// IsPolicyNameOf reports whether policy is the name of the VaultApp
+// namespace/name under any prefix, or none: a name the operator may have
+// given it before its cluster's prefix changed.
+func IsPolicyNameOf(policy, namespace, name string) bool {
+	rest, ok := strings.CutPrefix(policy, "app.")
+	if !ok {
+		return false
+	}
+	prefix, ok := strings.CutSuffix(rest, namespace+"."+name)
+	switch {
+	case !ok:
+		return false
+	case prefix == "":
+		return true
+	}
+	prefix, ok = strings.CutSuffix(prefix, ".")
+	return ok && ValidateNamePrefix(prefix) == nil
+}
+
+// MaxNamePrefix is the longest name prefix: the names a prefix lengthens
+// stay readable in Vault's audit logs (128 characters without it).
+const MaxNamePrefix = 20
+
+// ValidateNamePrefix checks a cluster's name prefix: a DNS label (no dot,
+// so that names stay unambiguous) of at most MaxNamePrefix characters.
+func ValidateNamePrefix(prefix string) error {
+	if msgs := validation.IsDNS1123Label(prefix); len(msgs) > 0 {
+		return fmt.Errorf("name prefix %q must be a DNS label: %s", prefix, strings.Join(msgs, "; "))
+	}
+	if len(prefix) > MaxNamePrefix {
+		return fmt.Errorf("name prefix %q must be at most %d characters", prefix, MaxNamePrefix)
+	}
+	return nil
 }
 
 func join(caps []vaultv1beta1.Capability) string {

@@ -114,3 +114,32 @@ func TestValidateVaultAppPaths(t *testing.T) {
 		}
 	}
 }
+
+func TestPolicyNames(t *testing.T) {
+	if got := PolicyName("", "shop", "api.v2"); got != "app.shop.api.v2" {
+		t.Errorf("PolicyName without prefix = %q", got)
+	}
+	if got := PolicyName("eu1", "shop", "api.v2"); got != "app.eu1.shop.api.v2" {
+		t.Errorf("PolicyName with prefix = %q", got)
+	}
+	for _, tt := range []struct {
+		policy string
+		want   bool
+	}{
+		{"app.shop.api", true},
+		{"app.eu1.shop.api", true},
+		{"app.a-b.shop.api", true},
+		{"app.shop.api2", false},
+		{"app.xshop.api", false},
+		{"app..shop.api", false},
+		{"app.a.b.shop.api", false},
+		{"app.EU.shop.api", false},
+		{"app." + strings.Repeat("a", MaxNamePrefix+1) + ".shop.api", false},
+		{"shop.api", false},
+		{"xapp.shop.api", false},
+	} {
+		if got := IsPolicyNameOf(tt.policy, "shop", "api"); got != tt.want {
+			t.Errorf("IsPolicyNameOf(%q, shop, api) = %v, want %v", tt.policy, got, tt.want)
+		}
+	}
+}

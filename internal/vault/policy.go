@@ -39,11 +39,16 @@ var capabilityOrder = []string{"create", "read", "update", "patch", "delete", "l
 // metadata/ path rather than on data/.
 var metadataCapabilities = []string{"read", "list"}
 
-// Owner is the VaultApp a policy was written for.
+// Owner is the VaultApp a policy was written for, and the cluster it lives
+// in: several clusters may write to one Vault, and the same namespace/name
+// may exist in each.
 type Owner struct {
 	Namespace string
 	Name      string
 	UID       string
+	// Cluster is the identity of the writing operator's cluster; empty in
+	// the marks of releases before it was written.
+	Cluster string
 }
 
 // Ownership markers: the first line of every policy the operator writes.
@@ -56,8 +61,11 @@ const (
 	retainedMark = "# Retained by vault-keycloak-operator from VaultApp "
 )
 
-// The UID is absent from the policies 0.1 wrote ("... for VaultApp ns/name.").
-var markPattern = regexp.MustCompile(`^# (Managed|Retained) by vault-keycloak-operator (?:for|from) VaultApp ([a-z0-9-]+)/([^ ]+?)(?: \(uid ([^) ]+)\))?\.$`)
+// The UID is absent from the policies 0.1 wrote ("... for VaultApp ns/name."),
+// the cluster from those of every release before it ("... (uid U)."). The
+// releases before read a mark with a cluster as no mark at all: they
+// neither adopt nor sweep what a newer operator wrote.
+var markPattern = regexp.MustCompile(`^# (Managed|Retained) by vault-keycloak-operator (?:for|from) VaultApp ([a-z0-9-]+)/([^ ]+?)(?: \(uid ([^) ]+)\))?(?: in cluster ([a-z0-9][-a-z0-9]*))?\.$`)
 
 // PolicyMark is what a policy's first line says of who wrote it.
 type PolicyMark struct {
@@ -74,11 +82,15 @@ func MarkOf(text string) PolicyMark {
 	if m == nil {
 		return PolicyMark{}
 	}
-	return PolicyMark{Owner: Owner{Namespace: m[2], Name: m[3], UID: m[4]}, Managed: m[1] == "Managed", Retained: m[1] == "Retained"}
+	return PolicyMark{Owner: Owner{Namespace: m[2], Name: m[3], UID: m[4], Cluster: m[5]}, Managed: m[1] == "Managed", Retained: m[1] == "Retained"}
 }
 
 func markLine(mark string, o Owner) string {
-	return fmt.Sprintf("%s%s/%s (uid %s).", mark, o.Namespace, o.Name, o.UID)
+	line := fmt.Sprintf("%s%s/%s (uid %s)", mark, o.Namespace, o.Name, o.UID)
+	if o.Cluster != "" {
+		line += " in cluster " + o.Cluster
+	}
+	return line + "."
 }
 
 // RetainedText is the policy text with its mark turned into the retained

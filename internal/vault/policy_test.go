@@ -26,7 +26,7 @@ import (
 var update = flag.Bool("update", false, "rewrite the golden files")
 
 func TestRenderPolicyGolden(t *testing.T) {
-	owner := Owner{Namespace: "shop", Name: "api", UID: "0b6f9c1e-5a4e-4f0b-9a55-1f2d3c4b5a69"}
+	owner := Owner{Namespace: "shop", Name: "api", UID: "0b6f9c1e-5a4e-4f0b-9a55-1f2d3c4b5a69", Cluster: "eu-prod-1"}
 	// Out of order, duplicated and split across rules: the text is the same
 	// for every equivalent set of rules.
 	rules := []Rule{
@@ -54,7 +54,7 @@ func TestRenderPolicyGolden(t *testing.T) {
 }
 
 func TestMarks(t *testing.T) {
-	owner := Owner{Namespace: "shop", Name: "api.v2", UID: "0b6f9c1e-5a4e-4f0b-9a55-1f2d3c4b5a69"}
+	owner := Owner{Namespace: "shop", Name: "api.v2", UID: "0b6f9c1e-5a4e-4f0b-9a55-1f2d3c4b5a69", Cluster: "eu-prod-1"}
 	text := RenderPolicy("secret", owner, []Rule{{Path: "db", Capabilities: []string{"read"}}})
 	if m := MarkOf(text); !m.Managed || m.Retained || m.Owner != owner {
 		t.Fatalf("MarkOf(rendered) = %+v", m)
@@ -63,11 +63,22 @@ func TestMarks(t *testing.T) {
 	if m := MarkOf(retained); m.Managed || !m.Retained || m.Owner != owner {
 		t.Fatalf("MarkOf(retained) = %+v", m)
 	}
+	// The default identity, the kube-system namespace's UID, is a cluster too.
+	byUID := Owner{Namespace: "shop", Name: "api", UID: "u1", Cluster: "5f0c1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b"}
+	if m := MarkOf(RenderPolicy("secret", byUID, nil)); m.Owner != byUID {
+		t.Fatalf("MarkOf(marked by a kube-system UID) = %+v", m)
+	}
+	// What the releases before the cluster identity wrote: the UID alone.
+	if m := MarkOf("# Managed by vault-keycloak-operator for VaultApp shop/api (uid u1).\n"); !m.Managed || m.Owner != (Owner{Namespace: "shop", Name: "api", UID: "u1"}) {
+		t.Fatalf("MarkOf(0.2 policy) = %+v", m)
+	}
 	// What 0.1 wrote: the mark without a UID.
 	if m := MarkOf("# Managed by vault-keycloak-operator for VaultApp shop/api.v2.\n# Edits..."); !m.Managed || m.Owner != (Owner{Namespace: "shop", Name: "api.v2"}) {
 		t.Fatalf("MarkOf(0.1 policy) = %+v", m)
 	}
-	for _, foreign := range []string{"", `path "x" {}`, "# Managed by someone else\n", "# Managed by vault-keycloak-operator for VaultApp shop/api (uid).\n"} {
+	for _, foreign := range []string{"", `path "x" {}`, "# Managed by someone else\n", "# Managed by vault-keycloak-operator for VaultApp shop/api (uid).\n",
+		"# Managed by vault-keycloak-operator for VaultApp shop/api (uid u1) in cluster .\n",
+		"# Managed by vault-keycloak-operator for VaultApp shop/api (uid u1) in cluster East.\n"} {
 		if m := MarkOf(foreign); m.Managed || m.Retained {
 			t.Errorf("MarkOf(%q) = %+v, want no mark", foreign, m)
 		}

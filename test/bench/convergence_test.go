@@ -345,7 +345,7 @@ func (f *fleet) limitWorkers(b *testing.B, workers int) func(<-chan *vaultv1beta
 
 func (f *fleet) limitOne(vc *vaultapi.Client, app *vaultv1beta1.VaultApp) error {
 	ctx := context.Background()
-	name := tenancy.PolicyName(app.Namespace, app.Name)
+	name := tenancy.PolicyName("", app.Namespace, app.Name)
 	rules := []vaultclient.Rule{{Path: app.Spec.Policy.Rules[0].Path, Capabilities: []string{"read"}}}
 	policy := vaultclient.RenderPolicy("secret", vaultclient.Owner{Namespace: app.Namespace, Name: app.Name, UID: string(app.UID)}, rules)
 	if err := vc.Sys().PutPolicyWithContext(ctx, name, policy); err != nil {
@@ -392,7 +392,7 @@ func (f *fleet) removeLimitRun(b *testing.B, run string, n int) {
 		if err := f.c.Delete(ctx, app); err != nil {
 			return err
 		}
-		name := tenancy.PolicyName(key.Namespace, key.Name)
+		name := tenancy.PolicyName("", key.Namespace, key.Name)
 		if _, err := admin.Logical().DeleteWithContext(ctx, "auth/kubernetes/role/"+name); err != nil {
 			return err
 		}

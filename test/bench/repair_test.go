@@ -83,7 +83,7 @@ func (f *fleet) repairUnderLoad(b *testing.B, run string) repair {
 	}
 	policies := map[string]string{}
 	for i := range editedPolicies {
-		name := tenancy.PolicyName(nsName(i), fmt.Sprintf("%s-%04d", run, i))
+		name := tenancy.PolicyName("", nsName(i), fmt.Sprintf("%s-%04d", run, i))
 		text, err := admin.Sys().GetPolicyWithContext(ctx, name)
 		if err != nil || text == "" {
 			b.Fatalf("policy %s: %q, %v", name, text, err)

@@ -154,7 +154,7 @@ func TestLeaderKilledTheStandbyTakesOver(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range objects {
-		name := tenancy.PolicyName("team", vaultApp(appName(i), "").Name)
+		name := tenancy.PolicyName("", "team", vaultApp(appName(i), "").Name)
 		text, err := admin.Sys().GetPolicyWithContext(ctx, name)
 		if err != nil || !strings.Contains(text, "secret/data/team/cache/*") || strings.Contains(text, "team/db/*") {
 			t.Fatalf("policy %s after the failover: %v\n%s", name, err, text)

@@ -166,7 +166,7 @@ func converged(ctx context.Context, w *world, want map[string]bool) error {
 		if !harness.ReadyFor(app.Status.Conditions, app.Generation) {
 			return fmt.Errorf("VaultApp %s not Ready for generation %d: %v", app.Name, app.Generation, app.Status.Conditions)
 		}
-		name := tenancy.PolicyName("team", app.Name)
+		name := tenancy.PolicyName("", "team", app.Name)
 		text, err := admin.Sys().GetPolicyWithContext(ctx, name)
 		if err != nil || !strings.Contains(text, "secret/data/team/"+app.Spec.Policy.Rules[0].Path) {
 			return fmt.Errorf("policy of %s is not at its spec (%s): %v", app.Name, app.Spec.Policy.Rules[0].Path, err)

@@ -121,7 +121,7 @@ func noSecret(t *testing.T, ns, name string) {
 	}).WithTimeout(3*time.Second).WithPolling(300*time.Millisecond).Should(BeTrue(), "Secret %s/%s was written", ns, name)
 }
 
-func policyName(ns, name string) string { return tenancy.PolicyName(ns, name) }
+func policyName(ns, name string) string { return tenancy.PolicyName("", ns, name) }
 
 // setNamespaceAnnotation is the cluster admin changing a grant.
 func setNamespaceAnnotation(t *testing.T, ns, key, value string) {

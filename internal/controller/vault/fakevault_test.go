@@ -18,6 +18,7 @@ package vault
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"sync"
@@ -40,6 +41,8 @@ type fakeVault struct {
 	noListing bool
 	// fail, when set, is what every request gets (Vault down, or refusing).
 	fail error
+	// failDelete, when set, is what deletes get.
+	failDelete error
 }
 
 func newFakeVault() *fakeVault {
@@ -75,8 +78,8 @@ func (f *fakeVault) WritePolicy(_ context.Context, name, text string) error {
 func (f *fakeVault) DeletePolicy(_ context.Context, name string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.fail != nil {
-		return f.fail
+	if f.fail != nil || f.failDelete != nil {
+		return errors.Join(f.fail, f.failDelete)
 	}
 	delete(f.policies, name)
 	f.writes = append(f.writes, vaultclient.OpDeletePolicy+" "+name)
@@ -124,8 +127,8 @@ func (f *fakeVault) WriteRole(_ context.Context, name string, r vaultclient.Role
 func (f *fakeVault) DeleteRole(_ context.Context, name string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.fail != nil {
-		return f.fail
+	if f.fail != nil || f.failDelete != nil {
+		return errors.Join(f.fail, f.failDelete)
 	}
 	delete(f.roles, name)
 	f.writes = append(f.writes, vaultclient.OpDeleteRole+" "+name)

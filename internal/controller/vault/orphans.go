@@ -39,12 +39,18 @@ import (
 // DefaultOrphanSweepInterval is how often Vault is searched for orphans.
 const DefaultOrphanSweepInterval = 10 * time.Minute
 
-// OrphanSweeper finds the policies (and their roles) the operator wrote for
-// VaultApps that no longer exist, and removes them. A VaultApp whose
-// finalizer was removed by hand, or that was deleted while the operator was
-// not running, leaves such orphans: without the sweep they would grant
-// Vault access to nobody's declaration for ever. Retained policies (the
-// admin allowed Retain) carry another mark and are left alone.
+// OrphanSweeper finds the policies (and their roles) this cluster's
+// operator wrote for VaultApps that no longer exist, and removes them. A
+// VaultApp whose finalizer was removed by hand, or that was deleted while
+// the operator was not running, leaves such orphans: without the sweep they
+// would grant Vault access to nobody's declaration for ever.
+//
+// Other clusters' operators share the Vault: a policy is swept only when
+// its mark names this cluster (see sweepable). Retained policies (the admin
+// allowed Retain) carry another mark, and policies whose mark names no
+// cluster (written by earlier releases) may be another cluster's: both are
+// left alone. An earlier release's policy is adopted by the cluster that
+// has its VaultApp, at that VaultApp's next reconcile.
 type OrphanSweeper struct {
 	// Reader reads VaultApps from the API server: an object just created
 	// may not be in the cache yet, and its policy must not look orphaned.
@@ -56,6 +62,8 @@ type OrphanSweeper struct {
 	Vault    VaultAPI
 	Recorder events.EventRecorder
 	Interval time.Duration
+	// Identity is this cluster's: only its marks are swept.
+	Identity Identity
 }
 
 // NeedLeaderElection: only the leader writes to Vault.
@@ -130,26 +138,21 @@ func (s *OrphanSweeper) livePolicies(ctx context.Context) (map[string]bool, erro
 		return nil, fmt.Errorf("list VaultApps: %w", err)
 	}
 	for _, app := range apps.Items {
-		live[tenancy.PolicyName(app.Namespace, app.Name)] = true
+		live[s.Identity.policyName(app.Namespace, app.Name)] = true
 	}
 	return live, nil
 }
 
-// orphaned reads a policy and reports whether the operator wrote it for a
-// VaultApp that no longer exists.
+// orphaned reads a policy and reports whether this cluster's operator wrote
+// it for a VaultApp that no longer exists, or that has it no longer (its
+// name changed with the cluster's name prefix).
 func (s *OrphanSweeper) orphaned(ctx context.Context, name string) (bool, vaultclient.Owner, error) {
 	text, found, err := s.Vault.ReadPolicy(ctx, name)
 	if err != nil || !found {
 		return false, vaultclient.Owner{}, err
 	}
 	mark := vaultclient.MarkOf(text)
-	if !mark.Managed || tenancy.PolicyName(mark.Owner.Namespace, mark.Owner.Name) != name {
-		return false, mark.Owner, nil // not ours, or retained
-	}
-	if mark.Owner.UID == "" {
-		// Written by 0.1, which marked no UID and did not mark what Retain
-		// kept: such a policy without its VaultApp may be kept on purpose.
-		// Its VaultApp, if re-created, adopts it; otherwise it stays.
+	if !sweepable(s.Identity, name, mark) {
 		return false, mark.Owner, nil
 	}
 	var app vaultv1beta1.VaultApp
@@ -159,9 +162,21 @@ func (s *OrphanSweeper) orphaned(ctx context.Context, name string) (bool, vaultc
 	case err != nil:
 		return false, mark.Owner, fmt.Errorf("read VaultApp %s/%s of policy %s: %w", mark.Owner.Namespace, mark.Owner.Name, name, err)
 	}
-	// A VaultApp of that name exists: its reconcile adopts or repairs the
-	// policy (an earlier VaultApp of the same name is necessarily gone).
-	return false, mark.Owner, nil
+	// A VaultApp of that name exists: under this name, its reconcile
+	// adopts or repairs the policy (an earlier VaultApp of the same name
+	// is necessarily gone); under another, this one is left over.
+	return s.Identity.policyName(app.Namespace, app.Name) != name, mark.Owner, nil
+}
+
+// sweepable reports whether a policy is this cluster's to remove once its
+// VaultApp is gone: managed (not retained), marked with this cluster, with
+// the UID of the VaultApp it was written for (0.1 marked none, nor what
+// Retain kept: such a policy without its VaultApp may be kept on purpose),
+// under a name the operator gives that VaultApp (a copy of the text under
+// another name is someone else's).
+func sweepable(id Identity, name string, mark vaultclient.PolicyMark) bool {
+	return mark.Managed && id.is(mark.Owner.Cluster) && mark.Owner.UID != "" &&
+		tenancy.IsPolicyNameOf(name, mark.Owner.Namespace, mark.Owner.Name)
 }
 
 // remove deletes the role (if it grants the policy) and the policy, after

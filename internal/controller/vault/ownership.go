@@ -29,20 +29,27 @@ import (
 
 // The operator writes and removes only the Vault objects it wrote for a
 // VaultApp. Their names (app.<namespace>.<name>) are no proof: anyone with
-// Vault rights may have created an object of that name first.
+// Vault rights may have created an object of that name first, and another
+// cluster's operator writes the same names for the same namespace/name.
 //
-//   - A policy is the VaultApp's when its first line carries the operator's
-//     managed mark for this namespace/name (the UID may be an earlier
-//     VaultApp of the same name, which is then necessarily gone), or when the
-//     VaultApp's status says the operator already had it in step (a hand
-//     edit that dropped the mark is drift, and is repaired). A policy with
-//     the retained mark was released by deletionPolicy Retain and is no
-//     longer the operator's.
+//   - A policy whose mark names another cluster is that cluster's, whatever
+//     else is true: not even a status saying the policy was in step (two
+//     clusters' VaultApps of one name may both have been, under a release
+//     that marked no cluster) takes it over.
+//   - Otherwise a policy is the VaultApp's when its first line carries the
+//     operator's managed mark for this namespace/name (the UID may be an
+//     earlier VaultApp of the same name, which is then necessarily gone; a
+//     mark without a cluster, from an earlier release, is adopted: the next
+//     write puts this cluster's name in it), or when the VaultApp's status
+//     says the operator already had it in step (a hand edit that dropped the
+//     mark is drift, and is repaired). A policy with the retained mark was
+//     released by deletionPolicy Retain and is no longer the operator's.
 //   - A role is the VaultApp's when it grants the VaultApp's own policy
 //     (token_policies holds its name), or when the status says the operator
 //     had it in step. Vault keeps no metadata on Kubernetes-auth roles
 //     outside Enterprise (alias_metadata), so this is the strongest mark a
-//     role can carry.
+//     role can carry; the policy is judged first, so a role is never taken
+//     from beside another cluster's policy.
 //
 // The status is the operator's alone: the editor roles grant no write on
 // vaultapps/status, and a create ignores a status sent with it.
@@ -56,29 +63,46 @@ const (
 // errNotOwned is a Vault object in the way that the operator did not write.
 type errNotOwned struct {
 	kind, name, why string
+	// cluster is the other cluster whose operator holds the name, if any.
+	cluster string
 }
 
 func (e *errNotOwned) Error() string {
+	if e.cluster != "" {
+		return fmt.Sprintf("%s %s in Vault belongs to cluster %s (%s): left untouched; give each cluster that shares this Vault its own name prefix (--vault-name-prefix), or rename the VaultApp",
+			e.kind, e.name, e.cluster, e.why)
+	}
 	return fmt.Sprintf("%s %s exists in Vault and was not written for this VaultApp (%s): left untouched; remove it in Vault, or rename the VaultApp",
 		e.kind, e.name, e.why)
 }
 
-func ownsPolicy(app *vaultv1beta1.VaultApp, status *vaultv1beta1.VaultAppStatus, text string) (bool, string) {
+// ownsPolicy judges a policy found under the VaultApp's name; an
+// errNotOwned when it is not the VaultApp's.
+func ownsPolicy(id Identity, app *vaultv1beta1.VaultApp, status *vaultv1beta1.VaultAppStatus, name, text string) *errNotOwned {
 	mark := vaultclient.MarkOf(text)
 	switch {
+	case (mark.Managed || mark.Retained) && mark.Owner.Cluster != "" && !id.is(mark.Owner.Cluster):
+		return &errNotOwned{kind: kindPolicy, name: name, cluster: mark.Owner.Cluster,
+			why: fmt.Sprintf("its operator wrote it for VaultApp %s/%s there", mark.Owner.Namespace, mark.Owner.Name)}
 	case mark.Retained:
-		return false, fmt.Sprintf("it was retained from VaultApp %s/%s (uid %s)", mark.Owner.Namespace, mark.Owner.Name, mark.Owner.UID)
+		return &errNotOwned{kind: kindPolicy, name: name,
+			why: fmt.Sprintf("it was retained from VaultApp %s/%s (uid %s)", mark.Owner.Namespace, mark.Owner.Name, mark.Owner.UID)}
 	case mark.Managed && mark.Owner.Namespace == app.Namespace && mark.Owner.Name == app.Name:
-		return true, ""
+		return nil
 	case meta.IsStatusConditionTrue(status.Conditions, shared.TypePolicySynced):
-		return true, ""
+		return nil
+	case mark.Managed:
+		return &errNotOwned{kind: kindPolicy, name: name,
+			why: fmt.Sprintf("the operator wrote it for VaultApp %s/%s", mark.Owner.Namespace, mark.Owner.Name)}
 	}
-	return false, "its first line carries no mark of the operator"
+	return &errNotOwned{kind: kindPolicy, name: name, why: "its first line carries no mark of the operator"}
 }
 
-func ownsRole(status *vaultv1beta1.VaultAppStatus, name string, role vaultclient.Role) (bool, string) {
+// ownsRole judges a role found under the VaultApp's name, once its policy
+// was judged the VaultApp's (or absent).
+func ownsRole(status *vaultv1beta1.VaultAppStatus, name string, role vaultclient.Role) *errNotOwned {
 	if slices.Contains(role.Policies, name) || meta.IsStatusConditionTrue(status.Conditions, shared.TypeRoleSynced) {
-		return true, ""
+		return nil
 	}
-	return false, fmt.Sprintf("its token_policies %v do not grant policy %s", role.Policies, name)
+	return &errNotOwned{kind: kindRole, name: name, why: fmt.Sprintf("its token_policies %v do not grant policy %s", role.Policies, name)}
 }

@@ -44,6 +44,9 @@ import (
 
 const testPolicy = "app.shop.api"
 
+// testCluster is the cluster of the world's operator.
+const testCluster = "east"
+
 // world is one namespace "shop", one VaultApp "api" in it, a fake Vault,
 // and the reconciler between them.
 type world struct {
@@ -62,7 +65,7 @@ func newWorld(t *testing.T, nsAnnotations map[string]string, app *vaultv1beta1.V
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "shop", Annotations: nsAnnotations}}
 	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(ns, app).WithStatusSubresource(&vaultv1beta1.VaultApp{}).Build()
 	w := &world{t: t, client: c, vault: newFakeVault(), events: events.NewFakeRecorder(100)}
-	w.r = &VaultAppReconciler{Client: c, Vault: w.vault, Recorder: w.events}
+	w.r = &VaultAppReconciler{Client: c, Vault: w.vault, Recorder: w.events, Identity: Identity{Cluster: testCluster}}
 	return w
 }
 
@@ -79,9 +82,13 @@ func shopAPI(rules ...vaultv1beta1.PolicyRule) *vaultv1beta1.VaultApp {
 	}
 }
 
+func (w *world) request() ctrl.Request {
+	return ctrl.Request{NamespacedName: client.ObjectKey{Namespace: "shop", Name: "api"}}
+}
+
 func (w *world) reconcile() {
 	w.t.Helper()
-	if _, err := w.r.Reconcile(context.Background(), ctrl.Request{NamespacedName: client.ObjectKey{Namespace: "shop", Name: "api"}}); err != nil {
+	if _, err := w.r.Reconcile(context.Background(), w.request()); err != nil {
 		w.t.Fatalf("reconcile: %v", err)
 	}
 }
@@ -132,13 +139,13 @@ func (w *world) event(eventType, reason string) string {
 	}
 }
 
-func TestNewVaultAppWritesPolicyAndRoleMarkedWithItsUID(t *testing.T) {
+func TestNewVaultAppWritesPolicyAndRoleMarkedWithItsUIDAndCluster(t *testing.T) {
 	w := newWorld(t, nil, shopAPI())
 	w.reconcile()
 	w.condition(shared.TypeReady, metav1.ConditionTrue, shared.ReasonSynced)
 	w.event(corev1.EventTypeNormal, shared.ReasonCreated)
 	mark := vaultclient.MarkOf(w.vault.policies[testPolicy])
-	if !mark.Managed || mark.Owner != (vaultclient.Owner{Namespace: "shop", Name: "api", UID: "1111-2222"}) {
+	if !mark.Managed || mark.Owner != (vaultclient.Owner{Namespace: "shop", Name: "api", UID: "1111-2222", Cluster: testCluster}) {
 		t.Fatalf("policy mark = %+v\n%s", mark, w.vault.policies[testPolicy])
 	}
 	if got := w.vault.roles[testPolicy].Policies; !slices.Equal(got, []string{testPolicy}) {
@@ -340,7 +347,7 @@ func TestDeletionPolicy(t *testing.T) {
 func TestOrphanSweep(t *testing.T) {
 	w := newWorld(t, nil, shopAPI())
 	w.reconcile() // app.shop.api, whose VaultApp exists
-	gone := vaultclient.Owner{Namespace: "shop", Name: "gone", UID: "3333"}
+	gone := vaultclient.Owner{Namespace: "shop", Name: "gone", UID: "3333", Cluster: testCluster}
 	w.vault.policies["app.shop.gone"] = vaultclient.RenderPolicy("secret", gone, nil)
 	w.vault.roles["app.shop.gone"] = vaultclient.Role{Policies: []string{"app.shop.gone"}}
 	kept := vaultclient.Owner{Namespace: "shop", Name: "kept", UID: "4444"}
@@ -350,7 +357,7 @@ func TestOrphanSweep(t *testing.T) {
 	w.vault.policies["app.shop.old"] = "# Managed by vault-keycloak-operator for VaultApp shop/old.\n"
 	w.vault.writes = nil
 
-	s := &OrphanSweeper{Reader: w.client, Vault: w.vault, Recorder: w.events}
+	s := &OrphanSweeper{Reader: w.client, Vault: w.vault, Recorder: w.events, Identity: w.r.Identity}
 	removed, err := s.Sweep(context.Background())
 	if err != nil {
 		t.Fatal(err)

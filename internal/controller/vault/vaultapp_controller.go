@@ -54,6 +54,8 @@ type VaultAppReconciler struct {
 	// VaultApp then says so in its Ready condition.
 	Vault    VaultAPI
 	Recorder events.EventRecorder
+	// Identity is this cluster's in the marks and names it writes to Vault.
+	Identity Identity
 	// MaxConcurrentReconciles is how many VaultApps are reconciled at once.
 	MaxConcurrentReconciles int
 	// MaxBackoff caps the wait between two retries after a Vault failure.
@@ -96,15 +98,17 @@ func (r *VaultAppReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	before := app.Status.DeepCopy()
-	name := tenancy.PolicyName(app.Namespace, app.Name)
-	app.Status.PolicyName, app.Status.RoleName = name, name
+	name := r.Identity.policyName(app.Namespace, app.Name)
 
 	if !app.DeletionTimestamp.IsZero() {
+		app.Status.PolicyName, app.Status.RoleName = name, name
 		return r.finalize(ctx, &app, before)
 	}
 	if err := shared.SetFinalizer(ctx, r.Client, &app, Finalizer, true); err != nil {
 		return ctrl.Result{}, err
 	}
+	// After the finalizer's patch, which reads the object back.
+	app.Status.PolicyName, app.Status.RoleName = name, name
 
 	// Observe: the spec's own rules (the webhook may have been bypassed),
 	// then what the namespace may have.
@@ -133,6 +137,9 @@ func (r *VaultAppReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 		changed, err = r.revoke(ctx, &app, before, name)
 	} else {
 		changed, err = r.sync(ctx, &app, before, name, granted)
+	}
+	if err == nil {
+		err = r.leaveFormerName(ctx, &app, before.PolicyName, name)
 	}
 	var notOwned *errNotOwned
 	switch {
@@ -257,7 +264,7 @@ func (r *VaultAppReconciler) sync(ctx context.Context, app *vaultv1beta1.VaultAp
 		}
 		rules = append(rules, vaultclient.Rule{Path: rule.Path, Capabilities: caps})
 	}
-	wantPolicy := r.Vault.RenderPolicy(ownerOf(app), rules)
+	wantPolicy := r.Vault.RenderPolicy(r.ownerOf(app), rules)
 	wantRole := vaultclient.Role{
 		ServiceAccounts: tenancy.ServiceAccounts(app),
 		Namespace:       app.Namespace,
@@ -325,16 +332,16 @@ func (r *VaultAppReconciler) observe(ctx context.Context, app *vaultv1beta1.Vaul
 		return st, err
 	}
 	if st.policyFound {
-		if ok, why := ownsPolicy(app, status, st.policy); !ok {
-			return st, &errNotOwned{kind: kindPolicy, name: name, why: why}
+		if notOwned := ownsPolicy(r.Identity, app, status, name, st.policy); notOwned != nil {
+			return st, notOwned
 		}
 	}
 	if roleErr != nil {
 		return st, roleErr
 	}
 	if st.roleFound {
-		if ok, why := ownsRole(status, name, st.role); !ok {
-			return st, &errNotOwned{kind: kindRole, name: name, why: why}
+		if notOwned := ownsRole(status, name, st.role); notOwned != nil {
+			return st, notOwned
 		}
 	}
 	return st, nil
@@ -374,8 +381,9 @@ func (r *VaultAppReconciler) removeOwned(ctx context.Context, app *vaultv1beta1.
 	return have.roleFound || have.policyFound, nil
 }
 
-func ownerOf(app *vaultv1beta1.VaultApp) vaultclient.Owner {
-	return vaultclient.Owner{Namespace: app.Namespace, Name: app.Name, UID: string(app.UID)}
+// ownerOf is the owner the marks of the VaultApp's policy name.
+func (r *VaultAppReconciler) ownerOf(app *vaultv1beta1.VaultApp) vaultclient.Owner {
+	return vaultclient.Owner{Namespace: app.Namespace, Name: app.Name, UID: string(app.UID), Cluster: r.Identity.Cluster}
 }
 
 // failAll sets every condition to False with the same reason.
@@ -397,6 +405,11 @@ func (r *VaultAppReconciler) updateStatus(ctx context.Context, app *vaultv1beta1
 // SetupWithManager watches VaultApps, and Namespaces because their
 // annotation decides what the VaultApps inside may have.
 func (r *VaultAppReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	if r.Vault != nil {
+		if err := r.Identity.Validate(); err != nil {
+			return err
+		}
+	}
 	if r.Outage == nil {
 		r.Outage = shared.NewOutage(0)
 	}

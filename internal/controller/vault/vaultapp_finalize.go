@@ -60,6 +60,10 @@ func (r *VaultAppReconciler) finalize(ctx context.Context, app *vaultv1beta1.Vau
 		if err == nil && !removed {
 			note = "nothing to remove from Vault"
 		}
+		if err == nil && before.PolicyName != name {
+			// Deleted before its move to a new name prefix was done.
+			err = r.leaveFormerName(ctx, app, before.PolicyName, name)
+		}
 	}
 	var notOwned *errNotOwned
 	if errors.As(err, &notOwned) {
@@ -117,5 +121,5 @@ func (r *VaultAppReconciler) release(ctx context.Context, app *vaultv1beta1.Vaul
 	if err != nil || !have.policyFound {
 		return err
 	}
-	return r.Vault.WritePolicy(ctx, name, vaultclient.RetainedText(have.policy, ownerOf(app)))
+	return r.Vault.WritePolicy(ctx, name, vaultclient.RetainedText(have.policy, r.ownerOf(app)))
 }

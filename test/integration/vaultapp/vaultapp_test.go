@@ -317,7 +317,7 @@ func TestVaultAppThatNeverSyncedCanBeDeleted(t *testing.T) {
 		events := op.Events(t, ns, app.Name)
 		return len(events[shared.ReasonNotAllowed]) > 0 || len(events[shared.ReasonGrantRevoked]) > 0
 	}).WithTimeout(10*time.Second).Should(BeTrue(), "a NotAllowed or GrantRevoked Event")
-	if text, _ := admin.Sys().GetPolicy(tenancy.PolicyName(ns, app.Name)); text != "" {
+	if text, _ := admin.Sys().GetPolicy(tenancy.PolicyName("", ns, app.Name)); text != "" {
 		t.Fatalf("a policy is in Vault for a VaultApp whose grant was taken back:\n%s", text)
 	}
 	if err := op.Client.Delete(ctx, app); err != nil {

@@ -1,0 +1,246 @@
+/*
+Copyright 2026 The vault-keycloak-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package vault
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
+	"github.com/carbogame/vault-keycloak-operator/internal/controller/shared"
+	vaultclient "github.com/carbogame/vault-keycloak-operator/internal/vault"
+)
+
+// Several clusters' operators write to one Vault: each judges a policy by
+// the cluster its mark names.
+
+// kubeSystemUID stands for the default identity of the test cluster, kept
+// as an alias once the admin named it.
+const kubeSystemUID = "5f0c1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b"
+
+func marked(cluster, uid string) string {
+	return vaultclient.RenderPolicy("secret", vaultclient.Owner{Namespace: "shop", Name: "api", UID: uid, Cluster: cluster}, nil)
+}
+
+func TestOwnsPolicyByCluster(t *testing.T) {
+	id := Identity{Cluster: testCluster, Aliases: []string{kubeSystemUID}}
+	synced := &vaultv1beta1.VaultAppStatus{Conditions: []metav1.Condition{{Type: shared.TypePolicySynced, Status: metav1.ConditionTrue}}}
+	other := vaultclient.Owner{Namespace: "shop", Name: "api", UID: "9", Cluster: "west"}
+	tests := []struct {
+		name   string
+		text   string
+		status *vaultv1beta1.VaultAppStatus
+		// want is "" when the policy is the VaultApp's, else what the
+		// refusal says.
+		want string
+	}{
+		{"this cluster's", marked(testCluster, "1111-2222"), nil, ""},
+		{"this cluster's, of an earlier VaultApp of the name", marked(testCluster, "old"), nil, ""},
+		{"this cluster's by its kube-system UID, before the admin named it", marked(kubeSystemUID, "1111-2222"), nil, ""},
+		{"an earlier release's (no cluster): adopted", marked("", "1111-2222"), nil, ""},
+		{"0.1's (no UID, no cluster): adopted", "# Managed by vault-keycloak-operator for VaultApp shop/api.\n", nil, ""},
+		{"another cluster's", marked("west", "9"), nil, "policy app.shop.api in Vault belongs to cluster west (its operator wrote it for VaultApp shop/api there)"},
+		{"another cluster's, though this VaultApp had it in step once", marked("west", "9"), synced, "belongs to cluster west"},
+		{"retained by another cluster", vaultclient.RetainedText(marked("west", "9"), other), synced, "belongs to cluster west"},
+		{"another VaultApp's of this cluster", vaultclient.RenderPolicy("secret", vaultclient.Owner{Namespace: "shop", Name: "web", UID: "3", Cluster: testCluster}, nil), nil,
+			"the operator wrote it for VaultApp shop/web"},
+		{"unmarked, in step before (a hand edit)", `path "x" {}`, synced, ""},
+		{"unmarked", `path "x" {}`, nil, "its first line carries no mark of the operator"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			status := tt.status
+			if status == nil {
+				status = &vaultv1beta1.VaultAppStatus{}
+			}
+			got := ownsPolicy(id, shopAPI(), status, testPolicy, tt.text)
+			switch {
+			case tt.want == "" && got != nil:
+				t.Fatalf("refused: %v", got)
+			case tt.want != "" && got == nil:
+				t.Fatalf("taken as the VaultApp's; want %q", tt.want)
+			case tt.want != "" && !strings.Contains(got.Error(), tt.want):
+				t.Fatalf("refusal %q\ndoes not say %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestAnotherClustersPolicyIsLeftAloneAndNamed(t *testing.T) {
+	w := newWorld(t, nil, shopAPI())
+	theirs := marked("west", "9")
+	theirRole := vaultclient.Role{Policies: []string{testPolicy}, Namespace: "shop", ServiceAccounts: []string{"api"}}
+	w.vault.policies[testPolicy], w.vault.roles[testPolicy] = theirs, theirRole
+	w.reconcile()
+	if len(w.vault.writes) > 0 {
+		t.Fatalf("wrote %v over another cluster's policy", w.vault.writes)
+	}
+	msg := w.condition(shared.TypeReady, metav1.ConditionFalse, shared.ReasonNotOwned)
+	for _, want := range []string{"belongs to cluster west", "--vault-name-prefix"} {
+		if !strings.Contains(msg, want) {
+			t.Fatalf("Ready message %q does not say %q", msg, want)
+		}
+	}
+	w.event(corev1.EventTypeWarning, shared.ReasonNotOwned)
+
+	// Neither its deletion nor the sweep touches them.
+	if err := w.client.Delete(context.Background(), w.app()); err != nil {
+		t.Fatal(err)
+	}
+	w.reconcile()
+	s := &OrphanSweeper{Reader: w.client, Vault: w.vault, Recorder: w.events, Identity: w.r.Identity}
+	if _, err := s.Sweep(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if len(w.vault.writes) > 0 || w.vault.policies[testPolicy] != theirs {
+		t.Fatalf("deletion or sweep wrote %v", w.vault.writes)
+	}
+}
+
+func TestEarlierReleasesPolicyIsAdoptedWithThisClustersMark(t *testing.T) {
+	w := newWorld(t, nil, shopAPI())
+	w.vault.policies[testPolicy] = marked("", "1111-2222")
+	w.vault.roles[testPolicy] = vaultclient.Role{Policies: []string{testPolicy}, Namespace: "shop", ServiceAccounts: []string{"api"}}
+	w.reconcile()
+	w.condition(shared.TypeReady, metav1.ConditionTrue, shared.ReasonSynced)
+	if got := vaultclient.MarkOf(w.vault.policies[testPolicy]).Owner.Cluster; got != testCluster {
+		t.Fatalf("adopted policy marks cluster %q, want %q", got, testCluster)
+	}
+}
+
+func TestNamingTheClusterAdoptsWhatItsUIDMarked(t *testing.T) {
+	w := newWorld(t, nil, shopAPI())
+	w.r.Identity = Identity{Cluster: kubeSystemUID}
+	w.reconcile()
+	w.r.Identity = Identity{Cluster: testCluster, Aliases: []string{kubeSystemUID}}
+	w.reconcile()
+	w.condition(shared.TypeReady, metav1.ConditionTrue, shared.ReasonSynced)
+	if got := vaultclient.MarkOf(w.vault.policies[testPolicy]).Owner.Cluster; got != testCluster {
+		t.Fatalf("mark names cluster %q, want %q", got, testCluster)
+	}
+}
+
+func TestOrphanSweepTakesOnlyThisClustersMarks(t *testing.T) {
+	gone := func(cluster, name, uid string) string {
+		return vaultclient.RenderPolicy("secret", vaultclient.Owner{Namespace: "shop", Name: "gone", UID: uid, Cluster: cluster}, nil)
+	}
+	tests := []struct {
+		name, policy, text string
+		removed            bool
+	}{
+		{"this cluster's", "app.shop.gone", gone(testCluster, "gone", "3"), true},
+		{"this cluster's by its kube-system UID", "app.shop.gone", gone(kubeSystemUID, "gone", "3"), true},
+		{"another cluster's", "app.shop.gone", gone("west", "gone", "3"), false},
+		{"another cluster's, prefixed", "app.west.shop.gone", gone("west", "gone", "3"), false},
+		{"an earlier release's: maybe another cluster's", "app.shop.gone", gone("", "gone", "3"), false},
+		{"this cluster's under a former prefix", "app.old.shop.gone", gone(testCluster, "gone", "3"), true},
+		{"a copy of this cluster's text under another name", "app.shop.copy", gone(testCluster, "gone", "3"), false},
+		{"a copy under a name no prefix makes", "app.a.b.shop.gone", gone(testCluster, "gone", "3"), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := newWorld(t, nil, shopAPI())
+			w.vault.policies[tt.policy] = tt.text
+			w.vault.roles[tt.policy] = vaultclient.Role{Policies: []string{tt.policy}}
+			s := &OrphanSweeper{Reader: w.client, Vault: w.vault, Recorder: w.events, Identity: Identity{Cluster: testCluster, Aliases: []string{kubeSystemUID}}}
+			removed, err := s.Sweep(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := slices.Contains(removed, tt.policy); got != tt.removed {
+				t.Fatalf("removed %v; want %s removed: %v", removed, tt.policy, tt.removed)
+			}
+			if _, left := w.vault.policies[tt.policy]; left == tt.removed {
+				t.Fatalf("policy %s still there: %v", tt.policy, left)
+			}
+		})
+	}
+}
+
+func TestNamePrefixMovesThePolicyAndRole(t *testing.T) {
+	w := newWorld(t, nil, shopAPI())
+	w.reconcile()
+	if got := w.app().Status.PolicyName; got != testPolicy {
+		t.Fatalf("status.policyName = %q after the first pass, want %q", got, testPolicy)
+	}
+	w.r.Identity.NamePrefix = "east"
+	// Once while the former name cannot be removed: the status keeps it.
+	w.vault.failDelete = errors.New("permission denied")
+	if _, err := w.r.Reconcile(context.Background(), w.request()); err == nil {
+		t.Fatal("no error while the former policy could not be removed")
+	}
+	if got := w.app().Status.PolicyName; got != testPolicy {
+		t.Fatalf("status.policyName = %q while the former name is still live, want %q", got, testPolicy)
+	}
+	w.vault.failDelete = nil
+	w.reconcile()
+	const moved = "app.east.shop.api"
+	if _, ok := w.vault.policies[moved]; !ok {
+		t.Fatalf("no policy %s; Vault holds %v", moved, w.vault.policies)
+	}
+	if got := w.vault.roles[moved].Policies; !slices.Equal(got, []string{moved}) {
+		t.Fatalf("role %s grants %v", moved, got)
+	}
+	if _, ok := w.vault.policies[testPolicy]; ok {
+		t.Fatal("the policy under the former name is still live")
+	}
+	if _, ok := w.vault.roles[testPolicy]; ok {
+		t.Fatal("the role under the former name is still live")
+	}
+	if st := w.app().Status; st.PolicyName != moved || st.RoleName != moved {
+		t.Fatalf("status names %q/%q, want %q", st.PolicyName, st.RoleName, moved)
+	}
+	w.condition(shared.TypeReady, metav1.ConditionTrue, shared.ReasonSynced)
+}
+
+func TestFormerNameOfAnotherVaultAppIsLeftAlone(t *testing.T) {
+	w := newWorld(t, nil, shopAPI())
+	w.reconcile()
+	// The policy under the former name was re-marked for another VaultApp
+	// of the name (another UID): not this one's to remove.
+	w.vault.policies[testPolicy] = marked(testCluster, "someone-else")
+	w.r.Identity.NamePrefix = "east"
+	w.reconcile()
+	if w.vault.policies[testPolicy] == "" {
+		t.Fatal("removed a former-name policy marked for another VaultApp")
+	}
+}
+
+func TestIdentityValidate(t *testing.T) {
+	for _, tt := range []struct {
+		id Identity
+		ok bool
+	}{
+		{Identity{Cluster: "eu-prod-1"}, true},
+		{Identity{Cluster: kubeSystemUID, NamePrefix: "eu1"}, true},
+		{Identity{}, false},
+		{Identity{Cluster: "EU"}, false},
+		{Identity{Cluster: "eu.prod"}, false},
+		{Identity{Cluster: "eu", NamePrefix: "a.b"}, false},
+		{Identity{Cluster: "eu", NamePrefix: strings.Repeat("a", 21)}, false},
+	} {
+		if err := tt.id.Validate(); (err == nil) != tt.ok {
+			t.Errorf("Validate(%+v) = %v, want ok: %v", tt.id, err, tt.ok)
+		}
+	}
+}

@@ -1,0 +1,76 @@
+/*
+Copyright 2026 The vault-keycloak-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package vault
+
+import (
+	"context"
+	"slices"
+
+	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
+	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
+	vaultclient "github.com/carbogame/vault-keycloak-operator/internal/vault"
+)
+
+// A VaultApp's policy and role change name when its cluster's name prefix
+// changes (app.<namespace>.<name> → app.<prefix>.<namespace>.<name>). What
+// it had under the former name (status.policyName) is removed once the new
+// name is written, so that no policy stays live that the operator no
+// longer keeps within the grant. Workloads log in with the new role name.
+
+// leaveFormerName removes the VaultApp's policy and role under its former
+// name, if it had one. Until that succeeds the status keeps the former
+// name, so that the next pass tries again.
+func (r *VaultAppReconciler) leaveFormerName(ctx context.Context, app *vaultv1beta1.VaultApp, former, name string) error {
+	if former == "" || former == name {
+		return nil
+	}
+	if err := r.removeFormer(ctx, app, former); err != nil {
+		app.Status.PolicyName, app.Status.RoleName = former, former
+		return err
+	}
+	return nil
+}
+
+// removeFormer deletes the policy of a former name, and the role of that
+// name when it grants it, only when the policy is still this very
+// VaultApp's; anything else under that name is left as it is.
+func (r *VaultAppReconciler) removeFormer(ctx context.Context, app *vaultv1beta1.VaultApp, former string) error {
+	text, found, err := r.Vault.ReadPolicy(ctx, former)
+	if err != nil || !found || !formerPolicyOf(r.Identity, app, former, vaultclient.MarkOf(text)) {
+		return err
+	}
+	role, found, err := r.Vault.ReadRole(ctx, former)
+	if err != nil {
+		return err
+	}
+	if found && slices.Contains(role.Policies, former) {
+		if err := r.Vault.DeleteRole(ctx, former); err != nil {
+			return err
+		}
+	}
+	return r.Vault.DeletePolicy(ctx, former)
+}
+
+// formerPolicyOf reports whether a policy under a former name was written
+// for this very VaultApp (its UID) by this cluster, or by a release that
+// marked no cluster: a UID proves the VaultApp, wherever it was written.
+func formerPolicyOf(id Identity, app *vaultv1beta1.VaultApp, name string, mark vaultclient.PolicyMark) bool {
+	o := mark.Owner
+	return mark.Managed && (o.Cluster == "" || id.is(o.Cluster)) &&
+		o.UID != "" && o.UID == string(app.UID) && o.Namespace == app.Namespace && o.Name == app.Name &&
+		tenancy.IsPolicyNameOf(name, app.Namespace, app.Name)
+}

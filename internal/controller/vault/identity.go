@@ -1,0 +1,71 @@
+/*
+Copyright 2026 The vault-keycloak-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package vault
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
+)
+
+// Identity is who this operator is in a Vault that other clusters' operators
+// (and people, and other tools) write to as well. Every mark it writes names
+// its cluster; it adopts, repairs or removes only what a mark names as its
+// own, so two clusters on one Vault never take or sweep each other's
+// policies.
+type Identity struct {
+	// Cluster is written in every mark: the admin's name for the cluster,
+	// or the kube-system namespace's UID when none is given (stable for
+	// the life of the cluster, and unique).
+	Cluster string
+	// Aliases are other names of this cluster that its marks may carry:
+	// the kube-system UID, once the admin has named the cluster, so that
+	// naming it later adopts what was written before.
+	Aliases []string
+	// NamePrefix, when set, goes into every policy and role name
+	// (app.<prefix>.<namespace>.<name>), so that the same VaultApp in two
+	// clusters gets two policies and two roles.
+	NamePrefix string
+}
+
+// Validate checks the identity as flags or the environment gave it.
+func (id Identity) Validate() error {
+	var errs []error
+	if msgs := validation.IsDNS1123Label(id.Cluster); len(msgs) > 0 {
+		errs = append(errs, fmt.Errorf("cluster name %q must be a DNS label: %v", id.Cluster, msgs))
+	}
+	if id.NamePrefix != "" {
+		errs = append(errs, tenancy.ValidateNamePrefix(id.NamePrefix))
+	}
+	return errors.Join(errs...)
+}
+
+// is reports whether a mark's cluster is this one. A mark without a
+// cluster (an earlier release's) is nobody's in particular: see ownsPolicy
+// and the orphan sweep for what may be done with it.
+func (id Identity) is(cluster string) bool {
+	return cluster != "" && (cluster == id.Cluster || slices.Contains(id.Aliases, cluster))
+}
+
+// policyName is the name of a VaultApp's policy and role in this cluster.
+func (id Identity) policyName(namespace, name string) string {
+	return tenancy.PolicyName(id.NamePrefix, namespace, name)
+}
