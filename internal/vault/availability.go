@@ -93,3 +93,11 @@ func (c *Client) Healthy(ctx context.Context) error {
 	}
 	return nil
 }
+
+// Forbidden reports whether Vault refused a request with 403 (after a
+// fresh login): the operator's own Vault policy does not reach the path, as
+// when the admin confines each cluster's operator to its name prefix.
+func Forbidden(err error) bool {
+	var respErr *vaultapi.ResponseError
+	return errors.As(err, &respErr) && respErr.StatusCode == http.StatusForbidden
+}

@@ -53,10 +53,17 @@ func (v *Vault) AdminClient() (*vaultapi.Client, error) {
 }
 
 // ConfigureKubernetesAuth enables Vault's Kubernetes auth method at
-// "kubernetes" and points it at the API server of cfg, with a reviewer
-// ServiceAccount (vault-system/vault-reviewer) allowed to call TokenReview.
-// Running it again is harmless.
+// "kubernetes" and points it at the API server of cfg: see
+// ConfigureKubernetesAuthAt.
 func (v *Vault) ConfigureKubernetesAuth(ctx context.Context, c client.Client, cfg *rest.Config) error {
+	return v.ConfigureKubernetesAuthAt(ctx, "kubernetes", c, cfg)
+}
+
+// ConfigureKubernetesAuthAt enables a Kubernetes auth method at mount and
+// points it at the API server of cfg, with a reviewer ServiceAccount
+// (vault-system/vault-reviewer) allowed to call TokenReview: one mount per
+// cluster, when several share the Vault. Running it again is harmless.
+func (v *Vault) ConfigureKubernetesAuthAt(ctx context.Context, mount string, c client.Client, cfg *rest.Config) error {
 	admin, err := v.AdminClient()
 	if err != nil {
 		return err
@@ -65,9 +72,9 @@ func (v *Vault) ConfigureKubernetesAuth(ctx context.Context, c client.Client, cf
 	if err != nil {
 		return fmt.Errorf("list Vault auth methods: %w", err)
 	}
-	if _, ok := auths["kubernetes/"]; !ok {
-		if err := admin.Sys().EnableAuthWithOptionsWithContext(ctx, "kubernetes", &vaultapi.EnableAuthOptions{Type: "kubernetes"}); err != nil {
-			return fmt.Errorf("enable kubernetes auth: %w", err)
+	if _, ok := auths[mount+"/"]; !ok {
+		if err := admin.Sys().EnableAuthWithOptionsWithContext(ctx, mount, &vaultapi.EnableAuthOptions{Type: "kubernetes"}); err != nil {
+			return fmt.Errorf("enable kubernetes auth at %s: %w", mount, err)
 		}
 	}
 	const ns, sa = "vault-system", "vault-reviewer"
@@ -88,14 +95,14 @@ func (v *Vault) ConfigureKubernetesAuth(ctx context.Context, c client.Client, cf
 	if err != nil {
 		return err
 	}
-	_, err = admin.Logical().WriteWithContext(ctx, "auth/kubernetes/config", map[string]any{
+	_, err = admin.Logical().WriteWithContext(ctx, "auth/"+mount+"/config", map[string]any{
 		"kubernetes_host":      cfg.Host,
 		"kubernetes_ca_cert":   string(cfg.CAData),
 		"token_reviewer_jwt":   reviewer,
 		"disable_local_ca_jwt": true,
 	})
 	if err != nil {
-		return fmt.Errorf("configure kubernetes auth: %w", err)
+		return fmt.Errorf("configure kubernetes auth at %s: %w", mount, err)
 	}
 	return nil
 }
@@ -121,24 +128,39 @@ path "auth/kubernetes/role/app.*" {
 }
 `
 
+// OperatorVaultPolicyFor is OperatorVaultPolicy for one of several clusters
+// sharing a Vault, as the README shows it: the cluster's own auth mount, and
+// only names of its own prefix (app.<prefix>.*), so that no cluster's
+// operator can write, read or delete another's policies and roles.
+func OperatorVaultPolicyFor(mount, namePrefix string) string {
+	return strings.NewReplacer("auth/kubernetes/", "auth/"+mount+"/", "app.*", "app."+namePrefix+".*").Replace(OperatorVaultPolicy)
+}
+
 // AllowOperator does the rest of the README's Vault part: the operator's
 // policy, and the Kubernetes-auth role vault-keycloak-operator bound to
 // the operator's ServiceAccount.
 func (v *Vault) AllowOperator(ctx context.Context, namespace, serviceAccount string) error {
+	return v.AllowOperatorAt(ctx, "kubernetes", "vault-keycloak-operator", OperatorVaultPolicy, namespace, serviceAccount)
+}
+
+// AllowOperatorAt writes the operator's policy under policyName with text,
+// and its role vault-keycloak-operator at the Kubernetes auth mount, bound
+// to the operator's ServiceAccount.
+func (v *Vault) AllowOperatorAt(ctx context.Context, mount, policyName, text, namespace, serviceAccount string) error {
 	admin, err := v.AdminClient()
 	if err != nil {
 		return err
 	}
-	if err := admin.Sys().PutPolicyWithContext(ctx, "vault-keycloak-operator", OperatorVaultPolicy); err != nil {
-		return fmt.Errorf("write the operator's policy: %w", err)
+	if err := admin.Sys().PutPolicyWithContext(ctx, policyName, text); err != nil {
+		return fmt.Errorf("write the operator's policy %s: %w", policyName, err)
 	}
-	if _, err := admin.Logical().WriteWithContext(ctx, "auth/kubernetes/role/vault-keycloak-operator", map[string]any{
+	if _, err := admin.Logical().WriteWithContext(ctx, "auth/"+mount+"/role/vault-keycloak-operator", map[string]any{
 		"bound_service_account_names":      []string{serviceAccount},
 		"bound_service_account_namespaces": []string{namespace},
-		"token_policies":                   []string{"vault-keycloak-operator"},
+		"token_policies":                   []string{policyName},
 		"token_ttl":                        3600,
 	}); err != nil {
-		return fmt.Errorf("write the operator's role: %w", err)
+		return fmt.Errorf("write the operator's role at %s: %w", mount, err)
 	}
 	return nil
 }

@@ -34,3 +34,16 @@ func TestREADMEHasTheTestedVaultPolicy(t *testing.T) {
 		t.Fatalf("README.md's vault policy block differs from harness.OperatorVaultPolicy:\n%s", OperatorVaultPolicy)
 	}
 }
+
+// The confined policy the README shows for one of several clusters on a
+// Vault is the one the multicluster tests prove (OperatorVaultPolicyFor).
+func TestREADMEHasTheTestedPolicyForSharedVaults(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join(RepoRoot(), "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := OperatorVaultPolicyFor("kubernetes-eu-1", "eu-1")
+	if !strings.Contains(string(readme), "<<'HCL'"+want+"HCL\n") {
+		t.Fatalf("README.md's policy for a cluster sharing a Vault differs from harness.OperatorVaultPolicyFor:\n%s", want)
+	}
+}

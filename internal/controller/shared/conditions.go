@@ -60,6 +60,11 @@ const (
 	// ReasonNotOwned: a Vault object of the VaultApp's name exists and was
 	// not written by the operator for it; it is left untouched.
 	ReasonNotOwned = "NotOwned"
+	// ReasonRenamed: the VaultApp's policy and role moved to the name its
+	// cluster's name prefix now gives; those under the former name were
+	// removed (a Warning when the operator's own Vault policy does not
+	// reach them, and they are left for the Vault admin).
+	ReasonRenamed = "Renamed"
 	// ReasonOrphanRemoved: the operator removed a policy and role it wrote
 	// for a VaultApp that no longer exists.
 	ReasonOrphanRemoved = "OrphanRemoved"

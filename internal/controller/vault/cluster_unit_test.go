@@ -211,6 +211,33 @@ func TestNamePrefixMovesThePolicyAndRole(t *testing.T) {
 		t.Fatalf("status names %q/%q, want %q", st.PolicyName, st.RoleName, moved)
 	}
 	w.condition(shared.TypeReady, metav1.ConditionTrue, shared.ReasonSynced)
+	if e := w.event(corev1.EventTypeNormal, shared.ReasonRenamed); !strings.Contains(e, "removed policy and role app.shop.api") {
+		t.Fatalf("event = %q", e)
+	}
+}
+
+func TestFormerNameOutOfTheOperatorsReachIsLeftForTheAdmin(t *testing.T) {
+	w := newWorld(t, nil, shopAPI())
+	w.reconcile()
+	// The admin confined the operator's Vault policy to app.east.*.
+	w.r.Identity.NamePrefix = "east"
+	w.vault.forbidden = map[string]bool{testPolicy: true}
+	w.reconcile()
+	if got := w.app().Status.PolicyName; got != "app.east.shop.api" {
+		t.Fatalf("status.policyName = %q", got)
+	}
+	if e := w.event(corev1.EventTypeWarning, shared.ReasonRenamed); !strings.Contains(e, "app.shop.api are out of the operator's reach") {
+		t.Fatalf("event = %q", e)
+	}
+	// The sweep, listing only its own prefix, never reads them.
+	w.vault.writes = nil
+	s := &OrphanSweeper{Reader: w.client, Vault: w.vault, Recorder: w.events, Identity: w.r.Identity}
+	if _, err := s.Sweep(context.Background()); err != nil {
+		t.Fatalf("sweep: %v", err)
+	}
+	if len(w.vault.writes) > 0 {
+		t.Fatalf("sweep wrote %v", w.vault.writes)
+	}
 }
 
 func TestFormerNameOfAnotherVaultAppIsLeftAlone(t *testing.T) {

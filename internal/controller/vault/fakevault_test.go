@@ -19,9 +19,12 @@ package vault
 import (
 	"context"
 	"errors"
+	"net/http"
 	"slices"
 	"strings"
 	"sync"
+
+	vaultapi "github.com/hashicorp/vault/api"
 
 	vaultclient "github.com/carbogame/vault-keycloak-operator/internal/vault"
 )
@@ -43,7 +46,12 @@ type fakeVault struct {
 	fail error
 	// failDelete, when set, is what deletes get.
 	failDelete error
+	// forbidden names are out of the operator's Vault policy: 403.
+	forbidden map[string]bool
 }
+
+// errForbidden is Vault's answer on a path the token's policy does not allow.
+var errForbidden = &vaultapi.ResponseError{StatusCode: http.StatusForbidden, Errors: []string{"1 error occurred:\n\t* permission denied"}}
 
 func newFakeVault() *fakeVault {
 	return &fakeVault{policies: map[string]string{}, roles: map[string]vaultclient.Role{}}
@@ -58,6 +66,9 @@ func (f *fakeVault) ReadPolicy(_ context.Context, name string) (string, bool, er
 	defer f.mu.Unlock()
 	if f.fail != nil {
 		return "", false, f.fail
+	}
+	if f.forbidden[name] {
+		return "", false, errForbidden
 	}
 	f.reads++
 	text, ok := f.policies[name]

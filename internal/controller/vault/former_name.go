@@ -20,7 +20,10 @@ import (
 	"context"
 	"slices"
 
+	corev1 "k8s.io/api/core/v1"
+
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
+	"github.com/carbogame/vault-keycloak-operator/internal/controller/shared"
 	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
 	vaultclient "github.com/carbogame/vault-keycloak-operator/internal/vault"
 )
@@ -38,9 +41,19 @@ func (r *VaultAppReconciler) leaveFormerName(ctx context.Context, app *vaultv1be
 	if former == "" || former == name {
 		return nil
 	}
-	if err := r.removeFormer(ctx, app, former); err != nil {
+	removed, err := r.removeFormer(ctx, app, former)
+	switch {
+	case vaultclient.Forbidden(err):
+		// The admin confined the operator to its new prefix: the former
+		// name is out of its reach, and the admin's to remove.
+		r.Recorder.Eventf(app, nil, corev1.EventTypeWarning, shared.ReasonRenamed, "Rename",
+			"moved to %s; policy and role %s are out of the operator's reach in Vault (its policy does not allow them): remove them in Vault", name, former)
+	case err != nil:
 		app.Status.PolicyName, app.Status.RoleName = former, former
 		return err
+	case removed:
+		r.Recorder.Eventf(app, nil, corev1.EventTypeNormal, shared.ReasonRenamed, "Rename",
+			"moved to %s with the cluster's name prefix; removed policy and role %s from Vault", name, former)
 	}
 	return nil
 }
@@ -48,21 +61,21 @@ func (r *VaultAppReconciler) leaveFormerName(ctx context.Context, app *vaultv1be
 // removeFormer deletes the policy of a former name, and the role of that
 // name when it grants it, only when the policy is still this very
 // VaultApp's; anything else under that name is left as it is.
-func (r *VaultAppReconciler) removeFormer(ctx context.Context, app *vaultv1beta1.VaultApp, former string) error {
+func (r *VaultAppReconciler) removeFormer(ctx context.Context, app *vaultv1beta1.VaultApp, former string) (bool, error) {
 	text, found, err := r.Vault.ReadPolicy(ctx, former)
 	if err != nil || !found || !formerPolicyOf(r.Identity, app, former, vaultclient.MarkOf(text)) {
-		return err
+		return false, err
 	}
 	role, found, err := r.Vault.ReadRole(ctx, former)
 	if err != nil {
-		return err
+		return false, err
 	}
 	if found && slices.Contains(role.Policies, former) {
 		if err := r.Vault.DeleteRole(ctx, former); err != nil {
-			return err
+			return false, err
 		}
 	}
-	return r.Vault.DeletePolicy(ctx, former)
+	return true, r.Vault.DeletePolicy(ctx, former)
 }
 
 // formerPolicyOf reports whether a policy under a former name was written

@@ -69,3 +69,11 @@ func (id Identity) is(cluster string) bool {
 func (id Identity) policyName(namespace, name string) string {
 	return tenancy.PolicyName(id.NamePrefix, namespace, name)
 }
+
+// ownNames is how every name the operator gives in this cluster begins.
+func (id Identity) ownNames() string {
+	if id.NamePrefix == "" {
+		return "app."
+	}
+	return "app." + id.NamePrefix + "."
+}

@@ -93,7 +93,10 @@ func (s *OrphanSweeper) Start(ctx context.Context) error {
 // Sweep removes every managed policy whose VaultApp is gone, with the role of
 // the same name when that role grants it, and returns their names.
 func (s *OrphanSweeper) Sweep(ctx context.Context) ([]string, error) {
-	names, err := s.Vault.ListPolicies(ctx, "app.")
+	// With a name prefix, only its own names: the admin may confine the
+	// operator's Vault policy to them. Without, every app.* name, judged
+	// by its mark (a former prefix's names among them).
+	names, err := s.Vault.ListPolicies(ctx, s.Identity.ownNames())
 	if err != nil {
 		return nil, err
 	}
@@ -148,6 +151,10 @@ func (s *OrphanSweeper) livePolicies(ctx context.Context) (map[string]bool, erro
 // name changed with the cluster's name prefix).
 func (s *OrphanSweeper) orphaned(ctx context.Context, name string) (bool, vaultclient.Owner, error) {
 	text, found, err := s.Vault.ReadPolicy(ctx, name)
+	if vaultclient.Forbidden(err) {
+		// Out of the operator's reach: not its to judge.
+		return false, vaultclient.Owner{}, nil
+	}
 	if err != nil || !found {
 		return false, vaultclient.Owner{}, err
 	}
