@@ -71,8 +71,13 @@ func TestV1beta1VaultAppWritesPolicyAndRoleAndReadsBackAsV1alpha1(t *testing.T) 
 	}
 
 	// The first line is the ownership mark: the operator touches no policy
-	// without it (or one it had in step, per the status).
-	want := fmt.Sprintf(`# Managed by vault-keycloak-operator for VaultApp %[1]s/shop-api (uid %[2]s).
+	// without it (or one it had in step, per the status). It names the
+	// cluster: by default, by its kube-system namespace's UID.
+	var kubeSystem corev1.Namespace
+	if err := op.Client.Get(ctx, client.ObjectKey{Name: metav1.NamespaceSystem}, &kubeSystem); err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf(`# Managed by vault-keycloak-operator for VaultApp %[1]s/shop-api (uid %[2]s) in cluster %[3]s.
 # Edits made here are reverted at the next refresh.
 
 path "secret/data/%[1]s/db/*" {
@@ -82,7 +87,7 @@ path "secret/data/%[1]s/db/*" {
 path "secret/metadata/%[1]s/db/*" {
   capabilities = ["read", "list"]
 }
-`, ns, app.UID)
+`, ns, app.UID, kubeSystem.UID)
 	if got := readPolicy(t, name); got != want {
 		t.Errorf("policy in Vault:\n%s\nwant:\n%s", got, want)
 	}
