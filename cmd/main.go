@@ -94,7 +94,7 @@ func main() {
 			"Set it once: a cluster sees marks of another name as another cluster's.")
 	vaultNamePrefix := os.Getenv("VKO_VAULT_NAME_PREFIX")
 	flag.StringVar(&vaultNamePrefix, "vault-name-prefix", vaultNamePrefix,
-		"A prefix for every Vault policy and role name, app.<prefix>.<namespace>.<name> (a DNS label of at most 20 characters; default: VKO_VAULT_NAME_PREFIX). "+
+		"A prefix for every Vault policy and role name, app-<prefix>.<namespace>.<name> (a DNS label of at most 20 characters; default: VKO_VAULT_NAME_PREFIX). "+
 			"Give each cluster that shares a Vault its own, so that the same VaultApp in two clusters gets two policies.")
 	operatorNamespace := os.Getenv("OPERATOR_NAMESPACE")
 	flag.StringVar(&operatorNamespace, "operator-namespace", operatorNamespace,

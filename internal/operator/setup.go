@@ -131,7 +131,7 @@ type Options struct {
 	// Vault; the kube-system namespace's UID when empty.
 	ClusterName string
 	// VaultNamePrefix, when set, goes into the name of every policy and
-	// role (app.<prefix>.<namespace>.<name>).
+	// role (app-<prefix>.<namespace>.<name>).
 	VaultNamePrefix string
 	// OperatorNamespace holds the KeycloakServers' credentials Secrets.
 	OperatorNamespace string

@@ -141,8 +141,8 @@ func ValidateVaultApp(app *vaultv1beta1.VaultApp) field.ErrorList {
 			fmt.Sprintf("must be at least %s", MinRefreshInterval)))
 	}
 	// The policy and role are named app.<namespace>.<name>, kept to 128
-	// characters so that they stay readable in Vault's audit logs (a
-	// cluster's name prefix may add MaxNamePrefix+1).
+	// characters (149 with the longest cluster name prefix) so that they
+	// stay readable in Vault's audit logs.
 	if n := len(PolicyName("", app.Namespace, app.Name)); n > 128 {
 		errs = append(errs, field.TooLong(field.NewPath("metadata", "name"), len(app.Name), 128-len(PolicyName("", app.Namespace, ""))))
 	}
@@ -216,35 +216,34 @@ func validatePath(fld *field.Path, p string) field.ErrorList {
 }
 
 // PolicyName is the name of the Vault policy and role of a VaultApp:
-// app.<namespace>.<name>, or app.<prefix>.<namespace>.<name> in a cluster
+// app.<namespace>.<name>, or app-<prefix>.<namespace>.<name> in a cluster
 // given a name prefix (several clusters on one Vault, the same VaultApp in
-// each). A dot, not a dash, separates them: namespace names and prefixes
+// each). A dot, not a dash, separates namespace and name: namespace names
 // cannot hold a dot, so no two VaultApps of different namespaces can share
 // a name (with dashes, a/b-c and a-b/c would both be app-a-b-c, and one
-// namespace could overwrite another's policy).
+// namespace could overwrite another's policy). The prefix follows a dash:
+// no unprefixed name starts with app-, so no namespace of an unprefixed
+// cluster can take a prefixed cluster's names, and an operator confined to
+// app-<prefix>.* in Vault reaches no other cluster's.
 func PolicyName(prefix, namespace, name string) string {
 	if prefix == "" {
 		return "app." + namespace + "." + name
 	}
-	return "app." + prefix + "." + namespace + "." + name
+	return "app-" + prefix + "." + namespace + "." + name
 }
 
 // IsPolicyNameOf reports whether policy is the name of the VaultApp
 // namespace/name under any prefix, or none: a name the operator may have
 // given it before its cluster's prefix changed.
 func IsPolicyNameOf(policy, namespace, name string) bool {
-	rest, ok := strings.CutPrefix(policy, "app.")
+	if policy == PolicyName("", namespace, name) {
+		return true
+	}
+	rest, ok := strings.CutPrefix(policy, "app-")
 	if !ok {
 		return false
 	}
-	prefix, ok := strings.CutSuffix(rest, namespace+"."+name)
-	switch {
-	case !ok:
-		return false
-	case prefix == "":
-		return true
-	}
-	prefix, ok = strings.CutSuffix(prefix, ".")
+	prefix, ok := strings.CutSuffix(rest, "."+namespace+"."+name)
 	return ok && ValidateNamePrefix(prefix) == nil
 }
 

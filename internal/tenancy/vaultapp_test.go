@@ -119,7 +119,7 @@ func TestPolicyNames(t *testing.T) {
 	if got := PolicyName("", "shop", "api.v2"); got != "app.shop.api.v2" {
 		t.Errorf("PolicyName without prefix = %q", got)
 	}
-	if got := PolicyName("eu1", "shop", "api.v2"); got != "app.eu1.shop.api.v2" {
+	if got := PolicyName("eu1", "shop", "api.v2"); got != "app-eu1.shop.api.v2" {
 		t.Errorf("PolicyName with prefix = %q", got)
 	}
 	for _, tt := range []struct {
@@ -127,14 +127,17 @@ func TestPolicyNames(t *testing.T) {
 		want   bool
 	}{
 		{"app.shop.api", true},
-		{"app.eu1.shop.api", true},
-		{"app.a-b.shop.api", true},
+		{"app-eu1.shop.api", true},
+		{"app-a-b.shop.api", true},
+		// An unprefixed cluster's namespace eu1 with a VaultApp shop.api:
+		// not a name of shop/api in any cluster.
+		{"app.eu1.shop.api", false},
 		{"app.shop.api2", false},
 		{"app.xshop.api", false},
-		{"app..shop.api", false},
-		{"app.a.b.shop.api", false},
-		{"app.EU.shop.api", false},
-		{"app." + strings.Repeat("a", MaxNamePrefix+1) + ".shop.api", false},
+		{"app-.shop.api", false},
+		{"app-a.b.shop.api", false},
+		{"app-EU.shop.api", false},
+		{"app-" + strings.Repeat("a", MaxNamePrefix+1) + ".shop.api", false},
 		{"shop.api", false},
 		{"xapp.shop.api", false},
 	} {

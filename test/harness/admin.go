@@ -130,10 +130,10 @@ path "auth/kubernetes/role/app.*" {
 
 // OperatorVaultPolicyFor is OperatorVaultPolicy for one of several clusters
 // sharing a Vault, as the README shows it: the cluster's own auth mount, and
-// only names of its own prefix (app.<prefix>.*), so that no cluster's
+// only names of its own prefix (app-<prefix>.*), so that no cluster's
 // operator can write, read or delete another's policies and roles.
 func OperatorVaultPolicyFor(mount, namePrefix string) string {
-	return strings.NewReplacer("auth/kubernetes/", "auth/"+mount+"/", "app.*", "app."+namePrefix+".*").Replace(OperatorVaultPolicy)
+	return strings.NewReplacer("auth/kubernetes/", "auth/"+mount+"/", "app.*", "app-"+namePrefix+".*").Replace(OperatorVaultPolicy)
 }
 
 // AllowOperator does the rest of the README's Vault part: the operator's

@@ -44,7 +44,10 @@ func marked(cluster, uid string) string {
 
 func TestOwnsPolicyByCluster(t *testing.T) {
 	id := Identity{Cluster: testCluster, Aliases: []string{kubeSystemUID}}
-	synced := &vaultv1beta1.VaultAppStatus{Conditions: []metav1.Condition{{Type: shared.TypePolicySynced, Status: metav1.ConditionTrue}}}
+	synced := &vaultv1beta1.VaultAppStatus{PolicyName: testPolicy, Conditions: []metav1.Condition{{Type: shared.TypePolicySynced, Status: metav1.ConditionTrue}}}
+	// In step under a former name (app.shop.api before the cluster took
+	// the prefix east): says nothing of what holds the new name.
+	syncedBefore := &vaultv1beta1.VaultAppStatus{PolicyName: "app-old.shop.api", Conditions: synced.Conditions}
 	other := vaultclient.Owner{Namespace: "shop", Name: "api", UID: "9", Cluster: "west"}
 	tests := []struct {
 		name   string
@@ -66,6 +69,9 @@ func TestOwnsPolicyByCluster(t *testing.T) {
 			"the operator wrote it for VaultApp shop/web"},
 		{"unmarked, in step before (a hand edit)", `path "x" {}`, synced, ""},
 		{"unmarked", `path "x" {}`, nil, "its first line carries no mark of the operator"},
+		{"unmarked, in step under a former name", `path "x" {}`, syncedBefore, "its first line carries no mark of the operator"},
+		{"another VaultApp's, though this one had its name in step", vaultclient.RenderPolicy("secret", vaultclient.Owner{Namespace: "shop", Name: "web", UID: "3", Cluster: testCluster}, nil), synced,
+			"the operator wrote it for VaultApp shop/web"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -151,9 +157,11 @@ func TestOrphanSweepTakesOnlyThisClustersMarks(t *testing.T) {
 		{"this cluster's", "app.shop.gone", gone(testCluster, "gone", "3"), true},
 		{"this cluster's by its kube-system UID", "app.shop.gone", gone(kubeSystemUID, "gone", "3"), true},
 		{"another cluster's", "app.shop.gone", gone("west", "gone", "3"), false},
-		{"another cluster's, prefixed", "app.west.shop.gone", gone("west", "gone", "3"), false},
+		{"another cluster's, prefixed", "app-west.shop.gone", gone("west", "gone", "3"), false},
 		{"an earlier release's: maybe another cluster's", "app.shop.gone", gone("", "gone", "3"), false},
-		{"this cluster's under a former prefix", "app.old.shop.gone", gone(testCluster, "gone", "3"), true},
+		// Not listed: names of another form are not this cluster's to
+		// judge (a live VaultApp moves from its former name itself).
+		{"this cluster's under a former prefix", "app-old.shop.gone", gone(testCluster, "gone", "3"), false},
 		{"a copy of this cluster's text under another name", "app.shop.copy", gone(testCluster, "gone", "3"), false},
 		{"a copy under a name no prefix makes", "app.a.b.shop.gone", gone(testCluster, "gone", "3"), false},
 	}
@@ -194,7 +202,7 @@ func TestNamePrefixMovesThePolicyAndRole(t *testing.T) {
 	}
 	w.vault.failDelete = nil
 	w.reconcile()
-	const moved = "app.east.shop.api"
+	const moved = "app-east.shop.api"
 	if _, ok := w.vault.policies[moved]; !ok {
 		t.Fatalf("no policy %s; Vault holds %v", moved, w.vault.policies)
 	}
@@ -219,24 +227,24 @@ func TestNamePrefixMovesThePolicyAndRole(t *testing.T) {
 func TestFormerNameOutOfTheOperatorsReachIsLeftForTheAdmin(t *testing.T) {
 	w := newWorld(t, nil, shopAPI())
 	w.reconcile()
-	// The admin confined the operator's Vault policy to app.east.*.
+	// The admin confined the operator's Vault policy to app-east.*.
 	w.r.Identity.NamePrefix = "east"
 	w.vault.forbidden = map[string]bool{testPolicy: true}
 	w.reconcile()
-	if got := w.app().Status.PolicyName; got != "app.east.shop.api" {
+	if got := w.app().Status.PolicyName; got != "app-east.shop.api" {
 		t.Fatalf("status.policyName = %q", got)
 	}
 	if e := w.event(corev1.EventTypeWarning, shared.ReasonRenamed); !strings.Contains(e, "app.shop.api are out of the operator's reach") {
 		t.Fatalf("event = %q", e)
 	}
 	// The sweep, listing only its own prefix, never reads them.
-	w.vault.writes = nil
+	w.vault.writes, w.vault.forbiddenReads = nil, 0
 	s := &OrphanSweeper{Reader: w.client, Vault: w.vault, Recorder: w.events, Identity: w.r.Identity}
 	if _, err := s.Sweep(context.Background()); err != nil {
 		t.Fatalf("sweep: %v", err)
 	}
-	if len(w.vault.writes) > 0 {
-		t.Fatalf("sweep wrote %v", w.vault.writes)
+	if len(w.vault.writes) > 0 || w.vault.forbiddenReads > 0 {
+		t.Fatalf("sweep wrote %v and read %d names out of reach", w.vault.writes, w.vault.forbiddenReads)
 	}
 }
 
@@ -269,5 +277,62 @@ func TestIdentityValidate(t *testing.T) {
 		if err := tt.id.Validate(); (err == nil) != tt.ok {
 			t.Errorf("Validate(%+v) = %v, want ok: %v", tt.id, err, tt.ok)
 		}
+	}
+}
+
+// Two clusters without a prefix both wrote shop/api (an earlier release, or
+// both at once): the one whose policy was overwritten removes its own role,
+// which would hand its workloads the other cluster's policy.
+func TestLosingClusterRemovesItsRoleBesideAnotherClustersPolicy(t *testing.T) {
+	w := newWorld(t, nil, shopAPI())
+	w.reconcile()
+	w.vault.policies[testPolicy] = marked("west", "9")
+	w.vault.writes = nil
+	w.reconcile()
+	if _, ok := w.vault.roles[testPolicy]; ok {
+		t.Fatal("this cluster's role still grants the other cluster's policy")
+	}
+	if want := []string{vaultclient.OpDeleteRole + " " + testPolicy}; !slices.Equal(w.vault.writes, want) {
+		t.Fatalf("writes = %v, want %v", w.vault.writes, want)
+	}
+	msg := w.condition(shared.TypeReady, metav1.ConditionFalse, shared.ReasonNotOwned)
+	if !strings.Contains(msg, "belongs to cluster west") || !strings.Contains(msg, "role app.shop.api, which granted it, was removed") {
+		t.Fatalf("Ready message = %q", msg)
+	}
+}
+
+// After a prefix change, the conditions of the former name say nothing of
+// what holds the new one: an unmarked policy there is not taken over, and
+// the former name is removed all the same.
+func TestRenameDoesNotTakeWhatHoldsTheNewName(t *testing.T) {
+	w := newWorld(t, nil, shopAPI())
+	w.reconcile()
+	foreign := `path "secret/*" { capabilities = ["read"] }`
+	w.vault.policies["app-east.shop.api"] = foreign
+	w.r.Identity.NamePrefix = "east"
+	w.reconcile()
+	if w.vault.policies["app-east.shop.api"] != foreign {
+		t.Fatal("took over the unmarked policy under the new name")
+	}
+	w.condition(shared.TypeReady, metav1.ConditionFalse, shared.ReasonNotOwned)
+	if _, ok := w.vault.policies[testPolicy]; ok {
+		t.Fatal("the former policy is still live while the VaultApp is NotOwned")
+	}
+	if got := w.app().Status.PolicyName; got != "app-east.shop.api" {
+		t.Fatalf("status.policyName = %q", got)
+	}
+}
+
+// A VaultApp deleted before its move was done takes its former name along.
+func TestDeletionTakesTheFormerNameToo(t *testing.T) {
+	w := newWorld(t, nil, shopAPI())
+	w.reconcile()
+	w.r.Identity.NamePrefix = "east"
+	if err := w.client.Delete(context.Background(), w.app()); err != nil {
+		t.Fatal(err)
+	}
+	w.reconcile()
+	if len(w.vault.policies) > 0 || len(w.vault.roles) > 0 {
+		t.Fatalf("left in Vault: %v %v", w.vault.policies, w.vault.roles)
 	}
 }

@@ -48,6 +48,8 @@ type fakeVault struct {
 	failDelete error
 	// forbidden names are out of the operator's Vault policy: 403.
 	forbidden map[string]bool
+	// forbiddenReads counts the reads of forbidden names.
+	forbiddenReads int
 }
 
 // errForbidden is Vault's answer on a path the token's policy does not allow.
@@ -68,6 +70,7 @@ func (f *fakeVault) ReadPolicy(_ context.Context, name string) (string, bool, er
 		return "", false, f.fail
 	}
 	if f.forbidden[name] {
+		f.forbiddenReads++
 		return "", false, errForbidden
 	}
 	f.reads++

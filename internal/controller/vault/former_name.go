@@ -29,19 +29,24 @@ import (
 )
 
 // A VaultApp's policy and role change name when its cluster's name prefix
-// changes (app.<namespace>.<name> → app.<prefix>.<namespace>.<name>). What
+// changes (app.<namespace>.<name> → app-<prefix>.<namespace>.<name>). What
 // it had under the former name (status.policyName) is removed once the new
 // name is written, so that no policy stays live that the operator no
 // longer keeps within the grant. Workloads log in with the new role name.
 
 // leaveFormerName removes the VaultApp's policy and role under its former
-// name, if it had one. Until that succeeds the status keeps the former
-// name, so that the next pass tries again.
+// name, if it had one, and then names the new one in the status. Until that
+// succeeds the status keeps the former name: every later pass (and the
+// finalizer) tries again, and no condition about the former name is taken
+// for one about the new.
 func (r *VaultAppReconciler) leaveFormerName(ctx context.Context, app *vaultv1beta1.VaultApp, former, name string) error {
 	if former == "" || former == name {
 		return nil
 	}
 	removed, err := r.removeFormer(ctx, app, former)
+	if err == nil || vaultclient.Forbidden(err) {
+		app.Status.PolicyName, app.Status.RoleName = name, name
+	}
 	switch {
 	case vaultclient.Forbidden(err):
 		// The admin confined the operator to its new prefix: the former
@@ -49,7 +54,6 @@ func (r *VaultAppReconciler) leaveFormerName(ctx context.Context, app *vaultv1be
 		r.Recorder.Eventf(app, nil, corev1.EventTypeWarning, shared.ReasonRenamed, "Rename",
 			"moved to %s; policy and role %s are out of the operator's reach in Vault (its policy does not allow them): remove them in Vault", name, former)
 	case err != nil:
-		app.Status.PolicyName, app.Status.RoleName = former, former
 		return err
 	case removed:
 		r.Recorder.Eventf(app, nil, corev1.EventTypeNormal, shared.ReasonRenamed, "Rename",

@@ -41,7 +41,7 @@ type Identity struct {
 	// naming it later adopts what was written before.
 	Aliases []string
 	// NamePrefix, when set, goes into every policy and role name
-	// (app.<prefix>.<namespace>.<name>), so that the same VaultApp in two
+	// (app-<prefix>.<namespace>.<name>), so that the same VaultApp in two
 	// clusters gets two policies and two roles.
 	NamePrefix string
 }
@@ -75,5 +75,5 @@ func (id Identity) ownNames() string {
 	if id.NamePrefix == "" {
 		return "app."
 	}
-	return "app." + id.NamePrefix + "."
+	return "app-" + id.NamePrefix + "."
 }

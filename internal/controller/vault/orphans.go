@@ -32,7 +32,6 @@ import (
 
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
 	"github.com/carbogame/vault-keycloak-operator/internal/controller/shared"
-	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
 	vaultclient "github.com/carbogame/vault-keycloak-operator/internal/vault"
 )
 
@@ -93,9 +92,9 @@ func (s *OrphanSweeper) Start(ctx context.Context) error {
 // Sweep removes every managed policy whose VaultApp is gone, with the role of
 // the same name when that role grants it, and returns their names.
 func (s *OrphanSweeper) Sweep(ctx context.Context) ([]string, error) {
-	// With a name prefix, only its own names: the admin may confine the
-	// operator's Vault policy to them. Without, every app.* name, judged
-	// by its mark (a former prefix's names among them).
+	// Only this cluster's form of names (app. or app-<prefix>.): the admin
+	// may confine the operator's Vault policy to them; each is judged by
+	// its mark, since clusters without a prefix share the form.
 	names, err := s.Vault.ListPolicies(ctx, s.Identity.ownNames())
 	if err != nil {
 		return nil, err
@@ -147,8 +146,7 @@ func (s *OrphanSweeper) livePolicies(ctx context.Context) (map[string]bool, erro
 }
 
 // orphaned reads a policy and reports whether this cluster's operator wrote
-// it for a VaultApp that no longer exists, or that has it no longer (its
-// name changed with the cluster's name prefix).
+// it for a VaultApp that no longer exists.
 func (s *OrphanSweeper) orphaned(ctx context.Context, name string) (bool, vaultclient.Owner, error) {
 	text, found, err := s.Vault.ReadPolicy(ctx, name)
 	if vaultclient.Forbidden(err) {
@@ -169,21 +167,21 @@ func (s *OrphanSweeper) orphaned(ctx context.Context, name string) (bool, vaultc
 	case err != nil:
 		return false, mark.Owner, fmt.Errorf("read VaultApp %s/%s of policy %s: %w", mark.Owner.Namespace, mark.Owner.Name, name, err)
 	}
-	// A VaultApp of that name exists: under this name, its reconcile
-	// adopts or repairs the policy (an earlier VaultApp of the same name
-	// is necessarily gone); under another, this one is left over.
-	return s.Identity.policyName(app.Namespace, app.Name) != name, mark.Owner, nil
+	// A VaultApp of that name exists: its reconcile adopts or repairs the
+	// policy (an earlier VaultApp of the same name is necessarily gone).
+	return false, mark.Owner, nil
 }
 
 // sweepable reports whether a policy is this cluster's to remove once its
 // VaultApp is gone: managed (not retained), marked with this cluster, with
 // the UID of the VaultApp it was written for (0.1 marked none, nor what
 // Retain kept: such a policy without its VaultApp may be kept on purpose),
-// under a name the operator gives that VaultApp (a copy of the text under
-// another name is someone else's).
+// under the name this cluster gives that VaultApp (a copy of the text
+// under another name is someone else's). Names of a former prefix are not
+// listed at all: a VaultApp moves from its former name itself.
 func sweepable(id Identity, name string, mark vaultclient.PolicyMark) bool {
 	return mark.Managed && id.is(mark.Owner.Cluster) && mark.Owner.UID != "" &&
-		tenancy.IsPolicyNameOf(name, mark.Owner.Namespace, mark.Owner.Name)
+		name == id.policyName(mark.Owner.Namespace, mark.Owner.Name)
 }
 
 // remove deletes the role (if it grants the policy) and the policy, after

@@ -17,10 +17,12 @@ limitations under the License.
 package vault
 
 import (
+	"context"
 	"fmt"
 	"slices"
 
 	"k8s.io/apimachinery/pkg/api/meta"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
 	"github.com/carbogame/vault-keycloak-operator/internal/controller/shared"
@@ -89,11 +91,11 @@ func ownsPolicy(id Identity, app *vaultv1beta1.VaultApp, status *vaultv1beta1.Va
 			why: fmt.Sprintf("it was retained from VaultApp %s/%s (uid %s)", mark.Owner.Namespace, mark.Owner.Name, mark.Owner.UID)}
 	case mark.Managed && mark.Owner.Namespace == app.Namespace && mark.Owner.Name == app.Name:
 		return nil
-	case meta.IsStatusConditionTrue(status.Conditions, shared.TypePolicySynced):
-		return nil
 	case mark.Managed:
 		return &errNotOwned{kind: kindPolicy, name: name,
 			why: fmt.Sprintf("the operator wrote it for VaultApp %s/%s", mark.Owner.Namespace, mark.Owner.Name)}
+	case hadInStep(status, name, shared.TypePolicySynced):
+		return nil
 	}
 	return &errNotOwned{kind: kindPolicy, name: name, why: "its first line carries no mark of the operator"}
 }
@@ -101,8 +103,35 @@ func ownsPolicy(id Identity, app *vaultv1beta1.VaultApp, status *vaultv1beta1.Va
 // ownsRole judges a role found under the VaultApp's name, once its policy
 // was judged the VaultApp's (or absent).
 func ownsRole(status *vaultv1beta1.VaultAppStatus, name string, role vaultclient.Role) *errNotOwned {
-	if slices.Contains(role.Policies, name) || meta.IsStatusConditionTrue(status.Conditions, shared.TypeRoleSynced) {
+	if slices.Contains(role.Policies, name) || hadInStep(status, name, shared.TypeRoleSynced) {
 		return nil
 	}
 	return &errNotOwned{kind: kindRole, name: name, why: fmt.Sprintf("its token_policies %v do not grant policy %s", role.Policies, name)}
+}
+
+// hadInStep reports whether the status says the operator had the object
+// of this name in step: a condition about a former name (the cluster's
+// prefix changed) says nothing of what holds the new one.
+func hadInStep(status *vaultv1beta1.VaultAppStatus, name, typ string) bool {
+	return status.PolicyName == name && meta.IsStatusConditionTrue(status.Conditions, typ)
+}
+
+// dropOwnRole deletes this cluster's role of the name when the policy of
+// that name turned out to be another cluster's: two clusters without a
+// prefix wrote the same name (before this release, or both at once for a
+// new VaultApp), and the role, in this cluster's own auth mount, would
+// hand this cluster's workloads the other cluster's policy. Only a role
+// the status says the operator had in step, granting that policy, goes.
+// A failure is logged; the next refresh tries again.
+func (r *VaultAppReconciler) dropOwnRole(ctx context.Context, status *vaultv1beta1.VaultAppStatus, notOwned *errNotOwned) {
+	name := notOwned.name
+	role, found, err := r.Vault.ReadRole(ctx, name)
+	if err == nil && found && slices.Contains(role.Policies, name) && hadInStep(status, name, shared.TypeRoleSynced) {
+		if err = r.Vault.DeleteRole(ctx, name); err == nil {
+			notOwned.why += "; this cluster's role " + name + ", which granted it, was removed"
+		}
+	}
+	if err != nil {
+		logf.FromContext(ctx).Error(err, "remove this cluster's role beside another cluster's policy", "role", name)
+	}
 }

@@ -101,14 +101,17 @@ func (r *VaultAppReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 	name := r.Identity.policyName(app.Namespace, app.Name)
 
 	if !app.DeletionTimestamp.IsZero() {
-		app.Status.PolicyName, app.Status.RoleName = name, name
-		return r.finalize(ctx, &app, before)
+		return r.finalize(ctx, &app, before, name)
 	}
 	if err := shared.SetFinalizer(ctx, r.Client, &app, Finalizer, true); err != nil {
 		return ctrl.Result{}, err
 	}
-	// After the finalizer's patch, which reads the object back.
-	app.Status.PolicyName, app.Status.RoleName = name, name
+	// The status names what is live in Vault: the former name while a move
+	// to a new one (the cluster's prefix changed) is not done; set after
+	// the finalizer's patch, which reads the object back.
+	if before.PolicyName == "" {
+		app.Status.PolicyName, app.Status.RoleName = name, name
+	}
 
 	// Observe: the spec's own rules (the webhook may have been bypassed),
 	// then what the namespace may have.
@@ -138,14 +141,21 @@ func (r *VaultAppReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 	} else {
 		changed, err = r.sync(ctx, &app, before, name, granted)
 	}
-	if err == nil {
-		err = r.leaveFormerName(ctx, &app, before.PolicyName, name)
-	}
 	var notOwned *errNotOwned
+	if err == nil || errors.As(err, &notOwned) {
+		// Whatever holds the new name, nothing stays live under the
+		// former one that the operator no longer keeps within the grant.
+		if ferr := r.leaveFormerName(ctx, &app, before.PolicyName, name); ferr != nil {
+			err = ferr
+		}
+	}
 	switch {
 	case errors.As(err, &notOwned):
 		// No backoff retries: the owner of that object must act in Vault;
 		// the next refresh looks again.
+		if notOwned.cluster != "" {
+			r.dropOwnRole(ctx, before, notOwned)
+		}
 		r.failAll(&app, shared.ReasonNotOwned, err.Error())
 		if serr := r.updateStatus(ctx, &app, before, corev1.EventTypeWarning, shared.ReasonNotOwned, err.Error()); serr != nil {
 			return ctrl.Result{}, serr
@@ -233,6 +243,11 @@ func (r *VaultAppReconciler) refuse(ctx context.Context, app *vaultv1beta1.Vault
 		case removed:
 			msg = fmt.Sprintf("removed policy and role %s from Vault: %s", name, msg)
 			reason = shared.ReasonGrantRevoked
+		}
+		if err := r.leaveFormerName(ctx, app, before.PolicyName, name); err != nil {
+			reason, msg := r.failure(app, err, shared.ReasonVaultError)
+			r.failAll(app, reason, msg)
+			return ctrl.Result{}, errors.Join(err, r.updateStatus(ctx, app, before, corev1.EventTypeWarning, reason, msg))
 		}
 	}
 	r.failAll(app, shared.ReasonNotAllowed, msg)

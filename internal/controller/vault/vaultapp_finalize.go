@@ -37,11 +37,10 @@ import (
 // policy's mark turns to "retained"). It works for a VaultApp whose creation
 // failed: deleting what does not exist is no error. Objects the operator did
 // not write are left as they are.
-func (r *VaultAppReconciler) finalize(ctx context.Context, app *vaultv1beta1.VaultApp, before *vaultv1beta1.VaultAppStatus) (ctrl.Result, error) {
+func (r *VaultAppReconciler) finalize(ctx context.Context, app *vaultv1beta1.VaultApp, before *vaultv1beta1.VaultAppStatus, name string) (ctrl.Result, error) {
 	if !controllerutil.ContainsFinalizer(app, Finalizer) {
 		return ctrl.Result{}, nil
 	}
-	name := app.Status.PolicyName
 	reason, note := shared.ReasonDeleted, "removed policy and role "+name+" from Vault"
 	var err error
 	switch {
@@ -60,12 +59,15 @@ func (r *VaultAppReconciler) finalize(ctx context.Context, app *vaultv1beta1.Vau
 		if err == nil && !removed {
 			note = "nothing to remove from Vault"
 		}
-		if err == nil && before.PolicyName != name {
-			// Deleted before its move to a new name prefix was done.
-			err = r.leaveFormerName(ctx, app, before.PolicyName, name)
-		}
 	}
 	var notOwned *errNotOwned
+	if r.Vault != nil && (err == nil || errors.As(err, &notOwned)) {
+		// Deleted before its move to a new name was done: the former
+		// name goes too (or is released), whatever held the new one.
+		if ferr := r.finalizeFormer(ctx, app, before.PolicyName, name, reason == shared.ReasonRetained); ferr != nil {
+			err = ferr
+		}
+	}
 	if errors.As(err, &notOwned) {
 		// Never touched; the VaultApp goes, and says what it left.
 		reason, note, err = shared.ReasonNotOwned, err.Error(), nil
@@ -122,4 +124,20 @@ func (r *VaultAppReconciler) release(ctx context.Context, app *vaultv1beta1.Vaul
 		return err
 	}
 	return r.Vault.WritePolicy(ctx, name, vaultclient.RetainedText(have.policy, r.ownerOf(app)))
+}
+
+// finalizeFormer removes, or with Retain releases, what the VaultApp still
+// has under its former name.
+func (r *VaultAppReconciler) finalizeFormer(ctx context.Context, app *vaultv1beta1.VaultApp, former, name string, retain bool) error {
+	if former == "" || former == name {
+		return nil
+	}
+	if !retain {
+		return r.leaveFormerName(ctx, app, former, name)
+	}
+	text, found, err := r.Vault.ReadPolicy(ctx, former)
+	if err != nil || !found || !formerPolicyOf(r.Identity, app, former, vaultclient.MarkOf(text)) {
+		return err
+	}
+	return r.Vault.WritePolicy(ctx, former, vaultclient.RetainedText(text, r.ownerOf(app)))
 }

@@ -80,7 +80,7 @@ type cluster struct {
 }
 
 // startCluster starts a cluster named name. Its operator's Vault policy is
-// the README's, at its own mount; confined to app.<prefix>.* when prefix
+// the README's, at its own mount; confined to app-<prefix>.* when prefix
 // is set, as the README shows for clusters that share a Vault.
 func startCluster(t *testing.T, name, prefix string) *cluster {
 	t.Helper()
@@ -358,7 +358,7 @@ func TestTwoClustersOnOneVaultWithoutPrefixes(t *testing.T) {
 }
 
 // Two clusters with their own name prefixes, each operator confined by its
-// Vault policy to app.<prefix>.*: the same VaultApp gets a policy and a
+// Vault policy to app-<prefix>.*: the same VaultApp gets a policy and a
 // role in each, and a workload of each logs in with its own.
 func TestTwoClustersOnOneVaultWithPrefixes(t *testing.T) {
 	east, west := startCluster(t, "east", "east"), startCluster(t, "west", "west")
@@ -393,7 +393,7 @@ func TestTwoClustersOnOneVaultWithPrefixes(t *testing.T) {
 		}
 	}
 	state := vaultState(t, mounts...)
-	for _, k := range []string{"policy app.east.shop.api", "policy app.west.shop.api", "role kubernetes-east/app.east.shop.api", "role kubernetes-west/app.west.shop.api"} {
+	for _, k := range []string{"policy app-east.shop.api", "policy app-west.shop.api", "role kubernetes-east/app-east.shop.api", "role kubernetes-west/app-west.shop.api"} {
 		if _, ok := state[k]; !ok {
 			t.Fatalf("Vault lacks %s: %v", k, slices.Collect(maps.Keys(state)))
 		}
@@ -405,7 +405,7 @@ func TestTwoClustersOnOneVaultWithPrefixes(t *testing.T) {
 		t.Fatalf("the sweeps changed Vault: %v", diff)
 	}
 	west.deleteApp(t, client.ObjectKey{Namespace: "shop", Name: "api"})
-	want := []string{"removed policy app.west.shop.api", "removed role kubernetes-west/app.west.shop.api"}
+	want := []string{"removed policy app-west.shop.api", "removed role kubernetes-west/app-west.shop.api"}
 	if diff := changed(before, vaultState(t, mounts...)); !sameSet(diff, want) {
 		t.Fatalf("west's deletion changed Vault by %v, want %v", diff, want)
 	}
