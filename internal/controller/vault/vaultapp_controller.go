@@ -134,28 +134,12 @@ func (r *VaultAppReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 	refused := tenancy.CheckVaultGrants(&app, &ns)
 
 	// Compare and act.
-	var changed written
-	var err error
-	if len(granted) == 0 {
-		changed, err = r.revoke(ctx, &app, before, name)
-	} else {
-		changed, err = r.sync(ctx, &app, before, name, granted)
-	}
+	changed, err := r.act(ctx, &app, before, name, granted)
 	var notOwned *errNotOwned
-	if err == nil || errors.As(err, &notOwned) {
-		// Whatever holds the new name, nothing stays live under the
-		// former one that the operator no longer keeps within the grant.
-		if ferr := r.leaveFormerName(ctx, &app, before.PolicyName, name); ferr != nil {
-			err = ferr
-		}
-	}
 	switch {
 	case errors.As(err, &notOwned):
 		// No backoff retries: the owner of that object must act in Vault;
 		// the next refresh looks again.
-		if notOwned.cluster != "" {
-			r.dropOwnRole(ctx, before, notOwned)
-		}
 		r.failAll(&app, shared.ReasonNotOwned, err.Error())
 		if serr := r.updateStatus(ctx, &app, before, corev1.EventTypeWarning, shared.ReasonNotOwned, err.Error()); serr != nil {
 			return ctrl.Result{}, serr
@@ -225,6 +209,30 @@ func (r *VaultAppReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 		return ctrl.Result{}, err
 	}
 	return r.refresh.After(req, tenancy.VaultRefreshInterval(&app)), nil
+}
+
+// act brings Vault in step with what is granted: the policy and role
+// written, or removed when nothing is granted; and nothing left live under
+// a former name, whatever holds the new one.
+func (r *VaultAppReconciler) act(ctx context.Context, app *vaultv1beta1.VaultApp, before *vaultv1beta1.VaultAppStatus, name string, granted []vaultv1beta1.PolicyRule) (written, error) {
+	var changed written
+	var err error
+	if len(granted) == 0 {
+		changed, err = r.revoke(ctx, app, before, name)
+	} else {
+		changed, err = r.sync(ctx, app, before, name, granted)
+	}
+	var notOwned *errNotOwned
+	if err != nil && !errors.As(err, &notOwned) {
+		return changed, err
+	}
+	if ferr := r.leaveFormerName(ctx, app, before.PolicyName, name); ferr != nil {
+		return changed, ferr
+	}
+	if notOwned != nil && notOwned.cluster != "" {
+		r.dropOwnRole(ctx, before, notOwned)
+	}
+	return changed, err
 }
 
 // refuse removes what the operator had live in Vault for a VaultApp it
