@@ -70,8 +70,8 @@ func TestBundlePassesOperatorFrameworkValidators(t *testing.T) {
 			t.Errorf("warning: %s: %v", result.Name, w)
 		}
 	}
-	if b.CSV == nil || len(b.V1CRDs) != 3 {
-		t.Fatalf("bundle has CSV %v and %d CRDs, want a CSV and 3 CRDs", b.CSV != nil, len(b.V1CRDs))
+	if b.CSV == nil || len(b.V1CRDs) != 4 {
+		t.Fatalf("bundle has CSV %v and %d CRDs, want a CSV and 4 CRDs", b.CSV != nil, len(b.V1CRDs))
 	}
 }
 

@@ -22,7 +22,7 @@ limitations under the License.
 package controller
 
 // The operator's own resources. Each verb is one the code uses: get, list,
-// watch (the cache); patch (finalizers are set by a patch of
+// watch (the cache; VaultServers are only read); patch (finalizers are set by a patch of
 // metadata.finalizers alone; KeycloakServers have none); update (the
 // storage-version migrator's no-op rewrites; patch, its removal of
 // managedFields entries of retired versions); status update (every
@@ -32,6 +32,8 @@ package controller
 // +kubebuilder:rbac:groups=vault.exemple.com,resources=vaultapps,verbs=get;list;watch;update;patch
 // +kubebuilder:rbac:groups=vault.exemple.com,resources=vaultapps/status,verbs=update
 // +kubebuilder:rbac:groups=vault.exemple.com,resources=vaultapps/finalizers,verbs=update
+// +kubebuilder:rbac:groups=vault.exemple.com,resources=vaultservers,verbs=get;list;watch
+// +kubebuilder:rbac:groups=vault.exemple.com,resources=vaultservers/status,verbs=update
 // +kubebuilder:rbac:groups=secrets.carbogame.com,resources=keycloakclientcredentials,verbs=get;list;watch;update;patch
 // +kubebuilder:rbac:groups=secrets.carbogame.com,resources=keycloakclientcredentials/status,verbs=update;patch
 // +kubebuilder:rbac:groups=secrets.carbogame.com,resources=keycloakclientcredentials/finalizers,verbs=update

@@ -186,6 +186,9 @@ func setupWebhooks(mgr ctrl.Manager, opts Options) error {
 		if err := vaultwebhook.SetupVaultAppWebhookWithManager(mgr); err != nil {
 			return fmt.Errorf("VaultApp webhooks: %w", err)
 		}
+		if err := vaultwebhook.SetupVaultServerWebhookWithManager(mgr); err != nil {
+			return fmt.Errorf("VaultServer webhook: %w", err)
+		}
 		if err := secretswebhook.SetupKeycloakClientCredentialWebhookWithManager(mgr, opts.OperatorNamespace); err != nil {
 			return fmt.Errorf("KeycloakClientCredential webhooks: %w", err)
 		}
@@ -199,6 +202,24 @@ func setupWebhooks(mgr ctrl.Manager, opts Options) error {
 
 func setupControllers(mgr ctrl.Manager, opts Options, recorder func(controller string) events.EventRecorder) error {
 
+	clusterUID, err := kubeSystemUID(mgr.GetAPIReader())
+	if err != nil {
+		return err
+	}
+	if err := (&vaultcontroller.VaultServerReconciler{
+		Client: mgr.GetClient(),
+		Clients: &vaultcontroller.ServerClients{
+			Reader:    mgr.GetAPIReader(),
+			Namespace: opts.OperatorNamespace,
+			Base:      opts.Vault,
+		},
+		Recorder:   recorder("vaultserver-controller"),
+		ClusterUID: clusterUID,
+		MaxBackoff: opts.MaxBackoff,
+	}).SetupWithManager(mgr); err != nil {
+		return fmt.Errorf("VaultServer controller: %w", err)
+	}
+
 	// A nil interface, not a nil *Client, when there is no Vault: the
 	// controller tests for nil.
 	var vault vaultcontroller.VaultAPI
@@ -209,7 +230,7 @@ func setupControllers(mgr ctrl.Manager, opts Options, recorder func(controller s
 			return err
 		}
 		vault = c
-		if identity, err = clusterIdentity(mgr.GetAPIReader(), opts.ClusterName, opts.VaultNamePrefix); err != nil {
+		if identity, err = clusterIdentity(clusterUID, opts.ClusterName, opts.VaultNamePrefix); err != nil {
 			return err
 		}
 		ctrl.Log.WithName("setup").Info("identity in Vault", "cluster", identity.Cluster, "namePrefix", identity.NamePrefix)
@@ -279,20 +300,26 @@ func setupControllers(mgr ctrl.Manager, opts Options, recorder func(controller s
 	return nil
 }
 
-// clusterIdentity is this cluster's identity in the Vault it shares with
-// others: the admin's name for it, else the kube-system namespace's UID
-// (there from the cluster's creation to its end, and unique). A named
-// cluster still owns what its UID marked before it was named.
-func clusterIdentity(reader client.Reader, name, prefix string) (vaultcontroller.Identity, error) {
+// kubeSystemUID is the kube-system namespace's UID: there from the
+// cluster's creation to its end, and unique, it names the cluster in Vault
+// when the admin gives no name.
+func kubeSystemUID(reader client.Reader) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	var ns corev1.Namespace
 	if err := reader.Get(ctx, client.ObjectKey{Name: metav1.NamespaceSystem}, &ns); err != nil {
-		return vaultcontroller.Identity{}, fmt.Errorf("read namespace %s, whose UID names this cluster in Vault: %w", metav1.NamespaceSystem, err)
+		return "", fmt.Errorf("read namespace %s, whose UID names this cluster in Vault: %w", metav1.NamespaceSystem, err)
 	}
-	id := vaultcontroller.Identity{Cluster: string(ns.UID), NamePrefix: prefix}
+	return string(ns.UID), nil
+}
+
+// clusterIdentity is this cluster's identity in the Vault it shares with
+// others: the admin's name for it, else the kube-system namespace's UID. A
+// named cluster still owns what its UID marked before it was named.
+func clusterIdentity(uid, name, prefix string) (vaultcontroller.Identity, error) {
+	id := vaultcontroller.Identity{Cluster: uid, NamePrefix: prefix}
 	if name != "" {
-		id.Cluster, id.Aliases = name, []string{string(ns.UID)}
+		id.Cluster, id.Aliases = name, []string{uid}
 	}
 	if err := id.Validate(); err != nil {
 		return id, fmt.Errorf("this cluster's identity in Vault: %w", err)

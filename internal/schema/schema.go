@@ -63,13 +63,15 @@ var (
 )
 
 // Validate returns every way obj's spec breaks the v1beta1 schema of its
-// CRD. obj is a v1beta1 VaultApp, KeycloakClientCredential or KeycloakServer.
+// CRD. obj is a v1beta1 VaultApp, VaultServer, KeycloakClientCredential or KeycloakServer.
 func Validate(obj runtime.Object) field.ErrorList {
 	var kind string
 	var spec any
 	switch o := obj.(type) {
 	case *vaultv1beta1.VaultApp:
 		kind, spec = "VaultApp", &o.Spec
+	case *vaultv1beta1.VaultServer:
+		kind, spec = "VaultServer", &o.Spec
 	case *secretsv1beta1.KeycloakClientCredential:
 		kind, spec = "KeycloakClientCredential", &o.Spec
 	case *secretsv1beta1.KeycloakServer:

@@ -94,6 +94,26 @@ func (c *Client) Healthy(ctx context.Context) error {
 	return nil
 }
 
+// Check tells whether the operator can work with this Vault: it serves
+// requests, and the operator can log in (or its token is valid). It
+// returns the version Vault reports.
+func (c *Client) Check(ctx context.Context) (string, error) {
+	health, err := c.api.Sys().HealthWithContext(ctx)
+	observe(OpHealth, err, true)
+	switch {
+	case err != nil:
+		return "", fmt.Errorf("read Vault's health at %s: %w", c.cfg.Address, markUnavailable(err))
+	case !health.Initialized:
+		return health.Version, fmt.Errorf("vault at %s is not initialized", c.cfg.Address)
+	case health.Sealed:
+		return health.Version, fmt.Errorf("vault at %s is sealed", c.cfg.Address)
+	}
+	if err := c.ensureToken(ctx); err != nil {
+		return health.Version, markUnavailable(err)
+	}
+	return health.Version, nil
+}
+
 // Forbidden reports whether Vault refused a request with 403 (after a
 // fresh login): the operator's own Vault policy does not reach the path, as
 // when the admin confines each cluster's operator to its name prefix.

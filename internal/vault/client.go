@@ -53,14 +53,28 @@ type Config struct {
 	KubernetesAuthMount string
 	// Timeout of one request.
 	Timeout time.Duration
+	// Namespace is the Vault Enterprise or OpenBao namespace every request
+	// goes to (the X-Vault-Namespace header); none when empty.
+	Namespace string
+	// CACert is a PEM bundle that verifies Vault's certificate; the
+	// system's roots (or VAULT_CACERT) when empty.
+	CACert []byte
+	// JWTLogin logs in through a JWT auth mount (AuthMount, AuthRole)
+	// instead of a Kubernetes one, with the token LoginToken gives.
+	JWTLogin bool
+	// LoginToken, when set, gives the ServiceAccount token to log in
+	// with (for example one requested for an audience), instead of the
+	// file at ServiceAccountTokenPath.
+	LoginToken func(ctx context.Context) (string, error)
 }
 
-// ConfigFromEnv reads the standard VAULT_ADDR and VAULT_TOKEN, with defaults
-// for the rest.
+// ConfigFromEnv reads the standard VAULT_ADDR, VAULT_TOKEN and
+// VAULT_NAMESPACE, with defaults for the rest.
 func ConfigFromEnv() Config {
 	return Config{
 		Address:                 os.Getenv("VAULT_ADDR"),
 		Token:                   os.Getenv("VAULT_TOKEN"),
+		Namespace:               os.Getenv("VAULT_NAMESPACE"),
 		AuthMount:               "kubernetes",
 		AuthRole:                "vault-keycloak-operator",
 		ServiceAccountTokenPath: "/var/run/secrets/kubernetes.io/serviceaccount/token",
@@ -95,13 +109,22 @@ func New(cfg Config) (*Client, error) {
 	apiCfg.Timeout = cfg.Timeout
 	// Retries belong to the controller's backoff, not to each request.
 	apiCfg.MaxRetries = 0
+	if len(cfg.CACert) > 0 {
+		if err := apiCfg.ConfigureTLS(&vaultapi.TLSConfig{CACertBytes: cfg.CACert}); err != nil {
+			return nil, fmt.Errorf("vault client for %s: CA bundle: %w", cfg.Address, err)
+		}
+	}
 	c, err := vaultapi.NewClient(apiCfg)
 	if err != nil {
 		return nil, fmt.Errorf("vault client for %s: %w", cfg.Address, err)
 	}
-	// The api package reads VAULT_TOKEN by itself; the token is set only
-	// through login below, so that what Config says is what is used.
+	// The api package reads VAULT_TOKEN and VAULT_NAMESPACE by itself;
+	// both are set only from Config, so that what it says is what is used.
 	c.ClearToken()
+	c.ClearNamespace()
+	if cfg.Namespace != "" {
+		c.SetNamespace(cfg.Namespace)
+	}
 	return &Client{cfg: cfg, api: c}, nil
 }
 
@@ -142,13 +165,7 @@ func (c *Client) login(ctx context.Context) error {
 		c.loggedIn = true
 		return nil
 	}
-	auth, err := authk8s.NewKubernetesAuth(c.cfg.AuthRole,
-		authk8s.WithMountPath(c.cfg.AuthMount),
-		authk8s.WithServiceAccountTokenPath(c.cfg.ServiceAccountTokenPath))
-	if err != nil {
-		return fmt.Errorf("vault kubernetes auth: %w", err)
-	}
-	secret, err := c.api.Auth().Login(ctx, auth)
+	secret, err := c.loginWithServiceAccount(ctx)
 	observe(OpLogin, err, true)
 	if err != nil {
 		return fmt.Errorf("log in to Vault through auth/%s as role %q: %w", c.cfg.AuthMount, c.cfg.AuthRole, err)
@@ -159,6 +176,37 @@ func (c *Client) login(ctx context.Context) error {
 	c.setExpiry(secret.Auth.LeaseDuration)
 	c.loggedIn = true
 	return nil
+}
+
+// loginWithServiceAccount logs in through the Kubernetes or JWT auth mount
+// with the operator's ServiceAccount token.
+func (c *Client) loginWithServiceAccount(ctx context.Context) (*vaultapi.Secret, error) {
+	token := ""
+	if c.cfg.LoginToken != nil {
+		var err error
+		if token, err = c.cfg.LoginToken(ctx); err != nil {
+			return nil, fmt.Errorf("a ServiceAccount token to log in with: %w", err)
+		}
+	}
+	if c.cfg.JWTLogin {
+		if token == "" {
+			raw, err := os.ReadFile(c.cfg.ServiceAccountTokenPath)
+			if err != nil {
+				return nil, fmt.Errorf("read the ServiceAccount token: %w", err)
+			}
+			token = string(raw)
+		}
+		return c.api.Logical().WriteWithContext(ctx, "auth/"+c.cfg.AuthMount+"/login", map[string]any{"role": c.cfg.AuthRole, "jwt": token})
+	}
+	opt := authk8s.WithServiceAccountTokenPath(c.cfg.ServiceAccountTokenPath)
+	if token != "" {
+		opt = authk8s.WithServiceAccountToken(token)
+	}
+	auth, err := authk8s.NewKubernetesAuth(c.cfg.AuthRole, authk8s.WithMountPath(c.cfg.AuthMount), opt)
+	if err != nil {
+		return nil, fmt.Errorf("vault kubernetes auth: %w", err)
+	}
+	return c.api.Auth().Login(ctx, auth)
 }
 
 // setExpiry schedules renewal at two thirds of the token's TTL.

@@ -74,6 +74,19 @@ func TestTenantCannotEscalate(t *testing.T) {
 	grantsMsg := fmt.Sprintf(`not allowed in namespace %q: it may use read, list (the cluster admin sets this in the namespace's vault.exemple.com/allowed-capabilities annotation)`, own)
 
 	attempts := []attempt{
+		// VaultServers are the admin's alone: the shipped editor roles
+		// give a tenant no right on them, not even to read the grants.
+		{name: "create a VaultServer", try: create(&vaultv1beta1.VaultServer{
+			ObjectMeta: metav1.ObjectMeta{Name: "tenant-vault"},
+			Spec: vaultv1beta1.VaultServerSpec{
+				Address: "https://vault.example.com",
+				Login:   vaultv1beta1.VaultLogin{Kubernetes: vaultv1beta1.VaultRoleLogin{Mount: "kubernetes", Role: "r"}},
+				AppAuth: vaultv1beta1.VaultAuthMethod{Kubernetes: vaultv1beta1.VaultAuthMount{Mount: "kubernetes"}},
+				Access:  []vaultv1beta1.VaultAccessGrant{{Namespaces: []string{"*"}, Paths: []vaultv1beta1.VaultPathGrant{{Template: "secret/*", Capabilities: []vaultv1beta1.Capability{"read"}}}}},
+			}}),
+			refused: `vaultservers.vault.exemple.com is forbidden: User "` + tenantUser + `" cannot create resource "vaultservers" in API group "vault.exemple.com" at the cluster scope`},
+		{name: "read the VaultServers' grants", try: func(*testing.T) error { return tenant.List(ctx, &vaultv1beta1.VaultServerList{}) },
+			refused: `vaultservers.vault.exemple.com is forbidden: User "` + tenantUser + `" cannot list resource "vaultservers" in API group "vault.exemple.com" at the cluster scope`},
 		// Keycloak: realms, clients and rotation outside the grants.
 		{name: "read a realm not granted", try: create(credential(own, "k-realm", "other-realm", "team-a-web")),
 			refused: kccDenied("k-realm", fmt.Sprintf(`spec.source.realm: Forbidden: realm "other-realm" is not granted to namespace %q by KeycloakServer %q: its grants for this namespace allow realms %s, master`, own, server, appsRealm)),

@@ -82,8 +82,11 @@ const (
 	// ReasonDeleteFailed: the external state could not be removed yet; retried.
 	ReasonDeleteFailed = "DeleteFailed"
 
-	// ReasonConnected: the operator logged in to the Keycloak server.
+	// ReasonConnected: the operator logged in to the Keycloak or Vault server.
 	ReasonConnected = "Connected"
+	// ReasonCAInvalid: a VaultServer's caSecretRef names a Secret or key
+	// the operator cannot read.
+	ReasonCAInvalid = "CAInvalid"
 	// ReasonKeycloakError: Keycloak refused a request.
 	ReasonKeycloakError = "KeycloakError"
 	// ReasonKeycloakUnavailable: the Keycloak server did not answer; the

@@ -1,0 +1,248 @@
+/*
+Copyright 2026 The vault-keycloak-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package v1beta1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// DefaultServerAnnotation, set to "true" on one VaultServer, makes it the
+// server of every VaultApp that names none (as is-default-class does for
+// StorageClasses).
+const DefaultServerAnnotation = "vault.exemple.com/is-default-server"
+
+// NamespaceVariable stands, in a path template, for the namespace of the
+// VaultApp the path is granted to.
+const NamespaceVariable = "{namespace}"
+
+// VaultServerSpec says where a Vault is, how the operator logs in to it,
+// where the VaultApps' roles go, and what each namespace may ask of it.
+// Only the cluster admin writes it: tenants can neither read nor change a
+// VaultServer.
+type VaultServerSpec struct {
+	// Address of Vault, for example https://vault.example.com:8200.
+	// +kubebuilder:validation:Pattern=`^https?://[^\s]+$`
+	// +kubebuilder:validation:MaxLength=512
+	Address string `json:"address"`
+
+	// CABundle is a PEM bundle that verifies Vault's certificate.
+	// +optional
+	CABundle []byte `json:"caBundle,omitempty"`
+
+	// CASecretRef is a Secret in the operator's namespace whose key holds
+	// the PEM bundle, instead of CABundle.
+	// +optional
+	CASecretRef *SecretKeySelector `json:"caSecretRef,omitempty"`
+
+	// Namespace is the Vault Enterprise or OpenBao namespace every request
+	// goes to (the X-Vault-Namespace header), for example team-platform.
+	// +optional
+	// +kubebuilder:validation:MaxLength=256
+	// +kubebuilder:validation:Pattern=`^[A-Za-z0-9_.-]+(/[A-Za-z0-9_.-]+)*$`
+	Namespace string `json:"namespace,omitempty"`
+
+	// Cluster is this cluster's name in the mark of every policy written to
+	// this Vault. Defaults to the kube-system namespace's UID. Set it once:
+	// a mark of another name is another cluster's.
+	// +optional
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	Cluster string `json:"cluster,omitempty"`
+
+	// NamePrefix goes into every policy and role name written to this
+	// Vault: app-<prefix>.<namespace>.<name>. Give each cluster that shares
+	// the Vault its own.
+	// +optional
+	// +kubebuilder:validation:MaxLength=20
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	NamePrefix string `json:"namePrefix,omitempty"`
+
+	// Login is how the operator logs in to Vault, with its own
+	// ServiceAccount's token.
+	Login VaultLogin `json:"login"`
+
+	// KVMount is the KV version 2 mount under which each namespace owns
+	// <kvMount>/data/<namespace>/. Defaults to secret.
+	// +optional
+	// +kubebuilder:default=secret
+	// +kubebuilder:validation:MaxLength=128
+	// +kubebuilder:validation:Pattern=`^[A-Za-z0-9_.-]+(/[A-Za-z0-9_.-]+)*$`
+	KVMount string `json:"kvMount,omitempty"`
+
+	// AppAuth is the auth mount where the VaultApps' roles are written.
+	AppAuth VaultAuthMethod `json:"appAuth"`
+
+	// Access grants namespaces capabilities on paths of this Vault, beyond
+	// what their namespace annotations grant on their own KV prefix.
+	// Nothing outside a namespace's KV prefix is granted that no entry
+	// grants.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=64
+	Access []VaultAccessGrant `json:"access,omitempty"`
+}
+
+// SecretKeySelector names a key of a Secret in the operator's namespace.
+type SecretKeySelector struct {
+	// Name of the Secret.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name"`
+
+	// Key in the Secret. Defaults to ca.crt.
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	Key string `json:"key,omitempty"`
+}
+
+// VaultLogin is how the operator logs in. Kubernetes auth is the one
+// method today; JWT auth (for a Vault that cannot reach this cluster's API
+// server) is to come beside it.
+type VaultLogin struct {
+	// Kubernetes logs in through a Kubernetes auth mount with the
+	// operator's ServiceAccount token.
+	Kubernetes VaultRoleLogin `json:"kubernetes"`
+}
+
+// VaultRoleLogin is an auth mount and the role to log in with there.
+type VaultRoleLogin struct {
+	// Mount of the auth method, for example kubernetes-eu-1.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=128
+	// +kubebuilder:validation:Pattern=`^[A-Za-z0-9_.-]+(/[A-Za-z0-9_.-]+)*$`
+	Mount string `json:"mount"`
+
+	// Role to log in with.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=128
+	// +kubebuilder:validation:Pattern=`^[A-Za-z0-9_.@-]+$`
+	Role string `json:"role"`
+}
+
+// VaultAuthMethod is where the VaultApps' roles are written: Kubernetes
+// auth today, JWT auth to come beside it.
+type VaultAuthMethod struct {
+	// Kubernetes writes Kubernetes-auth roles bound to the VaultApp's
+	// ServiceAccounts.
+	Kubernetes VaultAuthMount `json:"kubernetes"`
+}
+
+// VaultAuthMount names an auth mount.
+type VaultAuthMount struct {
+	// Mount of the auth method, for example kubernetes-eu-1.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=128
+	// +kubebuilder:validation:Pattern=`^[A-Za-z0-9_.-]+(/[A-Za-z0-9_.-]+)*$`
+	Mount string `json:"mount"`
+}
+
+// VaultAccessGrant lets some namespaces ask for some capabilities on paths
+// of this Vault.
+type VaultAccessGrant struct {
+	// Namespaces the grant applies to: exact names, prefix patterns
+	// ("team-*"), or "*" alone.
+	// +listType=set
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=64
+	// +kubebuilder:validation:items:MinLength=1
+	// +kubebuilder:validation:items:MaxLength=64
+	Namespaces []string `json:"namespaces"`
+
+	// Paths the namespaces may ask capabilities on.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=32
+	Paths []VaultPathGrant `json:"paths,omitempty"`
+
+	// AllowRetain lets these namespaces keep their policies after their
+	// VaultApp is deleted (deletionPolicy Retain).
+	// +optional
+	AllowRetain bool `json:"allowRetain,omitempty"`
+
+	// MaxTokenTTL caps the token TTL their VaultApps may ask for.
+	// +optional
+	MaxTokenTTL *metav1.Duration `json:"maxTokenTTL,omitempty"`
+}
+
+// VaultPathGrant is a path template and the capabilities granted on it.
+type VaultPathGrant struct {
+	// Template of the path, with {namespace} standing for the VaultApp's
+	// namespace, for example secret/data/{namespace}/* or
+	// database/creds/{namespace}-*. Templates under sys/, auth/ and
+	// identity/ are refused.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=256
+	Template string `json:"template"`
+
+	// Capabilities granted on the paths the template yields.
+	// +kubebuilder:validation:MinItems=1
+	// +listType=set
+	Capabilities []Capability `json:"capabilities"`
+}
+
+// VaultServerStatus is what the operator observed.
+type VaultServerStatus struct {
+	// Conditions: Ready (the summary), Connected.
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+
+	// Version of Vault, as it reports it.
+	// +optional
+	Version string `json:"version,omitempty"`
+
+	// Cluster is the name this cluster's marks carry in this Vault.
+	// +optional
+	Cluster string `json:"cluster,omitempty"`
+
+	// ObservedGeneration is the generation the status describes.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+}
+
+// VaultServer is a Vault the operator writes VaultApps' policies and roles
+// to, and the cluster admin's grants for it.
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:storageversion
+// +kubebuilder:resource:scope=Cluster,shortName=vs,categories=vault
+// +kubebuilder:printcolumn:name="Address",type=string,JSONPath=`.spec.address`
+// +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
+// +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`
+// +kubebuilder:printcolumn:name="Version",type=string,JSONPath=`.status.version`
+// +kubebuilder:printcolumn:name="Cluster",type=string,JSONPath=`.status.cluster`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+type VaultServer struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec   VaultServerSpec   `json:"spec,omitempty"`
+	Status VaultServerStatus `json:"status,omitempty"`
+}
+
+// VaultServerList is a list of VaultServers.
+// +kubebuilder:object:root=true
+type VaultServerList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []VaultServer `json:"items"`
+}
+
+func init() {
+	SchemeBuilder.Register(&VaultServer{}, &VaultServerList{})
+}

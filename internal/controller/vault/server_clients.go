@@ -1,0 +1,138 @@
+/*
+Copyright 2026 The vault-keycloak-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package vault
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"sync"
+
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
+	vaultclient "github.com/carbogame/vault-keycloak-operator/internal/vault"
+)
+
+// DefaultCAKey is the key of a VaultServer's caSecretRef when none is named.
+const DefaultCAKey = "ca.crt"
+
+// ServerChecker is what the VaultServer controller asks of a Vault.
+type ServerChecker interface {
+	// Check reports Vault's version, and whether it answers and the
+	// operator can log in.
+	Check(ctx context.Context) (string, error)
+}
+
+var _ ServerChecker = (*vaultclient.Client)(nil)
+
+// ServerClients keeps one Vault client per VaultServer, built again only
+// when what the client is made of changes: a token lives as long as its
+// client, so a check is not a login.
+type ServerClients struct {
+	// Reader reads a caSecretRef's Secret from the API server.
+	Reader client.Reader
+	// Namespace is the operator's namespace, where CA Secrets are.
+	Namespace string
+	// Base is what every server's client starts from: the ServiceAccount
+	// token path and the request timeout.
+	Base vaultclient.Config
+	// New builds a client; vaultclient.New when nil.
+	New func(vaultclient.Config) (ServerChecker, error)
+
+	mu      sync.Mutex
+	clients map[string]serverClient
+}
+
+type serverClient struct {
+	cfg    vaultclient.Config
+	client ServerChecker
+}
+
+// ConfigOf is the client configuration a VaultServer says, with its CA.
+func ConfigOf(base vaultclient.Config, s *vaultv1beta1.VaultServer, ca []byte) vaultclient.Config {
+	cfg := base
+	cfg.Address, cfg.Namespace, cfg.CACert, cfg.Token = s.Spec.Address, s.Spec.Namespace, ca, ""
+	cfg.AuthMount, cfg.AuthRole = s.Spec.Login.Kubernetes.Mount, s.Spec.Login.Kubernetes.Role
+	cfg.KVMount = s.Spec.KVMount
+	if cfg.KVMount == "" {
+		cfg.KVMount = "secret"
+	}
+	cfg.KubernetesAuthMount = s.Spec.AppAuth.Kubernetes.Mount
+	return cfg
+}
+
+// For returns the client of a server, building it when the server changed.
+func (c *ServerClients) For(ctx context.Context, s *vaultv1beta1.VaultServer) (ServerChecker, error) {
+	ca, err := c.caOf(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	cfg := ConfigOf(c.Base, s, ca)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if have, ok := c.clients[s.Name]; ok && reflect.DeepEqual(have.cfg, cfg) {
+		return have.client, nil
+	}
+	newClient := c.New
+	if newClient == nil {
+		newClient = func(cfg vaultclient.Config) (ServerChecker, error) { return vaultclient.New(cfg) }
+	}
+	vc, err := newClient(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if c.clients == nil {
+		c.clients = map[string]serverClient{}
+	}
+	c.clients[s.Name] = serverClient{cfg: cfg, client: vc}
+	return vc, nil
+}
+
+// Forget drops the client of a server that is gone.
+func (c *ServerClients) Forget(name string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.clients, name)
+}
+
+// errCA is a CA the operator cannot read: configuration, not an outage.
+type errCA struct{ err error }
+
+func (e *errCA) Error() string { return e.err.Error() }
+func (e *errCA) Unwrap() error { return e.err }
+
+func (c *ServerClients) caOf(ctx context.Context, s *vaultv1beta1.VaultServer) ([]byte, error) {
+	ref := s.Spec.CASecretRef
+	if ref == nil {
+		return s.Spec.CABundle, nil
+	}
+	key := ref.Key
+	if key == "" {
+		key = DefaultCAKey
+	}
+	var secret corev1.Secret
+	if err := c.Reader.Get(ctx, client.ObjectKey{Namespace: c.Namespace, Name: ref.Name}, &secret); err != nil {
+		return nil, &errCA{fmt.Errorf("read the CA Secret %s/%s: %w", c.Namespace, ref.Name, err)}
+	}
+	ca := secret.Data[key]
+	if len(ca) == 0 {
+		return nil, &errCA{fmt.Errorf("the CA Secret %s/%s has no key %q", c.Namespace, ref.Name, key)}
+	}
+	return ca, nil
+}

@@ -1,0 +1,130 @@
+/*
+Copyright 2026 The vault-keycloak-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package vault
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/client-go/tools/events"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+
+	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
+	"github.com/carbogame/vault-keycloak-operator/internal/controller/shared"
+	vaultclient "github.com/carbogame/vault-keycloak-operator/internal/vault"
+)
+
+// ServerCheckInterval is how often a VaultServer's connection is checked.
+const ServerCheckInterval = 5 * time.Minute
+
+// VaultServerReconciler reports, for each VaultServer, whether the operator
+// can work with that Vault (it answers, and the operator logs in), the
+// version it runs, and the name this cluster's marks carry there.
+type VaultServerReconciler struct {
+	client.Client
+	Clients  *ServerClients
+	Recorder events.EventRecorder
+	// ClusterUID is the kube-system namespace's UID: the cluster's name in
+	// a server's marks when the server names none.
+	ClusterUID string
+	MaxBackoff time.Duration
+}
+
+// Reconcile observes the server through its client, decides its
+// conditions, and writes the status once.
+func (r *VaultServerReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	var server vaultv1beta1.VaultServer
+	if err := r.Get(ctx, req.NamespacedName, &server); err != nil {
+		if client.IgnoreNotFound(err) == nil {
+			r.Clients.Forget(req.Name)
+		}
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	before := server.Status.DeepCopy()
+
+	version, err := r.check(ctx, &server)
+	connected := serverConnection(server.Spec.Address, version, err)
+	shared.SetCondition(&server.Status.Conditions, server.Generation, shared.TypeConnected, err == nil, connected.reason, connected.message)
+	shared.SetCondition(&server.Status.Conditions, server.Generation, shared.TypeReady, err == nil, connected.reason, connected.message)
+	if version != "" {
+		server.Status.Version = version
+	}
+	server.Status.Cluster = server.Spec.Cluster
+	if server.Status.Cluster == "" {
+		server.Status.Cluster = r.ClusterUID
+	}
+	server.Status.ObservedGeneration = server.Generation
+	if !equality.Semantic.DeepEqual(before.Conditions, server.Status.Conditions) {
+		eventType := corev1.EventTypeNormal
+		if err != nil {
+			eventType = corev1.EventTypeWarning
+		}
+		r.Recorder.Eventf(&server, nil, eventType, connected.reason, "Connect", "%s", connected.message)
+	}
+	if serr := shared.UpdateStatus(ctx, r.Client, &server, before, &server.Status); serr != nil {
+		return ctrl.Result{}, errors.Join(err, serr)
+	}
+	if err != nil {
+		return ctrl.Result{}, err // retried with capped backoff
+	}
+	return ctrl.Result{RequeueAfter: ServerCheckInterval}, nil
+}
+
+func (r *VaultServerReconciler) check(ctx context.Context, server *vaultv1beta1.VaultServer) (string, error) {
+	vc, err := r.Clients.For(ctx, server)
+	if err != nil {
+		return "", err
+	}
+	return vc.Check(ctx)
+}
+
+// connection is a Connected condition's reason and message.
+type connection struct{ reason, message string }
+
+// serverConnection decides the Connected condition from a check: Vault
+// that does not answer, a CA the operator cannot read, a login or request
+// Vault refused, or connected.
+func serverConnection(address, version string, err error) connection {
+	var ca *errCA
+	switch {
+	case err == nil:
+		return connection{shared.ReasonConnected, fmt.Sprintf("logged in to Vault %s at %s", version, address)}
+	case errors.As(err, &ca):
+		return connection{shared.ReasonCAInvalid, err.Error()}
+	case vaultclient.Unavailable(err):
+		return connection{shared.ReasonVaultUnavailable, "Vault does not answer; checked again with backoff: " + err.Error()}
+	}
+	return connection{shared.ReasonVaultError, err.Error()}
+}
+
+// SetupWithManager watches VaultServers' specs (their status is written
+// here).
+func (r *VaultServerReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	return ctrl.NewControllerManagedBy(mgr).
+		For(&vaultv1beta1.VaultServer{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		WithOptions(controller.Options{RateLimiter: shared.RateLimiter(r.MaxBackoff)}).
+		Named("vaultserver").
+		Complete(r)
+}

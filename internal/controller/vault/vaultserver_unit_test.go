@@ -1,0 +1,153 @@
+/*
+Copyright 2026 The vault-keycloak-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package vault
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	vaultapi "github.com/hashicorp/vault/api"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/tools/events"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
+	"github.com/carbogame/vault-keycloak-operator/internal/controller/shared"
+	vaultclient "github.com/carbogame/vault-keycloak-operator/internal/vault"
+)
+
+// fakeChecker answers a check as told.
+type fakeChecker struct {
+	version string
+	err     error
+}
+
+func (f *fakeChecker) Check(context.Context) (string, error) { return f.version, f.err }
+
+func centralVault() *vaultv1beta1.VaultServer {
+	return &vaultv1beta1.VaultServer{
+		ObjectMeta: metav1.ObjectMeta{Name: "central", Generation: 1},
+		Spec: vaultv1beta1.VaultServerSpec{
+			Address:   "https://vault.example.com:8200",
+			Namespace: "team-platform",
+			Login:     vaultv1beta1.VaultLogin{Kubernetes: vaultv1beta1.VaultRoleLogin{Mount: "kubernetes-eu-1", Role: "vko"}},
+			AppAuth:   vaultv1beta1.VaultAuthMethod{Kubernetes: vaultv1beta1.VaultAuthMount{Mount: "kubernetes-eu-1"}},
+		},
+	}
+}
+
+func TestConfigOfVaultServer(t *testing.T) {
+	base := vaultclient.ConfigFromEnv()
+	base.Token = "from-the-environment"
+	cfg := ConfigOf(base, centralVault(), []byte("PEM"))
+	want := base
+	want.Address, want.Namespace, want.CACert, want.Token = "https://vault.example.com:8200", "team-platform", []byte("PEM"), ""
+	want.AuthMount, want.AuthRole, want.KubernetesAuthMount, want.KVMount = "kubernetes-eu-1", "vko", "kubernetes-eu-1", "secret"
+	if fmt.Sprint(cfg) != fmt.Sprint(want) {
+		t.Fatalf("ConfigOf = %+v\nwant %+v", cfg, want)
+	}
+}
+
+func TestVaultServerConnection(t *testing.T) {
+	refused := &vaultapi.ResponseError{StatusCode: 403, Errors: []string{"permission denied"}}
+	for _, tt := range []struct {
+		name      string
+		server    func(*vaultv1beta1.VaultServer)
+		secret    *corev1.Secret
+		check     fakeChecker
+		connected metav1.ConditionStatus
+		reason    string
+		message   string
+	}{
+		{"connected", nil, nil, fakeChecker{version: "1.21.0"}, metav1.ConditionTrue, shared.ReasonConnected, "logged in to Vault 1.21.0 at https://vault.example.com:8200"},
+		{"no answer", nil, nil, fakeChecker{err: fmt.Errorf("read health: %w", vaultclient.ErrUnavailable)}, metav1.ConditionFalse, shared.ReasonVaultUnavailable, "Vault does not answer"},
+		{"login refused", nil, nil, fakeChecker{version: "1.21.0", err: refused}, metav1.ConditionFalse, shared.ReasonVaultError, "permission denied"},
+		{"CA Secret missing", func(s *vaultv1beta1.VaultServer) {
+			s.Spec.CASecretRef = &vaultv1beta1.SecretKeySelector{Name: "vault-ca"}
+		}, nil,
+			fakeChecker{version: "1.21.0"}, metav1.ConditionFalse, shared.ReasonCAInvalid, "read the CA Secret vko/vault-ca"},
+		{"CA Secret without the key", func(s *vaultv1beta1.VaultServer) {
+			s.Spec.CASecretRef = &vaultv1beta1.SecretKeySelector{Name: "vault-ca"}
+		},
+			&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "vault-ca", Namespace: "vko"}, Data: map[string][]byte{"other": []byte("x")}},
+			fakeChecker{version: "1.21.0"}, metav1.ConditionFalse, shared.ReasonCAInvalid, `has no key "ca.crt"`},
+		{"CA from its Secret", func(s *vaultv1beta1.VaultServer) {
+			s.Spec.CASecretRef = &vaultv1beta1.SecretKeySelector{Name: "vault-ca"}
+		},
+			&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "vault-ca", Namespace: "vko"}, Data: map[string][]byte{"ca.crt": []byte("PEM")}},
+			fakeChecker{version: "1.21.0"}, metav1.ConditionTrue, shared.ReasonConnected, "logged in"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			server := centralVault()
+			if tt.server != nil {
+				tt.server(server)
+			}
+			scheme := runtime.NewScheme()
+			_ = corev1.AddToScheme(scheme)
+			_ = vaultv1beta1.AddToScheme(scheme)
+			objs := []client.Object{server}
+			if tt.secret != nil {
+				objs = append(objs, tt.secret)
+			}
+			c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(objs...).WithStatusSubresource(server).Build()
+			var built []vaultclient.Config
+			recorder := events.NewFakeRecorder(10)
+			r := &VaultServerReconciler{
+				Client: c, Recorder: recorder, ClusterUID: "uid-1",
+				Clients: &ServerClients{Reader: c, Namespace: "vko", New: func(cfg vaultclient.Config) (ServerChecker, error) {
+					built = append(built, cfg)
+					return &tt.check, nil
+				}},
+			}
+			for range 2 {
+				_, err := r.Reconcile(context.Background(), ctrl.Request{NamespacedName: client.ObjectKey{Name: "central"}})
+				if (err == nil) != (tt.connected == metav1.ConditionTrue) {
+					t.Fatalf("reconcile error %v with Connected %s", err, tt.connected)
+				}
+			}
+			var got vaultv1beta1.VaultServer
+			if err := c.Get(context.Background(), client.ObjectKey{Name: "central"}, &got); err != nil {
+				t.Fatal(err)
+			}
+			for _, typ := range []string{shared.TypeConnected, shared.TypeReady} {
+				cond := meta.FindStatusCondition(got.Status.Conditions, typ)
+				if cond == nil || cond.Status != tt.connected || cond.Reason != tt.reason || !strings.Contains(cond.Message, tt.message) {
+					t.Fatalf("%s = %+v, want %s/%s saying %q", typ, cond, tt.connected, tt.reason, tt.message)
+				}
+			}
+			if got.Status.Cluster != "uid-1" {
+				t.Errorf("status.cluster = %q, want the kube-system UID", got.Status.Cluster)
+			}
+			if tt.check.version != "" && tt.reason != shared.ReasonCAInvalid && got.Status.Version != tt.check.version {
+				t.Errorf("status.version = %q", got.Status.Version)
+			}
+			if len(built) > 1 {
+				t.Errorf("built %d clients for one unchanged server: a check must not be a login", len(built))
+			}
+			if len(recorder.Events) != 1 {
+				t.Errorf("%d Events for one change of condition, want 1", len(recorder.Events))
+			}
+		})
+	}
+}

@@ -1,0 +1,128 @@
+/*
+Copyright 2026 The vault-keycloak-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package tenancy
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
+)
+
+func TestValidatePathTemplate(t *testing.T) {
+	for _, tt := range []struct {
+		template string
+		// want is part of the refusal; "" when admitted.
+		want string
+	}{
+		{"secret/data/{namespace}/*", ""},
+		{"database/creds/{namespace}-*", ""},
+		{"pki/issue/{namespace}", ""},
+		{"transit/encrypt/{namespace}-*", ""},
+		{"kv-{namespace}/data/*", ""},
+		{"sys/policies/acl/*", "paths under sys/ are never granted"},
+		{"auth/kubernetes/role/{namespace}", "paths under auth/ are never granted"},
+		{"identity/entity/*", "paths under identity/ are never granted"},
+		{"SYS/mounts", "paths under SYS/ are never granted"},
+		{"/secret/data/{namespace}", "must start with a mount"},
+		{"secret/data/{namespace}/../other/*", "must not hold a \".\" or \"..\" segment"},
+		{"secret/data/*/{namespace}", "\"*\" only as its last character"},
+		{"secret//data", "segments separated by single"},
+		{"secret/data/{name}/*", "may use only the variable {namespace}"},
+		{"secret/data/{namespace/*", "may use only the variable {namespace}"},
+		{"secret/data/a b", "may hold only"},
+	} {
+		errs := ValidatePathTemplate(field.NewPath("t"), tt.template)
+		switch {
+		case tt.want == "" && len(errs) > 0:
+			t.Errorf("%q refused: %v", tt.template, errs)
+		case tt.want != "" && (len(errs) == 0 || !strings.Contains(errs.ToAggregate().Error(), tt.want)):
+			t.Errorf("%q: errors %v, want one saying %q", tt.template, errs, tt.want)
+		}
+	}
+}
+
+func vaultServer(grants ...vaultv1beta1.VaultAccessGrant) *vaultv1beta1.VaultServer {
+	return &vaultv1beta1.VaultServer{
+		ObjectMeta: metav1.ObjectMeta{Name: "central"},
+		Spec: vaultv1beta1.VaultServerSpec{
+			Address: "https://vault.example.com:8200",
+			Login:   vaultv1beta1.VaultLogin{Kubernetes: vaultv1beta1.VaultRoleLogin{Mount: "kubernetes", Role: "vko"}},
+			AppAuth: vaultv1beta1.VaultAuthMethod{Kubernetes: vaultv1beta1.VaultAuthMount{Mount: "kubernetes"}},
+			Access:  grants,
+		},
+	}
+}
+
+func paths(templates ...string) []vaultv1beta1.VaultPathGrant {
+	var out []vaultv1beta1.VaultPathGrant
+	for _, t := range templates {
+		out = append(out, vaultv1beta1.VaultPathGrant{Template: t, Capabilities: []vaultv1beta1.Capability{"read"}})
+	}
+	return out
+}
+
+func TestValidateVaultServer(t *testing.T) {
+	ok := vaultServer(vaultv1beta1.VaultAccessGrant{Namespaces: []string{"shop", "team-*"}, Paths: paths("database/creds/{namespace}")})
+	if errs := ValidateVaultServer(ok); len(errs) > 0 {
+		t.Fatalf("a plain server refused: %v", errs)
+	}
+	for _, tt := range []struct {
+		name   string
+		mutate func(*vaultv1beta1.VaultServer)
+		want   string
+	}{
+		{"address without scheme", func(s *vaultv1beta1.VaultServer) { s.Spec.Address = "vault:8200" }, "spec.address"},
+		{"both CAs", func(s *vaultv1beta1.VaultServer) {
+			s.Spec.CABundle, s.Spec.CASecretRef = []byte("x"), &vaultv1beta1.SecretKeySelector{Name: "ca"}
+		}, "set caBundle or caSecretRef, not both"},
+		{"CA that is no PEM", func(s *vaultv1beta1.VaultServer) { s.Spec.CABundle = []byte("not a certificate") }, "spec.caBundle"},
+		{"namespace pattern with * inside", func(s *vaultv1beta1.VaultServer) { s.Spec.Access[0].Namespaces = []string{"te*am"} }, "spec.access[0].namespaces[0]"},
+		{"template under sys/", func(s *vaultv1beta1.VaultServer) { s.Spec.Access[0].Paths = paths("sys/mounts") }, "spec.access[0].paths[0].template"},
+		{"token TTL over a day", func(s *vaultv1beta1.VaultServer) {
+			s.Spec.Access[0].MaxTokenTTL = &metav1.Duration{Duration: 48 * time.Hour}
+		}, "spec.access[0].maxTokenTTL"},
+	} {
+		s := ok.DeepCopy()
+		tt.mutate(s)
+		if errs := ValidateVaultServer(s); !strings.Contains(errs.ToAggregate().Error(), tt.want) {
+			t.Errorf("%s: errors %v, want one on %s", tt.name, errs, tt.want)
+		}
+	}
+}
+
+func TestVaultServerWarnings(t *testing.T) {
+	for _, tt := range []struct {
+		grant vaultv1beta1.VaultAccessGrant
+		want  string
+	}{
+		{vaultv1beta1.VaultAccessGrant{Namespaces: []string{"shop"}, Paths: paths("secret/data/{namespace}/*", "pki/issue/{namespace}")}, ""},
+		{vaultv1beta1.VaultAccessGrant{Namespaces: []string{"shop"}, Paths: paths("database/creds/{namespace}-*")}, "namespace a also reaches the paths of namespaces named a-"},
+		{vaultv1beta1.VaultAccessGrant{Namespaces: []string{"shop"}, Paths: paths("kv-{namespace}/data/*", "database/creds/{namespace}-ro")}, ""},
+		{vaultv1beta1.VaultAccessGrant{Namespaces: []string{"shop"}, Paths: paths("secret/data/shared/*")}, "every namespace granted shares the same paths"},
+		{vaultv1beta1.VaultAccessGrant{Namespaces: []string{"*"}}, "every namespace, present and future"},
+	} {
+		got := strings.Join(VaultServerWarnings(vaultServer(tt.grant)), "\n")
+		if (tt.want == "") != (got == "") || !strings.Contains(got, tt.want) {
+			t.Errorf("grant %+v: warnings %q, want %q", tt.grant, got, tt.want)
+		}
+	}
+}

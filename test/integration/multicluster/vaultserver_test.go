@@ -1,0 +1,158 @@
+/*
+Copyright 2026 The vault-keycloak-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package multicluster_test
+
+import (
+	"context"
+	"net/http"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+
+	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
+	"github.com/carbogame/vault-keycloak-operator/internal/controller/shared"
+	"github.com/carbogame/vault-keycloak-operator/test/harness"
+)
+
+func vaultServerAt(name, address, mount string) *vaultv1beta1.VaultServer {
+	return &vaultv1beta1.VaultServer{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: vaultv1beta1.VaultServerSpec{
+			Address: address,
+			Login:   vaultv1beta1.VaultLogin{Kubernetes: vaultv1beta1.VaultRoleLogin{Mount: mount, Role: "vault-keycloak-operator"}},
+			AppAuth: vaultv1beta1.VaultAuthMethod{Kubernetes: vaultv1beta1.VaultAuthMount{Mount: mount}},
+		},
+	}
+}
+
+// waitServer waits until the VaultServer's Connected condition has the
+// status and reason for its generation, and returns the server.
+func (c *cluster) waitServer(t *testing.T, name string, status metav1.ConditionStatus, reason string) *vaultv1beta1.VaultServer {
+	t.Helper()
+	return harness.WaitCondition(t, c.op, client.ObjectKey{Name: name}, func(s *vaultv1beta1.VaultServer) []metav1.Condition { return s.Status.Conditions },
+		shared.TypeConnected, status, reason, 30*time.Second)
+}
+
+// A VaultServer tells in its status and Events whether the operator can
+// log in, the version of Vault and this cluster's name in its marks; every
+// request carries its Vault namespace.
+func TestVaultServerStatus(t *testing.T) {
+	ctx := context.Background()
+	east := startCluster(t, "east", "")
+	proxy, err := harness.StartCountingProxy(vaultServer.Addr, func(r *http.Request) string {
+		return "namespace=" + r.Header.Get("X-Vault-Namespace")
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(proxy.Close)
+
+	s := vaultServerAt("central", proxy.URL, east.mount)
+	s.Spec.Namespace = "team-platform"
+	if err := east.op.Client.Create(ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	got := east.waitServer(t, "central", metav1.ConditionTrue, shared.ReasonConnected)
+	var kubeSystem corev1.Namespace
+	if err := east.op.Client.Get(ctx, client.ObjectKey{Name: metav1.NamespaceSystem}, &kubeSystem); err != nil {
+		t.Fatal(err)
+	}
+	NewWithT(t).Expect(got.Status.Version).To(Equal("1.21.0"))
+	NewWithT(t).Expect(got.Status.Cluster).To(Equal(string(kubeSystem.UID)), "no spec.cluster: the kube-system UID")
+	NewWithT(t).Expect(meta.IsStatusConditionTrue(got.Status.Conditions, shared.TypeReady)).To(BeTrue())
+	east.op.WaitEvent(t, "", "central", shared.ReasonConnected)
+	// Vault OSS ignores the header; Enterprise and OpenBao route by it.
+	classes := proxy.Counts()
+	NewWithT(t).Expect(classes).To(HaveLen(1), "requests by namespace header: %v", classes)
+	NewWithT(t).Expect(classes).To(HaveKey("namespace=team-platform"))
+
+	// A login Vault refuses says so, with a Warning Event.
+	refused := vaultServerAt("wrong-role", vaultServer.Addr, east.mount)
+	refused.Spec.Login.Kubernetes.Role = "no-such-role"
+	if err := east.op.Client.Create(ctx, refused); err != nil {
+		t.Fatal(err)
+	}
+	msg := conditionMessage(east.waitServer(t, "wrong-role", metav1.ConditionFalse, shared.ReasonVaultError), shared.TypeConnected)
+	NewWithT(t).Expect(msg).To(ContainSubstring(`log in to Vault through auth/` + east.mount + ` as role "no-such-role"`))
+	east.op.WaitEvent(t, "", "wrong-role", shared.ReasonVaultError)
+
+	// A Vault that does not answer, and a CA Secret that is not there.
+	down := vaultServerAt("down", "http://127.0.0.1:1", east.mount)
+	noCA := vaultServerAt("no-ca", vaultServer.Addr, east.mount)
+	noCA.Spec.CASecretRef = &vaultv1beta1.SecretKeySelector{Name: "vault-ca"}
+	for _, o := range []client.Object{down, noCA} {
+		if err := east.op.Client.Create(ctx, o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	east.waitServer(t, "down", metav1.ConditionFalse, shared.ReasonVaultUnavailable)
+	msg = conditionMessage(east.waitServer(t, "no-ca", metav1.ConditionFalse, shared.ReasonCAInvalid), shared.TypeConnected)
+	NewWithT(t).Expect(msg).To(ContainSubstring("read the CA Secret " + operatorNamespace + "/vault-ca"))
+
+	// kubectl shows it all.
+	out := east.op.Kubectl(t, "get", "vaultservers")
+	for _, want := range []string{"ADDRESS", "READY", "REASON", "VERSION", "CLUSTER", "central", "Connected", "1.21.0", "VaultUnavailable", "CAInvalid"} {
+		NewWithT(t).Expect(out).To(ContainSubstring(want))
+	}
+}
+
+// The webhook refuses a grant that reaches Vault's own paths, naming the
+// field and the rule, and warns of one that reaches other namespaces.
+func TestVaultServerAdmission(t *testing.T) {
+	ctx := context.Background()
+	east := startCluster(t, "east", "")
+	s := vaultServerAt("grants", vaultServer.Addr, east.mount)
+	s.Spec.Access = []vaultv1beta1.VaultAccessGrant{{Namespaces: []string{"shop"}, Paths: []vaultv1beta1.VaultPathGrant{
+		{Template: "database/creds/{namespace}", Capabilities: []vaultv1beta1.Capability{"read"}},
+		{Template: "auth/kubernetes/role/{namespace}", Capabilities: []vaultv1beta1.Capability{"update"}},
+	}}}
+	err := east.op.Client.Create(ctx, s)
+	NewWithT(t).Expect(err).To(HaveOccurred())
+	NewWithT(t).Expect(err.Error()).To(ContainSubstring(`spec.access[0].paths[1].template: Forbidden: paths under auth/ are never granted to namespaces`))
+
+	// Admitted with a warning that kubectl prints: the glob after
+	// {namespace} reaches the creds of namespaces named shop-….
+	s.Spec.Access[0].Paths = s.Spec.Access[0].Paths[:1]
+	s.Spec.Access[0].Paths[0].Template = "database/creds/{namespace}-*"
+	s.TypeMeta = metav1.TypeMeta{APIVersion: vaultv1beta1.GroupVersion.String(), Kind: "VaultServer"}
+	manifest, err := yaml.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "vaultserver.yaml")
+	if err := os.WriteFile(file, manifest, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out := east.op.Kubectl(t, "create", "-f", file)
+	NewWithT(t).Expect(out).To(ContainSubstring(`Warning: spec.access[0].paths[0].template "database/creds/{namespace}-*": {namespace} is followed by "-*" in its segment, so namespace a also reaches the paths of namespaces named a-…`))
+	NewWithT(t).Expect(out).To(ContainSubstring("vaultserver.vault.exemple.com/grants created"))
+}
+
+func conditionMessage(s *vaultv1beta1.VaultServer, typ string) string {
+	if c := meta.FindStatusCondition(s.Status.Conditions, typ); c != nil {
+		return c.Message
+	}
+	return ""
+}
