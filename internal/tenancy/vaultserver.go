@@ -35,9 +35,10 @@ import (
 // change who may do what in Vault.
 var reservedMounts = []string{"sys", "auth", "identity"}
 
-// templatePattern: path segments of letters, digits and _ . + - @ with
-// {namespace} anywhere, and Vault's glob * only at the end.
-var templatePattern = regexp.MustCompile(`^[A-Za-z0-9_.+@{}-]+(/[A-Za-z0-9_.+@{}-]+)*/?\*?$`)
+// templatePattern: path segments of letters, digits and _ . @ - with
+// {namespace} in them, and Vault's glob * only at the end. Vault's
+// one-segment wildcard + is not admitted: it could stand for sys.
+var templatePattern = regexp.MustCompile(`^[A-Za-z0-9_.@{}-]+(/[A-Za-z0-9_.@{}-]+)*/?\*?$`)
 
 // ValidateVaultServer checks what the schema cannot: the CA, the URL, and
 // each grant's namespaces, path templates and token TTL.
@@ -46,6 +47,9 @@ func ValidateVaultServer(s *vaultv1beta1.VaultServer) field.ErrorList {
 	spec := field.NewPath("spec")
 	if u, err := url.Parse(s.Spec.Address); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		errs = append(errs, field.Invalid(spec.Child("address"), s.Spec.Address, "must be an absolute http or https URL, such as https://vault.example.com:8200"))
+	} else if u.User != nil {
+		// Shown in status, Events and kubectl get: never a credential.
+		errs = append(errs, field.Invalid(spec.Child("address"), "(redacted)", "must not hold a user or password"))
 	}
 	if len(s.Spec.CABundle) > 0 && s.Spec.CASecretRef != nil {
 		errs = append(errs, field.Forbidden(spec.Child("caSecretRef"), "set caBundle or caSecretRef, not both"))
@@ -70,44 +74,55 @@ func ValidateVaultServer(s *vaultv1beta1.VaultServer) field.ErrorList {
 }
 
 // ValidatePathTemplate refuses a template that could reach what no
-// namespace may be granted: Vault's sys/, auth/ and identity/ paths, a
-// path that leaves its own segments, or a variable other than {namespace}.
+// namespace may be granted: Vault's sys/, auth/ and identity/ paths (in any
+// segment: in Vault Enterprise and OpenBao, team/sys/ is a child
+// namespace's), a mount that is not a literal name (a glob or {namespace}
+// there could stand for sys), a path that leaves its own segments, or a
+// variable other than {namespace}.
 func ValidatePathTemplate(fld *field.Path, t string) field.ErrorList {
 	segments := strings.Split(strings.TrimSuffix(t, "*"), "/")
 	withoutVar := strings.ReplaceAll(t, vaultv1beta1.NamespaceVariable, "")
+	mount, _, hasPath := strings.Cut(t, "/")
 	switch {
 	case strings.HasPrefix(t, "/"):
 		return field.ErrorList{field.Invalid(fld, t, "must start with a mount, not \"/\"")}
 	case !templatePattern.MatchString(t):
-		return field.ErrorList{field.Invalid(fld, t, "may hold only letters, digits, \"_\", \".\", \"+\", \"@\", \"-\" and {namespace}, in segments separated by single \"/\", and \"*\" only as its last character")}
+		return field.ErrorList{field.Invalid(fld, t, "may hold only letters, digits, \"_\", \".\", \"@\", \"-\" and {namespace}, in segments separated by single \"/\", and \"*\" only as its last character")}
 	case strings.ContainsAny(withoutVar, "{}"):
 		return field.ErrorList{field.Invalid(fld, t, "may use only the variable {namespace}")}
+	case !hasPath || strings.ContainsAny(mount, "*{"):
+		return field.ErrorList{field.Invalid(fld, t, "must start with a mount's literal name and a \"/\" (no glob or {namespace} in the mount)")}
 	case slices.Contains(segments, ".") || slices.Contains(segments, ".."):
 		return field.ErrorList{field.Invalid(fld, t, "must not hold a \".\" or \"..\" segment")}
-	case slices.Contains(reservedMounts, strings.ToLower(segments[0])):
-		return field.ErrorList{field.Forbidden(fld, fmt.Sprintf("paths under %s/ are never granted to namespaces: they change who may do what in Vault", segments[0]))}
+	}
+	for _, seg := range segments {
+		if slices.Contains(reservedMounts, strings.ToLower(seg)) {
+			return field.ErrorList{field.Forbidden(fld, fmt.Sprintf("paths under %s/ are never granted to namespaces: they change who may do what in Vault", seg))}
+		}
 	}
 	return nil
 }
 
 // VaultServerWarnings says what an admissible grant does that the admin
-// may not mean: a path shared by every namespace granted, or a glob right
-// after {namespace} that also matches the paths of namespaces whose names
-// start with another's (database/creds/{namespace}-* gives namespace a
-// the creds of a-b).
+// may not mean: a path shared by every namespace granted, or {namespace}
+// sharing its segment with other text, so that one namespace's path can be
+// another's (database/creds/{namespace}-* gives namespace a the creds of
+// a-b; database/creds/{namespace}-ro gives a the path that
+// database/creds/{namespace} gives a-ro).
 func VaultServerWarnings(s *vaultv1beta1.VaultServer) []string {
 	var out []string
 	for i, g := range s.Spec.Access {
 		for j, p := range g.Paths {
 			fld := fmt.Sprintf("spec.access[%d].paths[%d].template", i, j)
-			_, after, found := strings.Cut(p.Template, vaultv1beta1.NamespaceVariable)
+			before, after, found := strings.Cut(p.Template, vaultv1beta1.NamespaceVariable)
 			rest, _, _ := strings.Cut(after, "/")
+			lead := before[strings.LastIndex(before, "/")+1:]
 			switch {
 			case !found:
 				out = append(out, fmt.Sprintf("%s %q has no {namespace}: every namespace granted shares the same paths", fld, p.Template))
-			case strings.HasSuffix(rest, "*"):
-				out = append(out, fmt.Sprintf("%s %q: {namespace} is followed by %q in its segment, so namespace a also reaches the paths of namespaces named a%s…; end the segment after {namespace} (…/{namespace}/*) to keep namespaces apart",
-					fld, p.Template, rest, strings.TrimSuffix(rest, "*")))
+			case rest != "" || lead != "":
+				out = append(out, fmt.Sprintf("%s %q: {namespace} shares its segment with %q, so one namespace's path can be another's (namespace a reaches what belongs to namespaces named a…); keep {namespace} a segment of its own (…/{namespace}/…) to keep namespaces apart",
+					fld, p.Template, lead+rest))
 			}
 		}
 		for j, ns := range g.Namespaces {

@@ -111,6 +111,14 @@ func (c *Client) Check(ctx context.Context) (string, error) {
 	if err := c.ensureToken(ctx); err != nil {
 		return health.Version, markUnavailable(err)
 	}
+	// A token still within its renewal window may have been revoked:
+	// ask (a read, not a login), and log in again only if it is gone.
+	if !c.tokenValid(ctx) {
+		c.forgetToken()
+		if err := c.ensureToken(ctx); err != nil {
+			return health.Version, markUnavailable(err)
+		}
+	}
 	return health.Version, nil
 }
 

@@ -22,6 +22,7 @@ package vault
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net/http"
@@ -59,13 +60,10 @@ type Config struct {
 	// CACert is a PEM bundle that verifies Vault's certificate; the
 	// system's roots (or VAULT_CACERT) when empty.
 	CACert []byte
-	// JWTLogin logs in through a JWT auth mount (AuthMount, AuthRole)
-	// instead of a Kubernetes one, with the token LoginToken gives.
-	JWTLogin bool
-	// LoginToken, when set, gives the ServiceAccount token to log in
-	// with (for example one requested for an audience), instead of the
-	// file at ServiceAccountTokenPath.
-	LoginToken func(ctx context.Context) (string, error)
+	// Isolated ignores the process environment's Vault settings (agent
+	// address, TLS, rate limit): a VaultServer says all there is of its
+	// Vault, and VAULT_* variables meant for another must not reach it.
+	Isolated bool
 }
 
 // ConfigFromEnv reads the standard VAULT_ADDR, VAULT_TOKEN and
@@ -109,6 +107,12 @@ func New(cfg Config) (*Client, error) {
 	apiCfg.Timeout = cfg.Timeout
 	// Retries belong to the controller's backoff, not to each request.
 	apiCfg.MaxRetries = 0
+	if cfg.Isolated {
+		apiCfg.AgentAddress, apiCfg.Limiter = "", nil
+		if t, ok := apiCfg.HttpClient.Transport.(*http.Transport); ok {
+			t.TLSClientConfig = &tls.Config{MinVersion: tls.VersionTLS12}
+		}
+	}
 	if len(cfg.CACert) > 0 {
 		if err := apiCfg.ConfigureTLS(&vaultapi.TLSConfig{CACertBytes: cfg.CACert}); err != nil {
 			return nil, fmt.Errorf("vault client for %s: CA bundle: %w", cfg.Address, err)
@@ -165,7 +169,13 @@ func (c *Client) login(ctx context.Context) error {
 		c.loggedIn = true
 		return nil
 	}
-	secret, err := c.loginWithServiceAccount(ctx)
+	auth, err := authk8s.NewKubernetesAuth(c.cfg.AuthRole,
+		authk8s.WithMountPath(c.cfg.AuthMount),
+		authk8s.WithServiceAccountTokenPath(c.cfg.ServiceAccountTokenPath))
+	if err != nil {
+		return fmt.Errorf("vault kubernetes auth: %w", err)
+	}
+	secret, err := c.api.Auth().Login(ctx, auth)
 	observe(OpLogin, err, true)
 	if err != nil {
 		return fmt.Errorf("log in to Vault through auth/%s as role %q: %w", c.cfg.AuthMount, c.cfg.AuthRole, err)
@@ -176,37 +186,6 @@ func (c *Client) login(ctx context.Context) error {
 	c.setExpiry(secret.Auth.LeaseDuration)
 	c.loggedIn = true
 	return nil
-}
-
-// loginWithServiceAccount logs in through the Kubernetes or JWT auth mount
-// with the operator's ServiceAccount token.
-func (c *Client) loginWithServiceAccount(ctx context.Context) (*vaultapi.Secret, error) {
-	token := ""
-	if c.cfg.LoginToken != nil {
-		var err error
-		if token, err = c.cfg.LoginToken(ctx); err != nil {
-			return nil, fmt.Errorf("a ServiceAccount token to log in with: %w", err)
-		}
-	}
-	if c.cfg.JWTLogin {
-		if token == "" {
-			raw, err := os.ReadFile(c.cfg.ServiceAccountTokenPath)
-			if err != nil {
-				return nil, fmt.Errorf("read the ServiceAccount token: %w", err)
-			}
-			token = string(raw)
-		}
-		return c.api.Logical().WriteWithContext(ctx, "auth/"+c.cfg.AuthMount+"/login", map[string]any{"role": c.cfg.AuthRole, "jwt": token})
-	}
-	opt := authk8s.WithServiceAccountTokenPath(c.cfg.ServiceAccountTokenPath)
-	if token != "" {
-		opt = authk8s.WithServiceAccountToken(token)
-	}
-	auth, err := authk8s.NewKubernetesAuth(c.cfg.AuthRole, authk8s.WithMountPath(c.cfg.AuthMount), opt)
-	if err != nil {
-		return nil, fmt.Errorf("vault kubernetes auth: %w", err)
-	}
-	return c.api.Auth().Login(ctx, auth)
 }
 
 // setExpiry schedules renewal at two thirds of the token's TTL.

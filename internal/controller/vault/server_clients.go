@@ -18,6 +18,7 @@ package vault
 
 import (
 	"context"
+	"crypto/x509"
 	"fmt"
 	"reflect"
 	"sync"
@@ -67,7 +68,7 @@ type serverClient struct {
 // ConfigOf is the client configuration a VaultServer says, with its CA.
 func ConfigOf(base vaultclient.Config, s *vaultv1beta1.VaultServer, ca []byte) vaultclient.Config {
 	cfg := base
-	cfg.Address, cfg.Namespace, cfg.CACert, cfg.Token = s.Spec.Address, s.Spec.Namespace, ca, ""
+	cfg.Address, cfg.Namespace, cfg.CACert, cfg.Token, cfg.Isolated = s.Spec.Address, s.Spec.Namespace, ca, "", true
 	cfg.AuthMount, cfg.AuthRole = s.Spec.Login.Kubernetes.Mount, s.Spec.Login.Kubernetes.Role
 	cfg.KVMount = s.Spec.KVMount
 	if cfg.KVMount == "" {
@@ -133,6 +134,9 @@ func (c *ServerClients) caOf(ctx context.Context, s *vaultv1beta1.VaultServer) (
 	ca := secret.Data[key]
 	if len(ca) == 0 {
 		return nil, &errCA{fmt.Errorf("the CA Secret %s/%s has no key %q", c.Namespace, ref.Name, key)}
+	}
+	if !x509.NewCertPool().AppendCertsFromPEM(ca) {
+		return nil, &errCA{fmt.Errorf("key %q of the CA Secret %s/%s holds no PEM-encoded certificate", key, c.Namespace, ref.Name)}
 	}
 	return ca, nil
 }

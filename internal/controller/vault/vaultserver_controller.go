@@ -68,7 +68,8 @@ func (r *VaultServerReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 	connected := serverConnection(server.Spec.Address, version, err)
 	shared.SetCondition(&server.Status.Conditions, server.Generation, shared.TypeConnected, err == nil, connected.reason, connected.message)
 	shared.SetCondition(&server.Status.Conditions, server.Generation, shared.TypeReady, err == nil, connected.reason, connected.message)
-	if version != "" {
+	// A version stays through an outage, not through a change of server.
+	if version != "" || server.Generation != before.ObservedGeneration {
 		server.Status.Version = version
 	}
 	server.Status.Cluster = server.Spec.Cluster

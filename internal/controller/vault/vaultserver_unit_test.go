@@ -18,9 +18,17 @@ package vault
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
 	"fmt"
+	"math/big"
 	"strings"
 	"testing"
+	"time"
 
 	vaultapi "github.com/hashicorp/vault/api"
 	corev1 "k8s.io/api/core/v1"
@@ -63,7 +71,7 @@ func TestConfigOfVaultServer(t *testing.T) {
 	cfg := ConfigOf(base, centralVault(), []byte("PEM"))
 	want := base
 	want.Address, want.Namespace, want.CACert, want.Token = "https://vault.example.com:8200", "team-platform", []byte("PEM"), ""
-	want.AuthMount, want.AuthRole, want.KubernetesAuthMount, want.KVMount = "kubernetes-eu-1", "vko", "kubernetes-eu-1", "secret"
+	want.AuthMount, want.AuthRole, want.KubernetesAuthMount, want.KVMount, want.Isolated = "kubernetes-eu-1", "vko", "kubernetes-eu-1", "secret", true
 	if fmt.Sprint(cfg) != fmt.Sprint(want) {
 		t.Fatalf("ConfigOf = %+v\nwant %+v", cfg, want)
 	}
@@ -95,8 +103,13 @@ func TestVaultServerConnection(t *testing.T) {
 		{"CA from its Secret", func(s *vaultv1beta1.VaultServer) {
 			s.Spec.CASecretRef = &vaultv1beta1.SecretKeySelector{Name: "vault-ca"}
 		},
-			&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "vault-ca", Namespace: "vko"}, Data: map[string][]byte{"ca.crt": []byte("PEM")}},
+			&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "vault-ca", Namespace: "vko"}, Data: map[string][]byte{"ca.crt": selfSignedPEM(t)}},
 			fakeChecker{version: "1.21.0"}, metav1.ConditionTrue, shared.ReasonConnected, "logged in"},
+		{"CA Secret that holds no certificate", func(s *vaultv1beta1.VaultServer) {
+			s.Spec.CASecretRef = &vaultv1beta1.SecretKeySelector{Name: "vault-ca"}
+		},
+			&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "vault-ca", Namespace: "vko"}, Data: map[string][]byte{"ca.crt": []byte("not PEM")}},
+			fakeChecker{version: "1.21.0"}, metav1.ConditionFalse, shared.ReasonCAInvalid, "holds no PEM-encoded certificate"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			server := centralVault()
@@ -150,4 +163,19 @@ func TestVaultServerConnection(t *testing.T) {
 			}
 		})
 	}
+}
+
+// selfSignedPEM is a CA certificate made for the test.
+func selfSignedPEM(t *testing.T) []byte {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "test CA"}, NotAfter: time.Now().Add(time.Hour), IsCA: true, BasicConstraintsValid: true}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
 }

@@ -48,8 +48,7 @@ func (v *VaultServerValidator) ValidateCreate(_ context.Context, s *vaultv1beta1
 	return tenancy.VaultServerWarnings(s), validateVaultServer(s)
 }
 
-// ValidateUpdate checks a changed server; one being deleted passes, so
-// that nothing blocks its finalizer.
+// ValidateUpdate checks a changed server; one being deleted passes.
 func (v *VaultServerValidator) ValidateUpdate(_ context.Context, _, s *vaultv1beta1.VaultServer) (admission.Warnings, error) {
 	if s.DeletionTimestamp != nil {
 		return nil, nil
