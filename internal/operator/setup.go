@@ -206,37 +206,28 @@ func setupControllers(mgr ctrl.Manager, opts Options, recorder func(controller s
 	if err != nil {
 		return err
 	}
+	vaults, err := vaultServers(mgr, opts, clusterUID)
+	if err != nil {
+		return err
+	}
 	if err := (&vaultcontroller.VaultServerReconciler{
-		Client: mgr.GetClient(),
-		Clients: &vaultcontroller.ServerClients{
-			Reader:    mgr.GetAPIReader(),
-			Namespace: opts.OperatorNamespace,
-			Base:      opts.Vault,
-		},
+		Client:     mgr.GetClient(),
+		Clients:    vaults.Clients,
 		Recorder:   recorder("vaultserver-controller"),
 		ClusterUID: clusterUID,
 		MaxBackoff: opts.MaxBackoff,
 	}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("VaultServer controller: %w", err)
 	}
-
-	// A nil interface, not a nil *Client, when there is no Vault: the
-	// controller tests for nil.
+	// The environment's Vault, if any, is one server among the others.
 	var vault vaultcontroller.VaultAPI
 	var identity vaultcontroller.Identity
-	if opts.Vault.Address != "" {
-		c, err := vaultclient.New(opts.Vault)
-		if err != nil {
-			return err
-		}
-		vault = c
-		if identity, err = clusterIdentity(clusterUID, opts.ClusterName, opts.VaultNamePrefix); err != nil {
-			return err
-		}
-		ctrl.Log.WithName("setup").Info("identity in Vault", "cluster", identity.Cluster, "namePrefix", identity.NamePrefix)
+	if vaults.Env != nil {
+		vault, identity = vaults.Env.Vault, vaults.Env.Identity
 	}
 	if err := (&vaultcontroller.VaultAppReconciler{
 		Client:                  mgr.GetClient(),
+		Servers:                 vaults,
 		Vault:                   vault,
 		Identity:                identity,
 		Recorder:                recorder("vaultapp-controller"),
@@ -245,18 +236,14 @@ func setupControllers(mgr ctrl.Manager, opts Options, recorder func(controller s
 	}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("VaultApp controller: %w", err)
 	}
-
-	if vault != nil {
-		if err := mgr.Add(&vaultcontroller.OrphanSweeper{
-			Reader:   mgr.GetAPIReader(),
-			Cache:    mgr.GetClient(),
-			Vault:    vault,
-			Recorder: recorder("vaultapp-controller"),
-			Interval: opts.OrphanSweepInterval,
-			Identity: identity,
-		}); err != nil {
-			return fmt.Errorf("vault orphan sweep: %w", err)
-		}
+	if err := mgr.Add(&vaultcontroller.OrphanSweeper{
+		Reader:   mgr.GetAPIReader(),
+		Cache:    mgr.GetClient(),
+		Servers:  vaults,
+		Recorder: recorder("vaultapp-controller"),
+		Interval: opts.OrphanSweepInterval,
+	}); err != nil {
+		return fmt.Errorf("vault orphan sweep: %w", err)
 	}
 
 	credentials, err := credentialsCache(mgr, opts.OperatorNamespace)
@@ -298,6 +285,35 @@ func setupControllers(mgr ctrl.Manager, opts Options, recorder func(controller s
 		}
 	}
 	return nil
+}
+
+// vaultServers is where VaultApps are written: the VaultServers, one
+// client each (shared with the VaultServer controller: one login per
+// server), and the environment's Vault when the operator has an address.
+func vaultServers(mgr ctrl.Manager, opts Options, clusterUID string) (*vaultcontroller.VaultServers, error) {
+	servers := &vaultcontroller.VaultServers{
+		Reader:     mgr.GetClient(),
+		ClusterUID: clusterUID,
+		Clients: &vaultcontroller.ServerClients{
+			Reader:    mgr.GetAPIReader(),
+			Namespace: opts.OperatorNamespace,
+			Base:      opts.Vault,
+		},
+	}
+	if opts.Vault.Address == "" {
+		return servers, nil
+	}
+	c, err := vaultclient.New(opts.Vault)
+	if err != nil {
+		return nil, err
+	}
+	identity, err := clusterIdentity(clusterUID, opts.ClusterName, opts.VaultNamePrefix)
+	if err != nil {
+		return nil, err
+	}
+	ctrl.Log.WithName("setup").Info("identity in the environment's Vault", "cluster", identity.Cluster, "namePrefix", identity.NamePrefix)
+	servers.Env = &vaultcontroller.Server{Vault: c, Identity: identity}
+	return servers, nil
 }
 
 // kubeSystemUID is the kube-system namespace's UID: there from the

@@ -62,6 +62,11 @@ type VaultAppStatus struct {
 	// +optional
 	RoleName string `json:"roleName,omitempty"`
 
+	// Server is the VaultServer the policy and role were written to; empty
+	// for the Vault of the operator's environment.
+	// +optional
+	Server string `json:"server,omitempty"`
+
 	// LastSyncTime is when Vault was last found equal to the spec.
 	// +optional
 	LastSyncTime *metav1.Time `json:"lastSyncTime,omitempty"`

@@ -89,8 +89,24 @@ type KubernetesAuthSpec struct {
 	TokenTTL *metav1.Duration `json:"tokenTTL,omitempty"`
 }
 
+// ServerReference names a VaultServer.
+type ServerReference struct {
+	// Name of the VaultServer.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name"`
+}
+
 // VaultAppSpec declares the Vault access a workload of this namespace needs.
+// +kubebuilder:validation:XValidation:rule="has(self.serverRef) == has(oldSelf.serverRef) && (!has(self.serverRef) || self.serverRef.name == oldSelf.serverRef.name)",message="serverRef cannot change: delete the VaultApp and create it again"
 type VaultAppSpec struct {
+	// ServerRef names the VaultServer to write to. Defaults to the
+	// VaultServer annotated vault.exemple.com/is-default-server=true, or
+	// the Vault of the operator's environment when there is none. It
+	// cannot change.
+	// +optional
+	ServerRef *ServerReference `json:"serverRef,omitempty"`
+
 	// Policy to write into Vault.
 	Policy PolicySpec `json:"policy"`
 
@@ -124,6 +140,11 @@ type VaultAppStatus struct {
 	// +optional
 	RoleName string `json:"roleName,omitempty"`
 
+	// Server is the VaultServer the policy and role were written to; empty
+	// for the Vault of the operator's environment.
+	// +optional
+	Server string `json:"server,omitempty"`
+
 	// LastSyncTime is when Vault was last found equal to the spec.
 	// +optional
 	LastSyncTime *metav1.Time `json:"lastSyncTime,omitempty"`
@@ -142,6 +163,7 @@ type VaultAppStatus struct {
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
 // +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`
 // +kubebuilder:printcolumn:name="Policy",type=string,JSONPath=`.status.policyName`
+// +kubebuilder:printcolumn:name="Server",type=string,JSONPath=`.status.server`,priority=1
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type VaultApp struct {
 	metav1.TypeMeta   `json:",inline"`

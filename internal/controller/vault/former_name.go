@@ -39,7 +39,7 @@ import (
 // succeeds the status keeps the former name: every later pass (and the
 // finalizer) tries again, and no condition about the former name is taken
 // for one about the new.
-func (r *VaultAppReconciler) leaveFormerName(ctx context.Context, app *vaultv1beta1.VaultApp, former, name string) error {
+func (r *pass) leaveFormerName(ctx context.Context, app *vaultv1beta1.VaultApp, former, name string) error {
 	if former == "" || former == name {
 		return nil
 	}
@@ -65,7 +65,7 @@ func (r *VaultAppReconciler) leaveFormerName(ctx context.Context, app *vaultv1be
 // removeFormer deletes the policy of a former name, and the role of that
 // name when it grants it, only when the policy is still this very
 // VaultApp's; anything else under that name is left as it is.
-func (r *VaultAppReconciler) removeFormer(ctx context.Context, app *vaultv1beta1.VaultApp, former string) (bool, error) {
+func (r *pass) removeFormer(ctx context.Context, app *vaultv1beta1.VaultApp, former string) (bool, error) {
 	text, found, err := r.Vault.ReadPolicy(ctx, former)
 	if err != nil || !found || !formerPolicyOf(r.Identity, app, former, vaultclient.MarkOf(text)) {
 		return false, err

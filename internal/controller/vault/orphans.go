@@ -57,11 +57,22 @@ type OrphanSweeper struct {
 	// Cache is the manager's cache of VaultApps: a policy whose VaultApp
 	// is in it is not read at all (most are), so a sweep costs Vault one
 	// list and a read per candidate orphan, not one per VaultApp.
-	Cache    client.Reader
+	Cache client.Reader
+	// Servers lists the Vaults to sweep, each with this cluster's
+	// identity there; when nil, Vault and Identity are the one.
+	Servers  ServerSource
 	Vault    VaultAPI
 	Recorder events.EventRecorder
 	Interval time.Duration
 	// Identity is this cluster's: only its marks are swept.
+	Identity Identity
+}
+
+// sweep is one sweep of one server: its Vault and Identity shadow the
+// sweeper's.
+type sweep struct {
+	*OrphanSweeper
+	Vault    VaultAPI
 	Identity Identity
 }
 
@@ -89,9 +100,34 @@ func (s *OrphanSweeper) Start(ctx context.Context) error {
 	}
 }
 
-// Sweep removes every managed policy whose VaultApp is gone, with the role of
-// the same name when that role grants it, and returns their names.
+// Sweep removes, from every server, each managed policy whose VaultApp is
+// gone, with the role of the same name when that role grants it, and
+// returns their names. One server that fails does not stop the others.
 func (s *OrphanSweeper) Sweep(ctx context.Context) ([]string, error) {
+	if s.Servers == nil {
+		return (&sweep{OrphanSweeper: s, Vault: s.Vault, Identity: s.Identity}).run(ctx)
+	}
+	var removed []string
+	var errs error
+	for _, srv := range s.Servers.All(ctx) {
+		names, err := (&sweep{OrphanSweeper: s, Vault: srv.Vault, Identity: srv.Identity}).run(ctx)
+		removed = append(removed, names...)
+		if err != nil {
+			errs = errors.Join(errs, fmt.Errorf("sweep %s: %w", serverLabel(srv.Name), err))
+		}
+	}
+	return removed, errs
+}
+
+// serverLabel names a server in messages.
+func serverLabel(name string) string {
+	if name == "" {
+		return "the environment's Vault"
+	}
+	return "VaultServer " + name
+}
+
+func (s *sweep) run(ctx context.Context) ([]string, error) {
 	// Only this cluster's form of names (app. or app-<prefix>.): the admin
 	// may confine the operator's Vault policy to them; each is judged by
 	// its mark, since clusters without a prefix share the form.
@@ -130,7 +166,7 @@ func (s *OrphanSweeper) Sweep(ctx context.Context) ([]string, error) {
 
 // livePolicies are the policy names of the VaultApps in the cache; none
 // without a cache.
-func (s *OrphanSweeper) livePolicies(ctx context.Context) (map[string]bool, error) {
+func (s *sweep) livePolicies(ctx context.Context) (map[string]bool, error) {
 	live := map[string]bool{}
 	if s.Cache == nil {
 		return live, nil
@@ -147,7 +183,7 @@ func (s *OrphanSweeper) livePolicies(ctx context.Context) (map[string]bool, erro
 
 // orphaned reads a policy and reports whether this cluster's operator wrote
 // it for a VaultApp that no longer exists.
-func (s *OrphanSweeper) orphaned(ctx context.Context, name string) (bool, vaultclient.Owner, error) {
+func (s *sweep) orphaned(ctx context.Context, name string) (bool, vaultclient.Owner, error) {
 	text, found, err := s.Vault.ReadPolicy(ctx, name)
 	if vaultclient.Forbidden(err) {
 		// Out of the operator's reach: not its to judge.
@@ -187,7 +223,7 @@ func sweepable(id Identity, name string, mark vaultclient.PolicyMark) bool {
 // remove deletes the role (if it grants the policy) and the policy, after
 // reading the policy again: a VaultApp of the same name created since the
 // first read has rewritten it with its own UID, and keeps it.
-func (s *OrphanSweeper) remove(ctx context.Context, name string, owner vaultclient.Owner) error {
+func (s *sweep) remove(ctx context.Context, name string, owner vaultclient.Owner) error {
 	text, found, err := s.Vault.ReadPolicy(ctx, name)
 	if err != nil || !found || vaultclient.MarkOf(text).Owner != owner {
 		return err

@@ -123,7 +123,7 @@ func hadInStep(status *vaultv1beta1.VaultAppStatus, name, typ string) bool {
 // hand this cluster's workloads the other cluster's policy. Only a role
 // the status says the operator had in step, granting that policy, goes.
 // A failure is logged; the next refresh tries again.
-func (r *VaultAppReconciler) dropOwnRole(ctx context.Context, status *vaultv1beta1.VaultAppStatus, notOwned *errNotOwned) {
+func (r *pass) dropOwnRole(ctx context.Context, status *vaultv1beta1.VaultAppStatus, notOwned *errNotOwned) {
 	name := notOwned.name
 	role, found, err := r.Vault.ReadRole(ctx, name)
 	if err == nil && found && slices.Contains(role.Policies, name) && hadInStep(status, name, shared.TypeRoleSynced) {

@@ -438,7 +438,7 @@ func TestVaultThatDoesNotAnswerIsWaitedFor(t *testing.T) {
 			}
 			w.condition(shared.TypeReady, metav1.ConditionFalse, tc.reason)
 			w.event(corev1.EventTypeWarning, tc.reason)
-			if got := w.r.Outage.Waiting(vaultService); got != tc.waitingFor {
+			if got := w.r.Outage.Waiting((&Server{}).outageKey()); got != tc.waitingFor {
 				t.Fatalf("%d VaultApps wait for Vault, want %d", got, tc.waitingFor)
 			}
 		})
@@ -478,7 +478,7 @@ func TestNamespaceDeletedWhileVaultIsDown(t *testing.T) {
 	if e := w.event(corev1.EventTypeWarning, shared.ReasonDeleteFailed); !strings.Contains(e, "VaultApp api keeps finalizer "+Finalizer) {
 		t.Fatalf("the namespace was not told what holds it: %s", e)
 	}
-	if w.r.Outage.Waiting(vaultService) != 1 {
+	if w.r.Outage.Waiting((&Server{}).outageKey()) != 1 {
 		t.Fatal("the VaultApp does not wait for Vault")
 	}
 	w.vault.fail = nil

@@ -33,14 +33,16 @@ import (
 // DefaultCAKey is the key of a VaultServer's caSecretRef when none is named.
 const DefaultCAKey = "ca.crt"
 
-// ServerChecker is what the VaultServer controller asks of a Vault.
-type ServerChecker interface {
+// ServerClient is a VaultServer's client: what the VaultApp controller
+// writes through, and the VaultServer controller's check.
+type ServerClient interface {
+	VaultAPI
 	// Check reports Vault's version, and whether it answers and the
 	// operator can log in.
 	Check(ctx context.Context) (string, error)
 }
 
-var _ ServerChecker = (*vaultclient.Client)(nil)
+var _ ServerClient = (*vaultclient.Client)(nil)
 
 // ServerClients keeps one Vault client per VaultServer, built again only
 // when what the client is made of changes: a token lives as long as its
@@ -54,7 +56,7 @@ type ServerClients struct {
 	// token path and the request timeout.
 	Base vaultclient.Config
 	// New builds a client; vaultclient.New when nil.
-	New func(vaultclient.Config) (ServerChecker, error)
+	New func(vaultclient.Config) (ServerClient, error)
 
 	mu      sync.Mutex
 	clients map[string]serverClient
@@ -62,7 +64,7 @@ type ServerClients struct {
 
 type serverClient struct {
 	cfg    vaultclient.Config
-	client ServerChecker
+	client ServerClient
 }
 
 // ConfigOf is the client configuration a VaultServer says, with its CA.
@@ -79,7 +81,7 @@ func ConfigOf(base vaultclient.Config, s *vaultv1beta1.VaultServer, ca []byte) v
 }
 
 // For returns the client of a server, building it when the server changed.
-func (c *ServerClients) For(ctx context.Context, s *vaultv1beta1.VaultServer) (ServerChecker, error) {
+func (c *ServerClients) For(ctx context.Context, s *vaultv1beta1.VaultServer) (ServerClient, error) {
 	ca, err := c.caOf(ctx, s)
 	if err != nil {
 		return nil, err
@@ -92,7 +94,7 @@ func (c *ServerClients) For(ctx context.Context, s *vaultv1beta1.VaultServer) (S
 	}
 	newClient := c.New
 	if newClient == nil {
-		newClient = func(cfg vaultclient.Config) (ServerChecker, error) { return vaultclient.New(cfg) }
+		newClient = func(cfg vaultclient.Config) (ServerClient, error) { return vaultclient.New(cfg) }
 	}
 	vc, err := newClient(cfg)
 	if err != nil {

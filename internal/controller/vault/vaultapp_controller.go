@@ -35,6 +35,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
@@ -50,8 +51,11 @@ const Finalizer = vaultv1beta1.CleanupFinalizer
 // VaultAppReconciler keeps Vault in step with VaultApps.
 type VaultAppReconciler struct {
 	client.Client
-	// Vault is nil when the operator runs without a Vault address; every
-	// VaultApp then says so in its Ready condition.
+	// Servers resolves each VaultApp to its Vault; when nil, every
+	// VaultApp uses Vault and Identity below.
+	Servers ServerSource
+	// Vault is the Vault of the operator's environment, nil when it runs
+	// without a Vault address.
 	Vault    VaultAPI
 	Recorder events.EventRecorder
 	// Identity is this cluster's in the marks and names it writes to Vault.
@@ -67,18 +71,24 @@ type VaultAppReconciler struct {
 	refresh shared.Refresh
 }
 
-// vaultService names Vault in the Outage: the operator speaks to one.
-const vaultService = "vault"
+// pass is one reconcile of one VaultApp against the server it resolved
+// to: its Vault and Identity shadow the reconciler's (the environment's).
+type pass struct {
+	*VaultAppReconciler
+	Vault    VaultAPI
+	Identity Identity
+	server   *Server
+}
 
 // failure gives a Vault failure its reason and message. A Vault that did
-// not answer is waited for: the VaultApp is reconciled as soon as Vault
-// answers again, whatever its backoff.
-func (r *VaultAppReconciler) failure(app *vaultv1beta1.VaultApp, err error, reason string) (string, string) {
+// not answer is waited for: the VaultApp is reconciled as soon as its
+// Vault answers again, whatever its backoff.
+func (r *pass) failure(app *vaultv1beta1.VaultApp, err error, reason string) (string, string) {
 	if !vaultclient.Unavailable(err) {
 		return reason, err.Error()
 	}
 	if r.Outage != nil {
-		r.Outage.Wait(vaultService, r.Vault.Healthy, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(app)})
+		r.Outage.Wait(r.server.outageKey(), r.Vault.Healthy, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(app)})
 	}
 	if reason == shared.ReasonVaultError {
 		reason = shared.ReasonVaultUnavailable
@@ -90,66 +100,86 @@ func (r *VaultAppReconciler) failure(app *vaultv1beta1.VaultApp, err error, reas
 // compares them, and writes only what differs. What is live in Vault is
 // always within the namespace's current grant.
 func (r *VaultAppReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	log := logf.FromContext(ctx)
-
 	var app vaultv1beta1.VaultApp
 	if err := r.Get(ctx, req.NamespacedName, &app); err != nil {
 		r.refresh.Forget(req)
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
+	srv, err := r.resolve(ctx, &app)
+	var noServer *errServer
+	switch {
+	case errors.As(err, &noServer):
+		return r.withoutServer(ctx, &app, noServer)
+	case err != nil:
+		return ctrl.Result{}, err
+	}
+	p := &pass{VaultAppReconciler: r, Vault: srv.Vault, Identity: srv.Identity, server: srv}
+	return p.reconcile(ctx, req, &app)
+}
+
+// resolve finds the VaultApp's server: through Servers, or the
+// environment's Vault.
+func (r *VaultAppReconciler) resolve(ctx context.Context, app *vaultv1beta1.VaultApp) (*Server, error) {
+	if r.Servers != nil {
+		return r.Servers.Resolve(ctx, app)
+	}
+	if r.Vault == nil {
+		return nil, &errServer{shared.ReasonVaultNotConfigured, "the operator runs without a Vault address (--vault-address or VAULT_ADDR)"}
+	}
+	return &Server{Vault: r.Vault, Identity: r.Identity}, nil
+}
+
+func (r *pass) reconcile(ctx context.Context, req ctrl.Request, app *vaultv1beta1.VaultApp) (ctrl.Result, error) {
+	log := logf.FromContext(ctx)
 	before := app.Status.DeepCopy()
 	name := r.Identity.policyName(app.Namespace, app.Name)
 
 	if !app.DeletionTimestamp.IsZero() {
-		return r.finalize(ctx, &app, before, name)
+		return r.finalize(ctx, app, before, name)
 	}
-	if err := shared.SetFinalizer(ctx, r.Client, &app, Finalizer, true); err != nil {
+	if err := shared.SetFinalizer(ctx, r.Client, app, Finalizer, true); err != nil {
 		return ctrl.Result{}, err
 	}
-	// The status names what is live in Vault: the former name while a move
-	// to a new one (the cluster's prefix changed) is not done; set after
-	// the finalizer's patch, which reads the object back.
+	// The status names what is live in Vault, and where: the former name
+	// while a move to a new one (the cluster's prefix changed) is not
+	// done; set after the finalizer's patch, which reads the object back.
 	if before.PolicyName == "" {
 		app.Status.PolicyName, app.Status.RoleName = name, name
 	}
+	app.Status.Server = r.server.Name
 
 	// Observe: the spec's own rules (the webhook may have been bypassed),
 	// then what the namespace may have.
-	if errs := append(tenancy.ValidateVaultApp(&app), schema.Validate(&app)...); len(errs) > 0 {
+	if errs := append(tenancy.ValidateVaultApp(app), schema.Validate(app)...); len(errs) > 0 {
 		// Nothing is written to Vault, and what an earlier spec had live
 		// is removed: a spec that cannot be checked grants nothing (it got
 		// here past the webhook, or predates a rule).
-		return r.refuse(ctx, &app, before, name, errs.ToAggregate().Error())
+		return r.refuse(ctx, app, before, name, errs.ToAggregate().Error())
 	}
 	var ns corev1.Namespace
 	if err := r.Get(ctx, client.ObjectKey{Name: app.Namespace}, &ns); err != nil {
 		return ctrl.Result{}, fmt.Errorf("read namespace %q: %w", app.Namespace, err)
 	}
-	if r.Vault == nil {
-		msg := "the operator runs without a Vault address (--vault-address or VAULT_ADDR)"
-		r.failAll(&app, shared.ReasonVaultNotConfigured, msg)
-		return ctrl.Result{}, r.updateStatus(ctx, &app, before, corev1.EventTypeWarning, shared.ReasonVaultNotConfigured, msg)
-	}
-	granted := tenancy.GrantedRules(&app, &ns)
-	refused := tenancy.CheckVaultGrants(&app, &ns)
+	granted := tenancy.GrantedRules(app, &ns)
+	refused := tenancy.CheckVaultGrants(app, &ns)
 
 	// Compare and act.
-	changed, err := r.act(ctx, &app, before, name, granted)
+	changed, err := r.act(ctx, app, before, name, granted)
 	var notOwned *errNotOwned
 	switch {
 	case errors.As(err, &notOwned):
 		// No backoff retries: the owner of that object must act in Vault;
 		// the next refresh looks again.
-		r.failAll(&app, shared.ReasonNotOwned, err.Error())
-		if serr := r.updateStatus(ctx, &app, before, corev1.EventTypeWarning, shared.ReasonNotOwned, err.Error()); serr != nil {
+		r.failAll(app, shared.ReasonNotOwned, err.Error())
+		if serr := r.updateStatus(ctx, app, before, corev1.EventTypeWarning, shared.ReasonNotOwned, err.Error()); serr != nil {
 			return ctrl.Result{}, serr
 		}
-		return r.refresh.After(req, tenancy.VaultRefreshInterval(&app)), nil
+		return r.refresh.After(req, tenancy.VaultRefreshInterval(app)), nil
 	case err != nil:
 		log.Error(err, "sync with Vault failed", "policy", name)
-		reason, msg := r.failure(&app, err, shared.ReasonVaultError)
-		r.failAll(&app, reason, msg)
-		if serr := r.updateStatus(ctx, &app, before, corev1.EventTypeWarning, reason, msg); serr != nil {
+		reason, msg := r.failure(app, err, shared.ReasonVaultError)
+		r.failAll(app, reason, msg)
+		if serr := r.updateStatus(ctx, app, before, corev1.EventTypeWarning, reason, msg); serr != nil {
 			return ctrl.Result{}, errors.Join(err, serr)
 		}
 		return ctrl.Result{}, err
@@ -164,7 +194,7 @@ func (r *VaultAppReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 			msg = fmt.Sprintf("removed policy and role %s from Vault: %s", name, msg)
 			reason = shared.ReasonGrantRevoked
 		}
-		r.failAll(&app, shared.ReasonNotAllowed, msg)
+		r.failAll(app, shared.ReasonNotAllowed, msg)
 		eventType, note = corev1.EventTypeWarning, msg
 	case len(refused) > 0:
 		// Narrowed (capabilities taken back), or a Retain the namespace
@@ -205,16 +235,16 @@ func (r *VaultAppReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 	if changed != nothing {
 		log.Info("wrote to Vault", "what", changed.String(), "name", name, "reason", reason)
 	}
-	if err := r.updateStatus(ctx, &app, before, eventType, reason, note); err != nil {
+	if err := r.updateStatus(ctx, app, before, eventType, reason, note); err != nil {
 		return ctrl.Result{}, err
 	}
-	return r.refresh.After(req, tenancy.VaultRefreshInterval(&app)), nil
+	return r.refresh.After(req, tenancy.VaultRefreshInterval(app)), nil
 }
 
 // act brings Vault in step with what is granted: the policy and role
 // written, or removed when nothing is granted; and nothing left live under
 // a former name, whatever holds the new one.
-func (r *VaultAppReconciler) act(ctx context.Context, app *vaultv1beta1.VaultApp, before *vaultv1beta1.VaultAppStatus, name string, granted []vaultv1beta1.PolicyRule) (written, error) {
+func (r *pass) act(ctx context.Context, app *vaultv1beta1.VaultApp, before *vaultv1beta1.VaultAppStatus, name string, granted []vaultv1beta1.PolicyRule) (written, error) {
 	var changed written
 	var err error
 	if len(granted) == 0 {
@@ -237,9 +267,9 @@ func (r *VaultAppReconciler) act(ctx context.Context, app *vaultv1beta1.VaultApp
 
 // refuse removes what the operator had live in Vault for a VaultApp it
 // cannot act on, and says why.
-func (r *VaultAppReconciler) refuse(ctx context.Context, app *vaultv1beta1.VaultApp, before *vaultv1beta1.VaultAppStatus, name, msg string) (ctrl.Result, error) {
+func (r *pass) refuse(ctx context.Context, app *vaultv1beta1.VaultApp, before *vaultv1beta1.VaultAppStatus, name, msg string) (ctrl.Result, error) {
 	reason := shared.ReasonNotAllowed
-	if r.Vault != nil {
+	{
 		removed, err := r.removeOwned(ctx, app, before, name)
 		var notOwned *errNotOwned
 		switch {
@@ -278,7 +308,7 @@ func (w written) String() string {
 
 // sync reads the policy and the role, and writes each that differs and is
 // the operator's to write.
-func (r *VaultAppReconciler) sync(ctx context.Context, app *vaultv1beta1.VaultApp, before *vaultv1beta1.VaultAppStatus, name string, granted []vaultv1beta1.PolicyRule) (written, error) {
+func (r *pass) sync(ctx context.Context, app *vaultv1beta1.VaultApp, before *vaultv1beta1.VaultAppStatus, name string, granted []vaultv1beta1.PolicyRule) (written, error) {
 	rules := make([]vaultclient.Rule, 0, len(granted))
 	for _, rule := range granted {
 		caps := make([]string, len(rule.Capabilities))
@@ -333,7 +363,7 @@ type vaultState struct {
 // either exists and is not the operator's: nothing is written or removed
 // unless both are. The policy is judged first, since a role is the
 // operator's only by granting the operator's policy.
-func (r *VaultAppReconciler) observe(ctx context.Context, app *vaultv1beta1.VaultApp, status *vaultv1beta1.VaultAppStatus, name string) (vaultState, error) {
+func (r *pass) observe(ctx context.Context, app *vaultv1beta1.VaultApp, status *vaultv1beta1.VaultAppStatus, name string) (vaultState, error) {
 	var st vaultState
 	// A VaultApp never synced, whose name a recent listing shows free, has
 	// nothing to read (see vaultclient.Client.Free): a thousand VaultApps
@@ -372,7 +402,7 @@ func (r *VaultAppReconciler) observe(ctx context.Context, app *vaultv1beta1.Vaul
 
 // revoke removes the policy and role when the namespace may no longer use
 // anything the VaultApp asks: a grant taken back shrinks what is live.
-func (r *VaultAppReconciler) revoke(ctx context.Context, app *vaultv1beta1.VaultApp, before *vaultv1beta1.VaultAppStatus, name string) (written, error) {
+func (r *pass) revoke(ctx context.Context, app *vaultv1beta1.VaultApp, before *vaultv1beta1.VaultAppStatus, name string) (written, error) {
 	removed, err := r.removeOwned(ctx, app, before, name)
 	if err != nil {
 		return nothing, err
@@ -386,7 +416,7 @@ func (r *VaultAppReconciler) revoke(ctx context.Context, app *vaultv1beta1.Vault
 // removeOwned deletes the role and then the policy, each only if it exists
 // and is the operator's; it reports whether it deleted anything. An object
 // that is not the operator's is an errNotOwned.
-func (r *VaultAppReconciler) removeOwned(ctx context.Context, app *vaultv1beta1.VaultApp, status *vaultv1beta1.VaultAppStatus, name string) (bool, error) {
+func (r *pass) removeOwned(ctx context.Context, app *vaultv1beta1.VaultApp, status *vaultv1beta1.VaultAppStatus, name string) (bool, error) {
 	have, err := r.observe(ctx, app, status, name)
 	if err != nil {
 		return false, err
@@ -405,7 +435,7 @@ func (r *VaultAppReconciler) removeOwned(ctx context.Context, app *vaultv1beta1.
 }
 
 // ownerOf is the owner the marks of the VaultApp's policy name.
-func (r *VaultAppReconciler) ownerOf(app *vaultv1beta1.VaultApp) vaultclient.Owner {
+func (r *pass) ownerOf(app *vaultv1beta1.VaultApp) vaultclient.Owner {
 	return vaultclient.Owner{Namespace: app.Namespace, Name: app.Name, UID: string(app.UID), Cluster: r.Identity.Cluster}
 }
 
@@ -433,18 +463,26 @@ func (r *VaultAppReconciler) SetupWithManager(mgr ctrl.Manager) error {
 			return err
 		}
 	}
+
 	if r.Outage == nil {
 		r.Outage = shared.NewOutage(0)
 	}
 	if err := mgr.Add(r.Outage); err != nil {
 		return err
 	}
-	return ctrl.NewControllerManagedBy(mgr).
+	b := ctrl.NewControllerManagedBy(mgr).
 		// Spec changes, deletion, a finalizer removed by hand: not the
 		// operator's own status writes. Drift in Vault is found by the
 		// periodic refresh.
 		For(&vaultv1beta1.VaultApp{}, builder.WithPredicates(shared.SpecChangedOrFinalizerMissing(Finalizer))).
-		Watches(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(r.vaultAppsIn), builder.WithPredicates(shared.NamespaceGrantsChanged)).
+		Watches(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(r.vaultAppsIn), builder.WithPredicates(shared.NamespaceGrantsChanged))
+	if r.Servers != nil {
+		// A VaultServer created, changed or made the default: the
+		// VaultApps that use it, or would.
+		b = b.Watches(&vaultv1beta1.VaultServer{}, handler.EnqueueRequestsFromMapFunc(r.vaultAppsOf),
+			builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{})))
+	}
+	return b.
 		// VaultApps that waited for Vault, once it answers again.
 		WatchesRawSource(r.Outage.Source()).
 		WithOptions(controller.Options{
@@ -453,6 +491,20 @@ func (r *VaultAppReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		}).
 		Named("vaultapp").
 		Complete(r)
+}
+
+// vaultAppsOf maps a VaultServer to the VaultApps that name it, wrote to
+// it, or have no server yet (it may have become the default).
+func (r *VaultAppReconciler) vaultAppsOf(ctx context.Context, server client.Object) []reconcile.Request {
+	var list vaultv1beta1.VaultAppList
+	if err := r.List(ctx, &list); err != nil {
+		logf.FromContext(ctx).Error(err, "list VaultApps of a VaultServer", "server", server.GetName())
+		return nil
+	}
+	return shared.Requests(list.Items, func(a *vaultv1beta1.VaultApp) bool {
+		named := a.Spec.ServerRef != nil && a.Spec.ServerRef.Name == server.GetName()
+		return named || a.Status.Server == server.GetName() || (a.Spec.ServerRef == nil && a.Status.Server == "" && a.Status.LastSyncTime == nil)
+	})
 }
 
 func (r *VaultAppReconciler) vaultAppsIn(ctx context.Context, ns client.Object) []reconcile.Request {

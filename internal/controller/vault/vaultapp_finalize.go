@@ -37,16 +37,13 @@ import (
 // policy's mark turns to "retained"). It works for a VaultApp whose creation
 // failed: deleting what does not exist is no error. Objects the operator did
 // not write are left as they are.
-func (r *VaultAppReconciler) finalize(ctx context.Context, app *vaultv1beta1.VaultApp, before *vaultv1beta1.VaultAppStatus, name string) (ctrl.Result, error) {
+func (r *pass) finalize(ctx context.Context, app *vaultv1beta1.VaultApp, before *vaultv1beta1.VaultAppStatus, name string) (ctrl.Result, error) {
 	if !controllerutil.ContainsFinalizer(app, Finalizer) {
 		return ctrl.Result{}, nil
 	}
 	reason, note := shared.ReasonDeleted, "removed policy and role "+name+" from Vault"
 	var err error
 	switch {
-	case r.Vault == nil:
-		// Nothing was ever written without a Vault address.
-		note = "no Vault configured: nothing to remove"
 	case app.Spec.DeletionPolicy == vaultv1beta1.DeletionPolicyRetain && r.retainAllowed(ctx, app.Namespace):
 		reason, note = shared.ReasonRetained, "left policy and role "+name+" in Vault (deletionPolicy Retain); the operator no longer manages them"
 		err = r.release(ctx, app, before, name)
@@ -61,7 +58,7 @@ func (r *VaultAppReconciler) finalize(ctx context.Context, app *vaultv1beta1.Vau
 		}
 	}
 	var notOwned *errNotOwned
-	if r.Vault != nil && (err == nil || errors.As(err, &notOwned)) {
+	if err == nil || errors.As(err, &notOwned) {
 		// Deleted before its move to a new name was done: the former
 		// name goes too (or is released), whatever held the new one.
 		if ferr := r.finalizeFormer(ctx, app, before.PolicyName, name, reason == shared.ReasonRetained); ferr != nil {
@@ -118,7 +115,7 @@ func (r *VaultAppReconciler) retainAllowed(ctx context.Context, namespace string
 // release marks the policy as retained, so that neither this operator (the
 // orphan sweep, a later VaultApp of the same name) nor anyone reading Vault
 // takes it for a managed one. The role stays as it is.
-func (r *VaultAppReconciler) release(ctx context.Context, app *vaultv1beta1.VaultApp, before *vaultv1beta1.VaultAppStatus, name string) error {
+func (r *pass) release(ctx context.Context, app *vaultv1beta1.VaultApp, before *vaultv1beta1.VaultAppStatus, name string) error {
 	have, err := r.observe(ctx, app, before, name)
 	if err != nil || !have.policyFound {
 		return err
@@ -128,7 +125,7 @@ func (r *VaultAppReconciler) release(ctx context.Context, app *vaultv1beta1.Vaul
 
 // finalizeFormer removes, or with Retain releases, what the VaultApp still
 // has under its former name.
-func (r *VaultAppReconciler) finalizeFormer(ctx context.Context, app *vaultv1beta1.VaultApp, former, name string, retain bool) error {
+func (r *pass) finalizeFormer(ctx context.Context, app *vaultv1beta1.VaultApp, former, name string, retain bool) error {
 	if former == "" || former == name {
 		return nil
 	}

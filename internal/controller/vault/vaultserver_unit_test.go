@@ -47,6 +47,7 @@ import (
 
 // fakeChecker answers a check as told.
 type fakeChecker struct {
+	*fakeVault
 	version string
 	err     error
 }
@@ -128,7 +129,7 @@ func TestVaultServerConnection(t *testing.T) {
 			recorder := events.NewFakeRecorder(10)
 			r := &VaultServerReconciler{
 				Client: c, Recorder: recorder, ClusterUID: "uid-1",
-				Clients: &ServerClients{Reader: c, Namespace: "vko", New: func(cfg vaultclient.Config) (ServerChecker, error) {
+				Clients: &ServerClients{Reader: c, Namespace: "vko", New: func(cfg vaultclient.Config) (ServerClient, error) {
 					built = append(built, cfg)
 					return &tt.check, nil
 				}},

@@ -21,6 +21,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -155,4 +156,95 @@ func conditionMessage(s *vaultv1beta1.VaultServer, typ string) string {
 		return c.Message
 	}
 	return ""
+}
+
+// One manager, two Vaults: VaultApps on the environment's Vault and on a
+// VaultServer's. The second stopped, only its VaultApps say
+// VaultUnavailable; the others keep converging; back, it converges too.
+func TestTwoVaultsBehindOneManager(t *testing.T) {
+	ctx := context.Background()
+	east := startCluster(t, "east", "")
+	second, err := harness.StartVault(ctx, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(second.Stop)
+	prepare := func() {
+		t.Helper()
+		if err := second.ConfigureKubernetesAuthAt(ctx, east.mount, east.op.Client, east.op.Config); err != nil {
+			t.Fatal(err)
+		}
+		policy := harness.OperatorVaultPolicyFor(east.mount, "second")
+		if err := second.AllowOperatorAt(ctx, east.mount, "vault-keycloak-operator", policy, operatorNamespace, operatorAccount); err != nil {
+			t.Fatal(err)
+		}
+	}
+	prepare()
+	s := vaultServerAt("second", second.Addr, east.mount)
+	s.Spec.Cluster, s.Spec.NamePrefix = "east", "second"
+	if err := east.op.Client.Create(ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	east.waitServer(t, "second", metav1.ConditionTrue, shared.ReasonConnected)
+
+	east.namespace(t, "shop")
+	onEnv := east.createApp(t, "shop", "a")
+	onSecond := &vaultv1beta1.VaultApp{
+		ObjectMeta: metav1.ObjectMeta{Name: "b", Namespace: "shop"},
+		Spec: vaultv1beta1.VaultAppSpec{
+			ServerRef:      &vaultv1beta1.ServerReference{Name: "second"},
+			Policy:         vaultv1beta1.PolicySpec{Rules: []vaultv1beta1.PolicyRule{{Path: "b/*", Capabilities: []vaultv1beta1.Capability{"read"}}}},
+			KubernetesAuth: vaultv1beta1.KubernetesAuthSpec{ServiceAccounts: []string{"b"}},
+		},
+	}
+	if err := east.op.Client.Create(ctx, onSecond); err != nil {
+		t.Fatal(err)
+	}
+	east.wait(t, onEnv, metav1.ConditionTrue, shared.ReasonSynced)
+	east.wait(t, client.ObjectKeyFromObject(onSecond), metav1.ConditionTrue, shared.ReasonSynced)
+
+	admin2, err := second.AdminClient()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text, _ := admin2.Sys().GetPolicy("app-second.shop.b"); !strings.Contains(text, "in cluster east.") {
+		t.Fatalf("the second Vault's policy app-second.shop.b:\n%s", text)
+	}
+	if _, ok := vaultState(t)["policy app.shop.a"]; !ok {
+		t.Fatal("the environment's Vault lacks app.shop.a")
+	}
+	if text, _ := admin2.Sys().GetPolicy("app.shop.a"); text != "" {
+		t.Fatal("app.shop.a was written to the second Vault too")
+	}
+
+	// The second Vault stops: only b says so; a still converges.
+	second.Stop()
+	var b vaultv1beta1.VaultApp
+	if err := east.op.Client.Get(ctx, client.ObjectKeyFromObject(onSecond), &b); err != nil {
+		t.Fatal(err)
+	}
+	b.Spec.Policy.Rules[0].Capabilities = []vaultv1beta1.Capability{"read", "list"}
+	if err := east.op.Client.Update(ctx, &b); err != nil {
+		t.Fatal(err)
+	}
+	east.wait(t, client.ObjectKeyFromObject(onSecond), metav1.ConditionFalse, shared.ReasonVaultUnavailable)
+	var a vaultv1beta1.VaultApp
+	if err := east.op.Client.Get(ctx, onEnv, &a); err != nil {
+		t.Fatal(err)
+	}
+	a.Spec.Policy.Rules[0].Capabilities = []vaultv1beta1.Capability{"read", "list"}
+	if err := east.op.Client.Update(ctx, &a); err != nil {
+		t.Fatal(err)
+	}
+	east.wait(t, onEnv, metav1.ConditionTrue, shared.ReasonUpdated)
+
+	// Back (a dev server starts empty): b is written again at once.
+	if err := second.Restart(ctx); err != nil {
+		t.Fatal(err)
+	}
+	prepare()
+	east.wait(t, client.ObjectKeyFromObject(onSecond), metav1.ConditionTrue, shared.ReasonSynced)
+	if text, _ := admin2.Sys().GetPolicy("app-second.shop.b"); !strings.Contains(text, `"read", "list"`) {
+		t.Fatalf("the second Vault's policy after its return:\n%s", text)
+	}
 }

@@ -1,0 +1,176 @@
+/*
+Copyright 2026 The vault-keycloak-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package vault
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
+	"github.com/carbogame/vault-keycloak-operator/internal/controller/shared"
+)
+
+// Server is a Vault that VaultApps' policies and roles are written to,
+// with this cluster's identity there.
+type Server struct {
+	// Name is the VaultServer's; "" for the Vault of the operator's
+	// environment (VAULT_ADDR and the flags).
+	Name     string
+	Vault    VaultAPI
+	Identity Identity
+}
+
+// outageKey names the server in the Outage: each is probed on its own, so
+// one Vault that does not answer holds only its own VaultApps.
+func (s *Server) outageKey() string { return "vault/" + s.Name }
+
+// ServerSource finds the Vault of each VaultApp.
+type ServerSource interface {
+	// Resolve returns the server of a VaultApp, or an *errServer that
+	// says why it has none.
+	Resolve(ctx context.Context, app *vaultv1beta1.VaultApp) (*Server, error)
+	// All returns every server the operator can reach now, for the sweep.
+	All(ctx context.Context) []*Server
+}
+
+// errServer is a VaultApp without a usable server: a condition reason and
+// a message, not a failure to retry with backoff (a VaultServer or the
+// annotation that makes one the default will be watched for).
+type errServer struct{ reason, msg string }
+
+func (e *errServer) Error() string { return e.msg }
+
+// chooseServer decides which server a VaultApp uses: the one it names; the
+// one it wrote to before (a VaultApp never moves by itself: a new default
+// server takes only new VaultApps); else the default VaultServer; else the
+// environment's Vault. written says the VaultApp wrote to the
+// environment's Vault before (releases before VaultServer).
+func chooseServer(app *vaultv1beta1.VaultApp, envConfigured bool, defaults []string) (string, *errServer) {
+	wroteToEnv := app.Status.Server == "" && app.Status.LastSyncTime != nil
+	var name string
+	switch {
+	case app.Spec.ServerRef != nil:
+		name = app.Spec.ServerRef.Name
+	case app.Status.Server != "":
+		name = app.Status.Server
+	case wroteToEnv && envConfigured:
+		return "", nil
+	case len(defaults) == 1:
+		name = defaults[0]
+	case len(defaults) > 1:
+		return "", &errServer{shared.ReasonServerNotFound, fmt.Sprintf("VaultServers %v are all annotated %s=true: the cluster admin must keep one", defaults, vaultv1beta1.DefaultServerAnnotation)}
+	case envConfigured:
+		return "", nil
+	default:
+		return "", &errServer{shared.ReasonVaultNotConfigured, "no VaultServer is named in spec.serverRef or annotated " + vaultv1beta1.DefaultServerAnnotation + "=true, and the operator runs without a Vault address"}
+	}
+	if app.Status.Server != name && (app.Status.Server != "" || wroteToEnv) {
+		from := app.Status.Server
+		if from == "" {
+			from = "the operator's environment"
+		}
+		return "", &errServer{shared.ReasonNotAllowed, fmt.Sprintf("the policy and role were written to the Vault of %s, not VaultServer %s: a VaultApp does not move between servers; delete it and create it again", from, name)}
+	}
+	return name, nil
+}
+
+// VaultServers resolves VaultApps to the VaultServers of the cluster, or
+// to the environment's Vault.
+type VaultServers struct {
+	// Reader reads VaultServers (the manager's cache).
+	Reader client.Reader
+	// Env is the environment's Vault; nil when the operator has none.
+	Env *Server
+	// Clients keeps one client per VaultServer (shared with the
+	// VaultServer controller: one login per server).
+	Clients *ServerClients
+	// ClusterUID names the cluster in a server that names none.
+	ClusterUID string
+}
+
+// Resolve returns the server of a VaultApp.
+func (v *VaultServers) Resolve(ctx context.Context, app *vaultv1beta1.VaultApp) (*Server, error) {
+	defaults, err := v.defaults(ctx)
+	if err != nil {
+		return nil, err
+	}
+	name, refused := chooseServer(app, v.Env != nil, defaults)
+	if refused != nil {
+		return nil, refused
+	}
+	if name == "" {
+		return v.Env, nil
+	}
+	var s vaultv1beta1.VaultServer
+	if err := v.Reader.Get(ctx, client.ObjectKey{Name: name}, &s); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, &errServer{shared.ReasonServerNotFound, fmt.Sprintf("VaultServer %s does not exist", name)}
+		}
+		return nil, fmt.Errorf("read VaultServer %s: %w", name, err)
+	}
+	return v.serverOf(ctx, &s)
+}
+
+// All returns the environment's Vault and every VaultServer whose client
+// can be built.
+func (v *VaultServers) All(ctx context.Context) []*Server {
+	var out []*Server
+	if v.Env != nil {
+		out = append(out, v.Env)
+	}
+	var list vaultv1beta1.VaultServerList
+	if err := v.Reader.List(ctx, &list); err != nil {
+		return out
+	}
+	for i := range list.Items {
+		if s, err := v.serverOf(ctx, &list.Items[i]); err == nil {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func (v *VaultServers) serverOf(ctx context.Context, s *vaultv1beta1.VaultServer) (*Server, error) {
+	vc, err := v.Clients.For(ctx, s)
+	if err != nil {
+		return nil, &errServer{shared.ReasonCAInvalid, fmt.Sprintf("VaultServer %s: %v", s.Name, err)}
+	}
+	id := Identity{Cluster: v.ClusterUID, NamePrefix: s.Spec.NamePrefix}
+	if s.Spec.Cluster != "" {
+		id.Cluster, id.Aliases = s.Spec.Cluster, []string{v.ClusterUID}
+	}
+	return &Server{Name: s.Name, Vault: vc, Identity: id}, nil
+}
+
+func (v *VaultServers) defaults(ctx context.Context) ([]string, error) {
+	var list vaultv1beta1.VaultServerList
+	if err := v.Reader.List(ctx, &list); err != nil {
+		return nil, fmt.Errorf("list VaultServers: %w", err)
+	}
+	var out []string
+	for _, s := range list.Items {
+		if s.Annotations[vaultv1beta1.DefaultServerAnnotation] == "true" {
+			out = append(out, s.Name)
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}

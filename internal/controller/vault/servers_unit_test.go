@@ -1,0 +1,150 @@
+/*
+Copyright 2026 The vault-keycloak-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package vault
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
+	"github.com/carbogame/vault-keycloak-operator/internal/controller/shared"
+	vaultclient "github.com/carbogame/vault-keycloak-operator/internal/vault"
+)
+
+func TestChooseServer(t *testing.T) {
+	synced := metav1.Now()
+	app := func(ref, server string, wrote bool) *vaultv1beta1.VaultApp {
+		a := shopAPI()
+		if ref != "" {
+			a.Spec.ServerRef = &vaultv1beta1.ServerReference{Name: ref}
+		}
+		a.Status.Server = server
+		if wrote {
+			a.Status.LastSyncTime = &synced
+		}
+		return a
+	}
+	for _, tt := range []struct {
+		name     string
+		app      *vaultv1beta1.VaultApp
+		env      bool
+		defaults []string
+		want     string // the server, or the refusal's reason after "!"
+	}{
+		{"named", app("eu", "", false), true, []string{"central"}, "eu"},
+		{"named, written there", app("eu", "eu", true), false, nil, "eu"},
+		{"the default, for a new VaultApp", app("", "", false), true, []string{"central"}, "central"},
+		{"the environment's, for a new VaultApp without a default", app("", "", false), true, nil, ""},
+		{"the environment's, where it wrote before a default appeared", app("", "", true), true, []string{"central"}, ""},
+		{"where it wrote, though another is the default now", app("", "eu", true), true, []string{"central"}, "eu"},
+		{"nothing configured", app("", "", false), false, nil, "!" + shared.ReasonVaultNotConfigured},
+		{"two defaults", app("", "", false), true, []string{"a", "b"}, "!" + shared.ReasonServerNotFound},
+		{"named, but written to the environment's", app("eu", "", true), true, nil, "!" + shared.ReasonNotAllowed},
+		{"the environment's is gone: no move to the default", app("", "", true), false, []string{"central"}, "!" + shared.ReasonNotAllowed},
+	} {
+		got, refused := chooseServer(tt.app, tt.env, tt.defaults)
+		if refused != nil {
+			got = "!" + refused.reason
+		}
+		if got != tt.want {
+			t.Errorf("%s: chose %q (%v), want %q", tt.name, got, refused, tt.want)
+		}
+	}
+}
+
+// A VaultApp that names a VaultServer is written there, with the server's
+// name prefix and cluster; the environment's Vault is not touched.
+func TestVaultAppWrittenToItsVaultServer(t *testing.T) {
+	a := shopAPI()
+	a.Spec.ServerRef = &vaultv1beta1.ServerReference{Name: "eu"}
+	w := newWorld(t, nil, a)
+	eu := &vaultv1beta1.VaultServer{
+		ObjectMeta: metav1.ObjectMeta{Name: "eu"},
+		Spec: vaultv1beta1.VaultServerSpec{Address: "https://eu.example.com", Cluster: "prod-1", NamePrefix: "prod-1",
+			Login:   vaultv1beta1.VaultLogin{Kubernetes: vaultv1beta1.VaultRoleLogin{Mount: "kubernetes-prod-1", Role: "vko"}},
+			AppAuth: vaultv1beta1.VaultAuthMethod{Kubernetes: vaultv1beta1.VaultAuthMount{Mount: "kubernetes-prod-1"}}},
+	}
+	euVault := newFakeVault()
+	w.r.Servers = &VaultServers{Reader: w.client, Env: &Server{Vault: w.vault, Identity: w.r.Identity}, ClusterUID: "uid-1",
+		Clients: &ServerClients{Reader: w.client, New: func(cfg vaultclient.Config) (ServerClient, error) {
+			if cfg.Address != "https://eu.example.com" || cfg.KubernetesAuthMount != "kubernetes-prod-1" {
+				t.Errorf("client config %+v", cfg)
+			}
+			return &fakeChecker{fakeVault: euVault}, nil
+		}}}
+
+	// Not there yet: said so, nothing written anywhere.
+	w.reconcile()
+	if msg := w.condition(shared.TypeReady, metav1.ConditionFalse, shared.ReasonServerNotFound); !strings.Contains(msg, "VaultServer eu does not exist") {
+		t.Fatalf("Ready message = %q", msg)
+	}
+	if err := w.client.Create(context.Background(), eu); err != nil {
+		t.Fatal(err)
+	}
+	w.reconcile()
+	w.condition(shared.TypeReady, metav1.ConditionTrue, shared.ReasonSynced)
+	const name = "app-prod-1.shop.api"
+	if got := vaultclient.MarkOf(euVault.policies[name]).Owner.Cluster; got != "prod-1" {
+		t.Fatalf("policy %s in eu marks cluster %q; eu holds %v", name, got, euVault.policies)
+	}
+	if _, ok := euVault.roles[name]; !ok {
+		t.Fatalf("no role %s in eu", name)
+	}
+	if len(w.vault.writes) > 0 {
+		t.Fatalf("the environment's Vault was written: %v", w.vault.writes)
+	}
+	if st := w.app().Status; st.Server != "eu" || st.PolicyName != name {
+		t.Fatalf("status server %q policy %q", st.Server, st.PolicyName)
+	}
+
+	// The sweep goes through both.
+	s := &OrphanSweeper{Reader: w.client, Servers: w.r.Servers, Recorder: w.events}
+	if _, err := s.Sweep(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+
+	// Deleted: removed from eu.
+	if err := w.client.Delete(context.Background(), w.app()); err != nil {
+		t.Fatal(err)
+	}
+	w.reconcile()
+	if len(euVault.policies) > 0 || len(euVault.roles) > 0 {
+		t.Fatalf("left in eu: %v %v", euVault.policies, euVault.roles)
+	}
+}
+
+// A VaultApp whose VaultServer was deleted is let go when it is deleted:
+// nothing can be removed from a Vault the operator no longer knows.
+func TestVaultAppOfADeletedServerIsLetGo(t *testing.T) {
+	a := shopAPI()
+	a.Spec.ServerRef = &vaultv1beta1.ServerReference{Name: "gone"}
+	a.Status.Server = "gone"
+	a.Finalizers = []string{Finalizer}
+	w := newWorld(t, nil, a)
+	w.r.Servers = &VaultServers{Reader: w.client, ClusterUID: "uid-1", Clients: &ServerClients{Reader: w.client}}
+	if err := w.client.Delete(context.Background(), w.app()); err != nil {
+		t.Fatal(err)
+	}
+	w.reconcile()
+	if e := w.event(corev1.EventTypeWarning, shared.ReasonDeleted); !strings.Contains(e, "VaultServer gone does not exist") {
+		t.Fatalf("event = %q", e)
+	}
+}
