@@ -236,7 +236,10 @@ func TestTwoVaultsBehindOneManager(t *testing.T) {
 	if err := east.op.Client.Update(ctx, &a); err != nil {
 		t.Fatal(err)
 	}
-	east.wait(t, onEnv, metav1.ConditionTrue, shared.ReasonUpdated)
+	east.wait(t, onEnv, metav1.ConditionTrue, shared.ReasonSynced) // for the new generation
+	if text := vaultState(t)["policy app.shop.a"]; !strings.Contains(text, `"read", "list"`) {
+		t.Fatalf("app.shop.a not updated while the second Vault is down:\n%s", text)
+	}
 
 	// Back (a dev server starts empty): b is written again at once.
 	if err := second.Restart(ctx); err != nil {
