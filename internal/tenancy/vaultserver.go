@@ -133,3 +133,20 @@ func VaultServerWarnings(s *vaultv1beta1.VaultServer) []string {
 	}
 	return out
 }
+
+// VaultServerGrantsNamespace reports whether some access entry of the
+// server lists the namespace: a VaultServer is used only by the namespaces
+// its admin lists, as a KeycloakServer is.
+func VaultServerGrantsNamespace(s *vaultv1beta1.VaultServer, namespace string) bool {
+	return slices.ContainsFunc(s.Spec.Access, func(g vaultv1beta1.VaultAccessGrant) bool { return matchesAny(g.Namespaces, namespace) })
+}
+
+// CheckVaultServerGrant refuses a VaultApp the server's grants do not
+// list the namespace of.
+func CheckVaultServerGrant(app *vaultv1beta1.VaultApp, s *vaultv1beta1.VaultServer) field.ErrorList {
+	if VaultServerGrantsNamespace(s, app.Namespace) {
+		return nil
+	}
+	return field.ErrorList{field.Forbidden(field.NewPath("spec", "serverRef", "name"),
+		fmt.Sprintf("VaultServer %q grants namespace %q nothing: the cluster admin lists the namespaces that may use it in its spec.access", s.Name, app.Namespace))}
+}

@@ -22,10 +22,12 @@ import (
 	"slices"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
 	"github.com/carbogame/vault-keycloak-operator/internal/controller/shared"
+	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
 )
 
 // Server is a Vault that VaultApps' policies and roles are written to,
@@ -36,6 +38,18 @@ type Server struct {
 	Name     string
 	Vault    VaultAPI
 	Identity Identity
+	// Spec is the VaultServer; nil for the environment's Vault, which
+	// every namespace may use.
+	Spec *vaultv1beta1.VaultServer
+}
+
+// refusal says why the server grants the VaultApp's namespace nothing;
+// none when it grants it something.
+func (s *Server) refusal(app *vaultv1beta1.VaultApp) field.ErrorList {
+	if s.Spec == nil {
+		return nil
+	}
+	return tenancy.CheckVaultServerGrant(app, s.Spec)
 }
 
 // outageKey names the server in the Outage: each is probed on its own, so
@@ -157,7 +171,7 @@ func (v *VaultServers) serverOf(ctx context.Context, s *vaultv1beta1.VaultServer
 	if s.Spec.Cluster != "" {
 		id.Cluster, id.Aliases = s.Spec.Cluster, []string{v.ClusterUID}
 	}
-	return &Server{Name: s.Name, Vault: vc, Identity: id}, nil
+	return &Server{Name: s.Name, Vault: vc, Identity: id, Spec: s.DeepCopy()}, nil
 }
 
 func (v *VaultServers) defaults(ctx context.Context) ([]string, error) {

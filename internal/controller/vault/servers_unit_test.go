@@ -23,6 +23,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
 	"github.com/carbogame/vault-keycloak-operator/internal/controller/shared"
@@ -80,7 +81,8 @@ func TestVaultAppWrittenToItsVaultServer(t *testing.T) {
 		ObjectMeta: metav1.ObjectMeta{Name: "eu"},
 		Spec: vaultv1beta1.VaultServerSpec{Address: "https://eu.example.com", Cluster: "prod-1", NamePrefix: "prod-1",
 			Login:   vaultv1beta1.VaultLogin{Kubernetes: vaultv1beta1.VaultRoleLogin{Mount: "kubernetes-prod-1", Role: "vko"}},
-			AppAuth: vaultv1beta1.VaultAuthMethod{Kubernetes: vaultv1beta1.VaultAuthMount{Mount: "kubernetes-prod-1"}}},
+			AppAuth: vaultv1beta1.VaultAuthMethod{Kubernetes: vaultv1beta1.VaultAuthMount{Mount: "kubernetes-prod-1"}},
+			Access:  []vaultv1beta1.VaultAccessGrant{{Namespaces: []string{"team-*", "shop"}}}},
 	}
 	euVault := newFakeVault()
 	w.r.Servers = &VaultServers{Reader: w.client, Env: &Server{Vault: w.vault, Identity: w.r.Identity}, ClusterUID: "uid-1",
@@ -114,6 +116,30 @@ func TestVaultAppWrittenToItsVaultServer(t *testing.T) {
 	if st := w.app().Status; st.Server != "eu" || st.PolicyName != name {
 		t.Fatalf("status server %q policy %q", st.Server, st.PolicyName)
 	}
+
+	// The admin takes the server's grant back: nothing stays live there.
+	var now vaultv1beta1.VaultServer
+	if err := w.client.Get(context.Background(), client.ObjectKey{Name: "eu"}, &now); err != nil {
+		t.Fatal(err)
+	}
+	now.Spec.Access[0].Namespaces = []string{"team-*"}
+	if err := w.client.Update(context.Background(), &now); err != nil {
+		t.Fatal(err)
+	}
+	w.reconcile()
+	if len(euVault.policies) > 0 || len(euVault.roles) > 0 {
+		t.Fatalf("left in eu once the grant was taken back: %v %v", euVault.policies, euVault.roles)
+	}
+	if msg := w.condition(shared.TypeReady, metav1.ConditionFalse, shared.ReasonNotAllowed); !strings.Contains(msg, `VaultServer "eu" grants namespace "shop" nothing`) {
+		t.Fatalf("Ready message = %q", msg)
+	}
+	w.event(corev1.EventTypeWarning, shared.ReasonGrantRevoked)
+	now.Spec.Access[0].Namespaces = []string{"shop"}
+	if err := w.client.Update(context.Background(), &now); err != nil {
+		t.Fatal(err)
+	}
+	w.reconcile()
+	w.condition(shared.TypeReady, metav1.ConditionTrue, shared.ReasonSynced)
 
 	// The sweep goes through both.
 	s := &OrphanSweeper{Reader: w.client, Servers: w.r.Servers, Recorder: w.events}

@@ -162,6 +162,10 @@ func (r *pass) reconcile(ctx context.Context, req ctrl.Request, app *vaultv1beta
 	}
 	granted := tenancy.GrantedRules(app, &ns)
 	refused := tenancy.CheckVaultGrants(app, &ns)
+	if notGranted := r.server.refusal(app); len(notGranted) > 0 {
+		// The server no longer lists the namespace: nothing is live there.
+		granted, refused = nil, append(refused, notGranted...)
+	}
 
 	// Compare and act.
 	changed, err := r.act(ctx, app, before, name, granted)

@@ -182,6 +182,7 @@ func TestTwoVaultsBehindOneManager(t *testing.T) {
 	prepare()
 	s := vaultServerAt("second", second.Addr, east.mount)
 	s.Spec.Cluster, s.Spec.NamePrefix = "east", "second"
+	s.Spec.Access = []vaultv1beta1.VaultAccessGrant{{Namespaces: []string{"shop"}}}
 	if err := east.op.Client.Create(ctx, s); err != nil {
 		t.Fatal(err)
 	}

@@ -119,6 +119,16 @@ func (v *VaultAppValidator) validate(ctx context.Context, app *vaultv1beta1.Vaul
 	errs := tenancy.ValidateVaultApp(app)
 	errs = append(errs, schema.Validate(app)...)
 	errs = append(errs, tenancy.CheckVaultGrants(app, &ns)...)
+	if ref := app.Spec.ServerRef; ref != nil {
+		// One that does not exist yet is the controller's to report.
+		var server vaultv1beta1.VaultServer
+		switch err := v.Client.Get(ctx, client.ObjectKey{Name: ref.Name}, &server); {
+		case err == nil:
+			errs = append(errs, tenancy.CheckVaultServerGrant(app, &server)...)
+		case !apierrors.IsNotFound(err):
+			return apierrors.NewInternalError(fmt.Errorf("read VaultServer %q for its grants: %w", ref.Name, err))
+		}
+	}
 	if len(errs) == 0 {
 		return nil
 	}

@@ -34,8 +34,13 @@ import (
 func validator(annotations map[string]string) *VaultAppValidator {
 	scheme := runtime.NewScheme()
 	_ = corev1.AddToScheme(scheme)
+	_ = vaultv1beta1.AddToScheme(scheme)
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "shop", Annotations: annotations}}
-	return &VaultAppValidator{Client: fake.NewClientBuilder().WithScheme(scheme).WithObjects(ns).Build()}
+	teams := &vaultv1beta1.VaultServer{ObjectMeta: metav1.ObjectMeta{Name: "teams"},
+		Spec: vaultv1beta1.VaultServerSpec{Access: []vaultv1beta1.VaultAccessGrant{{Namespaces: []string{"team-*"}}}}}
+	shops := &vaultv1beta1.VaultServer{ObjectMeta: metav1.ObjectMeta{Name: "shops"},
+		Spec: vaultv1beta1.VaultServerSpec{Access: []vaultv1beta1.VaultAccessGrant{{Namespaces: []string{"shop"}}}}}
+	return &VaultAppValidator{Client: fake.NewClientBuilder().WithScheme(scheme).WithObjects(ns, teams, shops).Build()}
 }
 
 func app(mutate func(*vaultv1beta1.VaultApp)) *vaultv1beta1.VaultApp {
@@ -82,6 +87,13 @@ func TestVaultAppAdmissionMessages(t *testing.T) {
 			prefix + `spec.deletionPolicy: Forbidden: Retain not allowed in namespace "shop": the cluster admin allows it with the namespace annotation vault.exemple.com/allow-retain=true`},
 		{"Retain with the grant", context.Background(), map[string]string{tenancy.AllowRetainAnnotation: "true"},
 			app(func(a *vaultv1beta1.VaultApp) { a.Spec.DeletionPolicy = vaultv1beta1.DeletionPolicyRetain }), ""},
+		{"a VaultServer that grants the namespace", context.Background(), nil,
+			app(func(a *vaultv1beta1.VaultApp) { a.Spec.ServerRef = &vaultv1beta1.ServerReference{Name: "shops"} }), ""},
+		{"a VaultServer not created yet: the controller's to report", context.Background(), nil,
+			app(func(a *vaultv1beta1.VaultApp) { a.Spec.ServerRef = &vaultv1beta1.ServerReference{Name: "later"} }), ""},
+		{"a VaultServer that grants the namespace nothing", context.Background(), nil,
+			app(func(a *vaultv1beta1.VaultApp) { a.Spec.ServerRef = &vaultv1beta1.ServerReference{Name: "teams"} }),
+			prefix + `spec.serverRef.name: Forbidden: VaultServer "teams" grants namespace "shop" nothing: the cluster admin lists the namespaces that may use it in its spec.access`},
 		{"a schema bound", context.Background(), nil, app(func(a *vaultv1beta1.VaultApp) {
 			for range 64 {
 				a.Spec.Policy.Rules = append(a.Spec.Policy.Rules, a.Spec.Policy.Rules[0])
