@@ -74,6 +74,15 @@ type sweep struct {
 	*OrphanSweeper
 	Vault    VaultAPI
 	Identity Identity
+	// server is the VaultServer swept; "" for the environment's Vault.
+	server string
+}
+
+// uses reports whether a VaultApp uses (or may yet choose) the server
+// swept: one that wrote to another server is gone from this one.
+func (s *sweep) uses(app *vaultv1beta1.VaultApp) bool {
+	undecided := app.Status.Server == "" && app.Status.LastSyncTime == nil
+	return app.Status.Server == s.server || undecided
 }
 
 // NeedLeaderElection: only the leader writes to Vault.
@@ -108,9 +117,9 @@ func (s *OrphanSweeper) Sweep(ctx context.Context) ([]string, error) {
 		return (&sweep{OrphanSweeper: s, Vault: s.Vault, Identity: s.Identity}).run(ctx)
 	}
 	var removed []string
-	var errs error
-	for _, srv := range s.Servers.All(ctx) {
-		names, err := (&sweep{OrphanSweeper: s, Vault: srv.Vault, Identity: srv.Identity}).run(ctx)
+	servers, errs := s.Servers.All(ctx)
+	for _, srv := range servers {
+		names, err := (&sweep{OrphanSweeper: s, Vault: srv.Vault, Identity: srv.Identity, server: srv.Name}).run(ctx)
 		removed = append(removed, names...)
 		if err != nil {
 			errs = errors.Join(errs, fmt.Errorf("sweep %s: %w", serverLabel(srv.Name), err))
@@ -175,8 +184,10 @@ func (s *sweep) livePolicies(ctx context.Context) (map[string]bool, error) {
 	if err := s.Cache.List(ctx, &apps); err != nil {
 		return nil, fmt.Errorf("list VaultApps: %w", err)
 	}
-	for _, app := range apps.Items {
-		live[s.Identity.policyName(app.Namespace, app.Name)] = true
+	for i := range apps.Items {
+		if app := &apps.Items[i]; s.uses(app) {
+			live[s.Identity.policyName(app.Namespace, app.Name)] = true
+		}
 	}
 	return live, nil
 }
@@ -204,8 +215,9 @@ func (s *sweep) orphaned(ctx context.Context, name string) (bool, vaultclient.Ow
 		return false, mark.Owner, fmt.Errorf("read VaultApp %s/%s of policy %s: %w", mark.Owner.Namespace, mark.Owner.Name, name, err)
 	}
 	// A VaultApp of that name exists: its reconcile adopts or repairs the
-	// policy (an earlier VaultApp of the same name is necessarily gone).
-	return false, mark.Owner, nil
+	// policy (an earlier VaultApp of the same name is necessarily gone),
+	// unless it uses another server.
+	return !s.uses(&app), mark.Owner, nil
 }
 
 // sweepable reports whether a policy is this cluster's to remove once its

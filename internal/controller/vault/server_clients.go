@@ -24,6 +24,7 @@ import (
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
@@ -130,8 +131,12 @@ func (c *ServerClients) caOf(ctx context.Context, s *vaultv1beta1.VaultServer) (
 		key = DefaultCAKey
 	}
 	var secret corev1.Secret
-	if err := c.Reader.Get(ctx, client.ObjectKey{Namespace: c.Namespace, Name: ref.Name}, &secret); err != nil {
+	switch err := c.Reader.Get(ctx, client.ObjectKey{Namespace: c.Namespace, Name: ref.Name}, &secret); {
+	case apierrors.IsNotFound(err):
 		return nil, &errCA{fmt.Errorf("read the CA Secret %s/%s: %w", c.Namespace, ref.Name, err)}
+	case err != nil:
+		// Not the CA's fault: retried with backoff.
+		return nil, fmt.Errorf("read the CA Secret %s/%s: %w", c.Namespace, ref.Name, err)
 	}
 	ca := secret.Data[key]
 	if len(ca) == 0 {

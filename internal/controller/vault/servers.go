@@ -18,6 +18,7 @@ package vault
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -61,8 +62,9 @@ type ServerSource interface {
 	// Resolve returns the server of a VaultApp, or an *errServer that
 	// says why it has none.
 	Resolve(ctx context.Context, app *vaultv1beta1.VaultApp) (*Server, error)
-	// All returns every server the operator can reach now, for the sweep.
-	All(ctx context.Context) []*Server
+	// All returns every server the operator can reach now, for the
+	// sweep, and what kept others out.
+	All(ctx context.Context) ([]*Server, error)
 }
 
 // errServer is a VaultApp without a usable server: a condition reason and
@@ -81,6 +83,11 @@ func chooseServer(app *vaultv1beta1.VaultApp, envConfigured bool, defaults []str
 	wroteToEnv := app.Status.Server == "" && app.Status.LastSyncTime != nil
 	var name string
 	switch {
+	case !app.DeletionTimestamp.IsZero() && app.Status.Server != "":
+		// Deleted: cleaned where it wrote, whatever the spec says now.
+		return app.Status.Server, nil
+	case !app.DeletionTimestamp.IsZero() && wroteToEnv && envConfigured:
+		return "", nil
 	case app.Spec.ServerRef != nil:
 		name = app.Spec.ServerRef.Name
 	case app.Status.Server != "":
@@ -90,7 +97,7 @@ func chooseServer(app *vaultv1beta1.VaultApp, envConfigured bool, defaults []str
 	case len(defaults) == 1:
 		name = defaults[0]
 	case len(defaults) > 1:
-		return "", &errServer{shared.ReasonServerNotFound, fmt.Sprintf("VaultServers %v are all annotated %s=true: the cluster admin must keep one", defaults, vaultv1beta1.DefaultServerAnnotation)}
+		return "", &errServer{shared.ReasonNotAllowed, fmt.Sprintf("VaultServers %v are all annotated %s=true: the cluster admin must keep one", defaults, vaultv1beta1.DefaultServerAnnotation)}
 	case envConfigured:
 		return "", nil
 	default:
@@ -145,27 +152,35 @@ func (v *VaultServers) Resolve(ctx context.Context, app *vaultv1beta1.VaultApp) 
 
 // All returns the environment's Vault and every VaultServer whose client
 // can be built.
-func (v *VaultServers) All(ctx context.Context) []*Server {
+func (v *VaultServers) All(ctx context.Context) ([]*Server, error) {
 	var out []*Server
 	if v.Env != nil {
 		out = append(out, v.Env)
 	}
 	var list vaultv1beta1.VaultServerList
 	if err := v.Reader.List(ctx, &list); err != nil {
-		return out
+		return out, fmt.Errorf("list VaultServers: %w", err)
 	}
+	var errs error
 	for i := range list.Items {
-		if s, err := v.serverOf(ctx, &list.Items[i]); err == nil {
-			out = append(out, s)
+		s, err := v.serverOf(ctx, &list.Items[i])
+		if err != nil {
+			errs = errors.Join(errs, err)
+			continue
 		}
+		out = append(out, s)
 	}
-	return out
+	return out, errs
 }
 
 func (v *VaultServers) serverOf(ctx context.Context, s *vaultv1beta1.VaultServer) (*Server, error) {
 	vc, err := v.Clients.For(ctx, s)
-	if err != nil {
+	var ca *errCA
+	switch {
+	case errors.As(err, &ca):
 		return nil, &errServer{shared.ReasonCAInvalid, fmt.Sprintf("VaultServer %s: %v", s.Name, err)}
+	case err != nil:
+		return nil, fmt.Errorf("client of VaultServer %s: %w", s.Name, err)
 	}
 	id := Identity{Cluster: v.ClusterUID, NamePrefix: s.Spec.NamePrefix}
 	if s.Spec.Cluster != "" {

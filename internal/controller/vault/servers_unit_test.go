@@ -57,7 +57,7 @@ func TestChooseServer(t *testing.T) {
 		{"the environment's, where it wrote before a default appeared", app("", "", true), true, []string{"central"}, ""},
 		{"where it wrote, though another is the default now", app("", "eu", true), true, []string{"central"}, "eu"},
 		{"nothing configured", app("", "", false), false, nil, "!" + shared.ReasonVaultNotConfigured},
-		{"two defaults", app("", "", false), true, []string{"a", "b"}, "!" + shared.ReasonServerNotFound},
+		{"two defaults", app("", "", false), true, []string{"a", "b"}, "!" + shared.ReasonNotAllowed},
 		{"named, but written to the environment's", app("eu", "", true), true, nil, "!" + shared.ReasonNotAllowed},
 		{"the environment's is gone: no move to the default", app("", "", true), false, []string{"central"}, "!" + shared.ReasonNotAllowed},
 	} {
@@ -141,10 +141,21 @@ func TestVaultAppWrittenToItsVaultServer(t *testing.T) {
 	w.reconcile()
 	w.condition(shared.TypeReady, metav1.ConditionTrue, shared.ReasonSynced)
 
-	// The sweep goes through both.
-	s := &OrphanSweeper{Reader: w.client, Servers: w.r.Servers, Recorder: w.events}
-	if _, err := s.Sweep(context.Background()); err != nil {
+	// The sweep goes through both, each with its own VaultApps: a policy
+	// left in the environment's Vault for this VaultApp, which uses eu,
+	// is an orphan there; eu's is not.
+	left := vaultclient.RenderPolicy("secret", vaultclient.Owner{Namespace: "shop", Name: "api", UID: "1111-2222", Cluster: testCluster}, nil)
+	w.vault.policies[testPolicy] = left
+	s := &OrphanSweeper{Reader: w.client, Cache: w.client, Servers: w.r.Servers, Recorder: w.events}
+	removed, err := s.Sweep(context.Background())
+	if err != nil {
 		t.Fatal(err)
+	}
+	if len(removed) != 1 || removed[0] != testPolicy {
+		t.Fatalf("swept %v, want only %s from the environment's Vault", removed, testPolicy)
+	}
+	if _, ok := euVault.policies[name]; !ok {
+		t.Fatal("the sweep removed eu's live policy")
 	}
 
 	// Deleted: removed from eu.
@@ -172,5 +183,32 @@ func TestVaultAppOfADeletedServerIsLetGo(t *testing.T) {
 	w.reconcile()
 	if e := w.event(corev1.EventTypeWarning, shared.ReasonDeleted); !strings.Contains(e, "VaultServer gone does not exist") {
 		t.Fatalf("event = %q", e)
+	}
+	var gone vaultv1beta1.VaultApp
+	if err := w.client.Get(context.Background(), client.ObjectKey{Namespace: "shop", Name: "api"}, &gone); err == nil {
+		t.Fatalf("still there, with finalizers %v", gone.Finalizers)
+	}
+}
+
+// A VaultApp that wrote to a server it cannot use now (a CA that cannot be
+// read) keeps its finalizer when deleted: that server is not gone.
+func TestVaultAppDeletedWhileItsServerIsUnusableIsKept(t *testing.T) {
+	a := shopAPI()
+	a.Finalizers = []string{Finalizer}
+	a.Status.Server = "one"
+	w := newWorld(t, nil, a)
+	if err := w.client.Create(context.Background(), &vaultv1beta1.VaultServer{ObjectMeta: metav1.ObjectMeta{Name: "one"},
+		Spec: vaultv1beta1.VaultServerSpec{CASecretRef: &vaultv1beta1.SecretKeySelector{Name: "missing"}}}); err != nil {
+		t.Fatal(err)
+	}
+	w.r.Servers = &VaultServers{Reader: w.client, ClusterUID: "uid-1", Clients: &ServerClients{Reader: w.client}}
+	if err := w.client.Delete(context.Background(), w.app()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.r.Reconcile(context.Background(), w.request()); err == nil {
+		t.Fatal("no error: the deletion would not be retried")
+	}
+	if msg := w.condition(shared.TypeReady, metav1.ConditionFalse, shared.ReasonDeleteFailed); !strings.Contains(msg, "read the CA Secret") {
+		t.Fatalf("Ready message = %q", msg)
 	}
 }

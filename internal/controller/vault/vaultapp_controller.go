@@ -273,24 +273,19 @@ func (r *pass) act(ctx context.Context, app *vaultv1beta1.VaultApp, before *vaul
 // cannot act on, and says why.
 func (r *pass) refuse(ctx context.Context, app *vaultv1beta1.VaultApp, before *vaultv1beta1.VaultAppStatus, name, msg string) (ctrl.Result, error) {
 	reason := shared.ReasonNotAllowed
-	{
-		removed, err := r.removeOwned(ctx, app, before, name)
-		var notOwned *errNotOwned
-		switch {
-		case errors.As(err, &notOwned):
-		case err != nil:
-			reason, msg := r.failure(app, err, shared.ReasonVaultError)
-			r.failAll(app, reason, msg)
-			return ctrl.Result{}, errors.Join(err, r.updateStatus(ctx, app, before, corev1.EventTypeWarning, reason, msg))
-		case removed:
-			msg = fmt.Sprintf("removed policy and role %s from Vault: %s", name, msg)
-			reason = shared.ReasonGrantRevoked
-		}
-		if err := r.leaveFormerName(ctx, app, before.PolicyName, name); err != nil {
-			reason, msg := r.failure(app, err, shared.ReasonVaultError)
-			r.failAll(app, reason, msg)
-			return ctrl.Result{}, errors.Join(err, r.updateStatus(ctx, app, before, corev1.EventTypeWarning, reason, msg))
-		}
+	removed, err := r.removeOwned(ctx, app, before, name)
+	var notOwned *errNotOwned
+	if err == nil || errors.As(err, &notOwned) {
+		err = r.leaveFormerName(ctx, app, before.PolicyName, name)
+	}
+	if err != nil {
+		reason, msg := r.failure(app, err, shared.ReasonVaultError)
+		r.failAll(app, reason, msg)
+		return ctrl.Result{}, errors.Join(err, r.updateStatus(ctx, app, before, corev1.EventTypeWarning, reason, msg))
+	}
+	if removed {
+		msg = fmt.Sprintf("removed policy and role %s from Vault: %s", name, msg)
+		reason = shared.ReasonGrantRevoked
 	}
 	r.failAll(app, shared.ReasonNotAllowed, msg)
 	return ctrl.Result{}, r.updateStatus(ctx, app, before, corev1.EventTypeWarning, reason, msg)

@@ -18,6 +18,8 @@ package vault
 
 import (
 	"context"
+	"errors"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -28,30 +30,44 @@ import (
 )
 
 // withoutServer handles a VaultApp with no server to write to: none is
-// configured, the VaultServer it names is missing, or it would move. It
-// says why and writes nothing; the VaultServer watch brings it back.
+// configured, its VaultServer is missing or grants it nothing usable (a
+// CA it cannot read, two defaults), or it would move. It says why and
+// writes nothing; the VaultServer watch brings it back, and a CA is
+// looked at again each minute.
 //
-// A VaultApp deleted meanwhile is let go: with no Vault configured nothing
-// was written; with its VaultServer deleted, whatever it wrote stays in
-// that Vault (deleting the VaultServer is the admin's decision), and the
-// Event says so.
+// A VaultApp deleted meanwhile is let go when it never wrote, or when its
+// server is gone for good: the environment's Vault removed from the
+// operator, or its VaultServer deleted, whose Vault keeps what it wrote
+// (the admin's decision; a Warning Event says so). Otherwise it keeps its
+// finalizer.
 func (r *VaultAppReconciler) withoutServer(ctx context.Context, app *vaultv1beta1.VaultApp, why *errServer) (ctrl.Result, error) {
+	before := app.Status.DeepCopy()
+	wrote := app.Status.Server != "" || app.Status.LastSyncTime != nil
+	gone := !wrote || why.reason == shared.ReasonServerNotFound || why.reason == shared.ReasonVaultNotConfigured
 	if !app.DeletionTimestamp.IsZero() {
 		if !controllerutil.ContainsFinalizer(app, Finalizer) {
 			return ctrl.Result{}, nil
 		}
-		note := "no Vault configured: nothing to remove"
-		eventType := corev1.EventTypeNormal
-		if why.reason != shared.ReasonVaultNotConfigured {
+		if !gone {
+			r.failAll(app, shared.ReasonDeleteFailed, why.msg)
+			return ctrl.Result{}, errors.Join(errors.New(why.msg), r.updateStatus(ctx, app, before, corev1.EventTypeWarning, shared.ReasonDeleteFailed, why.msg))
+		}
+		note, eventType := "nothing was written to Vault: nothing to remove", corev1.EventTypeNormal
+		if wrote {
 			note, eventType = "left what it wrote in Vault: "+why.msg, corev1.EventTypeWarning
 		}
 		r.Recorder.Eventf(app, nil, eventType, shared.ReasonDeleted, "Delete", "%s", note)
 		return ctrl.Result{}, shared.ReleaseFinalizer(ctx, r.Client, app, Finalizer)
 	}
-	before := app.Status.DeepCopy()
 	if err := shared.SetFinalizer(ctx, r.Client, app, Finalizer, true); err != nil {
 		return ctrl.Result{}, err
 	}
 	r.failAll(app, why.reason, why.msg)
-	return ctrl.Result{}, r.updateStatus(ctx, app, before, corev1.EventTypeWarning, why.reason, why.msg)
+	if err := r.updateStatus(ctx, app, before, corev1.EventTypeWarning, why.reason, why.msg); err != nil {
+		return ctrl.Result{}, err
+	}
+	if why.reason == shared.ReasonCAInvalid {
+		return ctrl.Result{RequeueAfter: time.Minute}, nil
+	}
+	return ctrl.Result{}, nil
 }

@@ -103,6 +103,12 @@ func (v *VaultAppValidator) ValidateUpdate(ctx context.Context, old, app *vaultv
 		return nil, apierrors.NewInvalid(vaultv1beta1.GroupVersion.WithKind("VaultApp").GroupKind(), app.Name,
 			field.ErrorList{field.Forbidden(field.NewPath("spec"), "may not change while the VaultApp is being deleted")})
 	}
+	// The schema's rule holds for v1beta1 requests; this one for every
+	// version (a v1alpha1 request carries serverRef in its annotation).
+	if !equality.Semantic.DeepEqual(old.Spec.ServerRef, app.Spec.ServerRef) {
+		return nil, apierrors.NewInvalid(vaultv1beta1.GroupVersion.WithKind("VaultApp").GroupKind(), app.Name,
+			field.ErrorList{field.Forbidden(field.NewPath("spec", "serverRef"), "cannot change: delete the VaultApp and create it again")})
+	}
 	return nil, v.validate(ctx, app)
 }
 

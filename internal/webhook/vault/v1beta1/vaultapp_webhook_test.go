@@ -18,6 +18,7 @@ package v1beta1
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	admissionv1 "k8s.io/api/admission/v1"
@@ -133,5 +134,18 @@ func TestVaultAppUpdates(t *testing.T) {
 	_, err := v.ValidateUpdate(context.Background(), deleting, retain)
 	if want := `VaultApp.vault.exemple.com "api" is invalid: spec: Forbidden: may not change while the VaultApp is being deleted`; err == nil || err.Error() != want {
 		t.Fatalf("message:\n%v\nwant:\n%s", err, want)
+	}
+}
+
+func TestServerRefCannotChange(t *testing.T) {
+	old := app(func(a *vaultv1beta1.VaultApp) { a.Spec.ServerRef = &vaultv1beta1.ServerReference{Name: "shops"} })
+	for _, now := range []*vaultv1beta1.VaultApp{
+		app(func(a *vaultv1beta1.VaultApp) { a.Spec.ServerRef = &vaultv1beta1.ServerReference{Name: "other"} }),
+		app(nil),
+	} {
+		_, err := validator(nil).ValidateUpdate(context.Background(), old, now)
+		if err == nil || !strings.Contains(err.Error(), "spec.serverRef: Forbidden: cannot change") {
+			t.Errorf("serverRef %v -> %v: %v", old.Spec.ServerRef, now.Spec.ServerRef, err)
+		}
 	}
 }
