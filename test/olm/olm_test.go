@@ -182,8 +182,8 @@ func (e *env) install(t *testing.T) *operatorsv1alpha1.ClusterServiceVersion {
 	if err := c.List(ctx, &mwcs); err != nil {
 		t.Fatal(err)
 	}
-	if len(vwcs.Items) != 3 || len(mwcs.Items) != 3 {
-		t.Errorf("%d validating and %d mutating webhook configurations, want 3 and 3", len(vwcs.Items), len(mwcs.Items))
+	if len(vwcs.Items) != 4 || len(mwcs.Items) != 3 {
+		t.Errorf("%d validating and %d mutating webhook configurations, want 4 (VaultServer has no defaulting) and 3", len(vwcs.Items), len(mwcs.Items))
 	}
 	checkGrants(t, c, csv)
 	for _, obj := range []client.Object{

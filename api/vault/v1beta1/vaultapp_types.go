@@ -98,12 +98,12 @@ type ServerReference struct {
 }
 
 // VaultAppSpec declares the Vault access a workload of this namespace needs.
-// +kubebuilder:validation:XValidation:rule="has(self.serverRef) == has(oldSelf.serverRef) && (!has(self.serverRef) || self.serverRef.name == oldSelf.serverRef.name)",message="serverRef cannot change: delete the VaultApp and create it again"
 type VaultAppSpec struct {
 	// ServerRef names the VaultServer to write to. Defaults to the
 	// VaultServer annotated vault.exemple.com/is-default-server=true, or
 	// the Vault of the operator's environment when there is none. It
-	// cannot change.
+	// cannot change (the webhook refuses it for every API version; no CEL
+	// rule, whose presence would add a line to every schema error).
 	// +optional
 	ServerRef *ServerReference `json:"serverRef,omitempty"`
 

@@ -232,8 +232,12 @@ func oldReleaseCRDs(t *testing.T) string {
 		if err := yaml.Unmarshal(data, &crd); err != nil {
 			t.Fatal(err)
 		}
+		// VaultServer serves v1beta1 alone: it stays as it is (the manager
+		// under test watches it).
 		for i := range crd.Spec.Versions {
-			crd.Spec.Versions[i].Storage = crd.Spec.Versions[i].Name == "v1alpha1"
+			if len(crd.Spec.Versions) > 1 {
+				crd.Spec.Versions[i].Storage = crd.Spec.Versions[i].Name == "v1alpha1"
+			}
 		}
 		out, err := yaml.Marshal(&crd)
 		if err != nil {
