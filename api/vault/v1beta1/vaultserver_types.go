@@ -210,6 +210,10 @@ type VaultServerStatus struct {
 	// +optional
 	Cluster string `json:"cluster,omitempty"`
 
+	// VaultApps is how many VaultApps have written to this server.
+	// +optional
+	VaultApps int32 `json:"vaultApps,omitempty"`
+
 	// ObservedGeneration is the generation the status describes.
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
@@ -226,6 +230,7 @@ type VaultServerStatus struct {
 // +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`
 // +kubebuilder:printcolumn:name="Version",type=string,JSONPath=`.status.version`
 // +kubebuilder:printcolumn:name="Cluster",type=string,JSONPath=`.status.cluster`
+// +kubebuilder:printcolumn:name="VaultApps",type=integer,JSONPath=`.status.vaultApps`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type VaultServer struct {
 	metav1.TypeMeta   `json:",inline"`

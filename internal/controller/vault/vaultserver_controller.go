@@ -29,7 +29,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
 	"github.com/carbogame/vault-keycloak-operator/internal/controller/shared"
@@ -76,6 +79,11 @@ func (r *VaultServerReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 	if server.Status.Cluster == "" {
 		server.Status.Cluster = r.ClusterUID
 	}
+	apps, err2 := r.vaultAppsOn(ctx, server.Name)
+	if err2 != nil {
+		return ctrl.Result{}, errors.Join(err, err2)
+	}
+	server.Status.VaultApps = apps
 	server.Status.ObservedGeneration = server.Generation
 	if !equality.Semantic.DeepEqual(before.Conditions, server.Status.Conditions) {
 		eventType := corev1.EventTypeNormal
@@ -99,6 +107,30 @@ func (r *VaultServerReconciler) check(ctx context.Context, server *vaultv1beta1.
 		return "", err
 	}
 	return vc.Check(ctx)
+}
+
+// vaultAppsOn counts the VaultApps that wrote to the server.
+func (r *VaultServerReconciler) vaultAppsOn(ctx context.Context, name string) (int32, error) {
+	var list vaultv1beta1.VaultAppList
+	if err := r.List(ctx, &list); err != nil {
+		return 0, fmt.Errorf("list VaultApps: %w", err)
+	}
+	var n int32
+	for _, a := range list.Items {
+		if a.Status.Server == name {
+			n++
+		}
+	}
+	return n, nil
+}
+
+// serverOf maps a VaultApp to the VaultServer it wrote to, whose count
+// may have changed.
+func serverOf(_ context.Context, app client.Object) []reconcile.Request {
+	if a, ok := app.(*vaultv1beta1.VaultApp); ok && a.Status.Server != "" {
+		return []reconcile.Request{{NamespacedName: client.ObjectKey{Name: a.Status.Server}}}
+	}
+	return nil
 }
 
 // connection is a Connected condition's reason and message.
@@ -125,7 +157,20 @@ func serverConnection(address, version string, err error) connection {
 func (r *VaultServerReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&vaultv1beta1.VaultServer{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		// A VaultApp that wrote to a server, or went: the server's count.
+		Watches(&vaultv1beta1.VaultApp{}, handler.EnqueueRequestsFromMapFunc(serverOf), builder.WithPredicates(serverCountChanged)).
 		WithOptions(controller.Options{RateLimiter: shared.RateLimiter(r.MaxBackoff)}).
 		Named("vaultserver").
 		Complete(r)
+}
+
+// serverCountChanged passes a VaultApp's creation, deletion, and a change
+// of the server it wrote to.
+var serverCountChanged = predicate.Funcs{
+	UpdateFunc: func(e event.UpdateEvent) bool {
+		before, ok1 := e.ObjectOld.(*vaultv1beta1.VaultApp)
+		after, ok2 := e.ObjectNew.(*vaultv1beta1.VaultApp)
+		return ok1 && ok2 && before.Status.Server != after.Status.Server
+	},
+	GenericFunc: func(event.GenericEvent) bool { return false },
 }

@@ -18,6 +18,7 @@ package multicluster_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -204,6 +205,17 @@ func TestTwoVaultsBehindOneManager(t *testing.T) {
 	east.wait(t, onEnv, metav1.ConditionTrue, shared.ReasonSynced)
 	east.wait(t, client.ObjectKeyFromObject(onSecond), metav1.ConditionTrue, shared.ReasonSynced)
 
+	// kubectl get vaultservers counts the VaultApps written there.
+	harness.Eventually(t, 10*time.Second, func() error {
+		var got vaultv1beta1.VaultServer
+		if err := east.op.Client.Get(ctx, client.ObjectKey{Name: "second"}, &got); err != nil {
+			return err
+		}
+		if got.Status.VaultApps != 1 {
+			return fmt.Errorf("status.vaultApps = %d, want 1", got.Status.VaultApps)
+		}
+		return nil
+	})
 	admin2, err := second.AdminClient()
 	if err != nil {
 		t.Fatal(err)
