@@ -150,3 +150,122 @@ func CheckVaultServerGrant(app *vaultv1beta1.VaultApp, s *vaultv1beta1.VaultServ
 	return field.ErrorList{field.Forbidden(field.NewPath("spec", "serverRef", "name"),
 		fmt.Sprintf("VaultServer %q grants namespace %q nothing: the cluster admin lists the namespaces that may use it in its spec.access", s.Name, app.Namespace))}
 }
+
+// ValidateVaultPath checks a path a VaultApp asks outside its KV prefix by
+// the rules of a template (ValidatePathTemplate), with no variable.
+func ValidateVaultPath(fld *field.Path, p string) field.ErrorList {
+	if strings.ContainsAny(p, "{}") {
+		return field.ErrorList{field.Invalid(fld, p, "must be a path, with no variable")}
+	}
+	return ValidatePathTemplate(fld, p)
+}
+
+// pathGrant is a template rendered for one namespace.
+type pathGrant struct {
+	path         string
+	capabilities []vaultv1beta1.Capability
+}
+
+// covers reports whether the grant reaches the whole of path: the same
+// path, or one under a grant ending in Vault's glob.
+func (g pathGrant) covers(path string) bool {
+	prefix, glob := strings.CutSuffix(g.path, "*")
+	if !glob {
+		return path == g.path
+	}
+	return strings.HasPrefix(strings.TrimSuffix(path, "*"), prefix)
+}
+
+// pathGrants are a server's templates rendered for the namespace.
+func pathGrants(s *vaultv1beta1.VaultServer, namespace string) []pathGrant {
+	var out []pathGrant
+	for _, g := range s.Spec.Access {
+		if !matchesAny(g.Namespaces, namespace) {
+			continue
+		}
+		for _, p := range g.Paths {
+			out = append(out, pathGrant{strings.ReplaceAll(p.Template, vaultv1beta1.NamespaceVariable, namespace), p.Capabilities})
+		}
+	}
+	return out
+}
+
+// grantedCapabilities are the capabilities the grants give on path.
+func grantedCapabilities(grants []pathGrant, path string) []vaultv1beta1.Capability {
+	var out []vaultv1beta1.Capability
+	for _, g := range grants {
+		if g.covers(path) {
+			for _, c := range g.capabilities {
+				if !slices.Contains(out, c) {
+					out = append(out, c)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// CheckVaultPaths refuses each path a VaultApp asks that its server (nil:
+// the environment's Vault, which grants none) does not grant the
+// namespace, naming the field and what is granted.
+func CheckVaultPaths(app *vaultv1beta1.VaultApp, s *vaultv1beta1.VaultServer) field.ErrorList {
+	var errs field.ErrorList
+	fld := field.NewPath("spec", "policy", "vaultPaths")
+	var grants []pathGrant
+	if s != nil {
+		grants = pathGrants(s, app.Namespace)
+	}
+	for i, p := range app.Spec.Policy.VaultPaths {
+		if verrs := ValidateVaultPath(fld.Index(i).Child("path"), p.Path); len(verrs) > 0 {
+			errs = append(errs, verrs...)
+			continue
+		}
+		if s == nil {
+			errs = append(errs, field.Forbidden(fld.Index(i).Child("path"), "only a VaultServer's spec.access grants paths outside the namespace's KV prefix: name one in spec.serverRef"))
+			continue
+		}
+		granted := grantedCapabilities(grants, p.Path)
+		if refused := refusedCapabilities(p.Capabilities, granted); len(refused) > 0 {
+			errs = append(errs, field.Forbidden(fld.Index(i), fmt.Sprintf("%s on %q not granted to namespace %q by VaultServer %q: %s",
+				join(refused), p.Path, app.Namespace, s.Name, describePathGrants(grants))))
+		}
+	}
+	return errs
+}
+
+// GrantedVaultPaths are the VaultApp's paths cut down to what its server
+// grants the namespace: what stays live when the admin narrows a grant.
+func GrantedVaultPaths(app *vaultv1beta1.VaultApp, s *vaultv1beta1.VaultServer) []vaultv1beta1.VaultPathRule {
+	if s == nil {
+		return nil
+	}
+	grants := pathGrants(s, app.Namespace)
+	var out []vaultv1beta1.VaultPathRule
+	for _, p := range app.Spec.Policy.VaultPaths {
+		if len(ValidateVaultPath(field.NewPath("p"), p.Path)) > 0 {
+			continue
+		}
+		granted := grantedCapabilities(grants, p.Path)
+		var caps []vaultv1beta1.Capability
+		for _, c := range p.Capabilities {
+			if slices.Contains(granted, c) {
+				caps = append(caps, c)
+			}
+		}
+		if len(caps) > 0 {
+			out = append(out, vaultv1beta1.VaultPathRule{Path: p.Path, Capabilities: caps})
+		}
+	}
+	return out
+}
+
+func describePathGrants(grants []pathGrant) string {
+	if len(grants) == 0 {
+		return "its spec.access grants this namespace no path"
+	}
+	parts := make([]string, len(grants))
+	for i, g := range grants {
+		parts[i] = fmt.Sprintf("%s on %s", join(g.capabilities), g.path)
+	}
+	return "it grants " + strings.Join(parts, "; ")
+}

@@ -139,3 +139,49 @@ func TestVaultServerWarnings(t *testing.T) {
 		}
 	}
 }
+
+func TestVaultPathsWithinTheServersGrants(t *testing.T) {
+	s := vaultServer(
+		vaultv1beta1.VaultAccessGrant{Namespaces: []string{"shop"}, Paths: []vaultv1beta1.VaultPathGrant{
+			{Template: "database/creds/{namespace}", Capabilities: []vaultv1beta1.Capability{"read"}},
+			{Template: "pki/issue/{namespace}-*", Capabilities: []vaultv1beta1.Capability{"create", "update"}},
+		}},
+		vaultv1beta1.VaultAccessGrant{Namespaces: []string{"team-*"}, Paths: paths("transit/encrypt/{namespace}")},
+	)
+	ask := func(path string, caps ...vaultv1beta1.Capability) *vaultv1beta1.VaultApp {
+		return &vaultv1beta1.VaultApp{ObjectMeta: metav1.ObjectMeta{Name: "api", Namespace: "shop"},
+			Spec: vaultv1beta1.VaultAppSpec{Policy: vaultv1beta1.PolicySpec{VaultPaths: []vaultv1beta1.VaultPathRule{{Path: path, Capabilities: caps}}}}}
+	}
+	for _, tt := range []struct {
+		app     *vaultv1beta1.VaultApp
+		server  *vaultv1beta1.VaultServer
+		want    string // "" when granted
+		granted []vaultv1beta1.Capability
+	}{
+		{ask("database/creds/shop", "read"), s, "", []vaultv1beta1.Capability{"read"}},
+		{ask("pki/issue/shop-web", "update"), s, "", []vaultv1beta1.Capability{"update"}},
+		{ask("pki/issue/shop-*", "create"), s, "", []vaultv1beta1.Capability{"create"}},
+		{ask("database/creds/shop", "read", "update"), s, `update on "database/creds/shop" not granted to namespace "shop" by VaultServer "central": it grants read on database/creds/shop; create, update on pki/issue/shop-*`, []vaultv1beta1.Capability{"read"}},
+		{ask("database/creds/other", "read"), s, `read on "database/creds/other" not granted`, nil},
+		{ask("database/creds/*", "read"), s, `read on "database/creds/*" not granted`, nil},
+		{ask("transit/encrypt/shop", "read"), s, `read on "transit/encrypt/shop" not granted`, nil},
+		{ask("sys/policies/acl/x", "read"), s, "paths under sys/ are never granted", nil},
+		{ask("database/creds/{namespace}", "read"), s, "must be a path, with no variable", nil},
+		{ask("database/creds/shop", "read"), nil, "only a VaultServer's spec.access grants paths outside the namespace's KV prefix", nil},
+	} {
+		errs := CheckVaultPaths(tt.app, tt.server)
+		switch {
+		case tt.want == "" && len(errs) > 0:
+			t.Errorf("%s refused: %v", tt.app.Spec.Policy.VaultPaths[0].Path, errs)
+		case tt.want != "" && !strings.Contains(fmt.Sprint(errs), tt.want):
+			t.Errorf("%s: %v, want %q", tt.app.Spec.Policy.VaultPaths[0].Path, errs, tt.want)
+		}
+		var got []vaultv1beta1.Capability
+		if g := GrantedVaultPaths(tt.app, tt.server); len(g) > 0 {
+			got = g[0].Capabilities
+		}
+		if fmt.Sprint(got) != fmt.Sprint(tt.granted) {
+			t.Errorf("%s: granted %v, want %v", tt.app.Spec.Policy.VaultPaths[0].Path, got, tt.granted)
+		}
+	}
+}

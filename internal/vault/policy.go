@@ -29,6 +29,9 @@ import (
 type Rule struct {
 	Path         string
 	Capabilities []string
+	// Absolute: Path is a whole Vault path (a VaultServer's grant, such as
+	// database/creds/shop), not one under the namespace's KV prefix.
+	Absolute bool
 }
 
 // capabilityOrder is the order capabilities are written in, so that the same
@@ -112,27 +115,40 @@ func (c *Client) RenderPolicy(owner Owner, rules []Rule) string {
 // that policy text is tested without a Vault.
 func RenderPolicy(kvMount string, owner Owner, rules []Rule) string {
 	namespace := owner.Namespace
-	merged := map[string][]string{}
+	kv, absolute := map[string][]string{}, map[string][]string{}
 	for _, r := range rules {
-		merged[r.Path] = append(merged[r.Path], r.Capabilities...)
+		if r.Absolute {
+			absolute[r.Path] = append(absolute[r.Path], r.Capabilities...)
+		} else {
+			kv[r.Path] = append(kv[r.Path], r.Capabilities...)
+		}
 	}
-	paths := make([]string, 0, len(merged))
-	for p := range merged {
-		paths = append(paths, p)
-	}
-	slices.Sort(paths)
 
 	var b strings.Builder
 	b.WriteString(markLine(managedMark, owner) + "\n")
 	b.WriteString("# Edits made here are reverted at the next refresh.\n")
-	for _, p := range paths {
-		caps := ordered(merged[p], capabilityOrder)
+	for _, p := range sortedKeys(kv) {
+		caps := ordered(kv[p], capabilityOrder)
 		writePath(&b, fmt.Sprintf("%s/data/%s/%s", kvMount, namespace, p), caps)
 		if meta := ordered(caps, metadataCapabilities); len(meta) > 0 {
 			writePath(&b, fmt.Sprintf("%s/metadata/%s/%s", kvMount, namespace, p), meta)
 		}
 	}
+	// Paths a VaultServer grants, after the KV ones: a policy without any
+	// renders as it always has.
+	for _, p := range sortedKeys(absolute) {
+		writePath(&b, p, ordered(absolute[p], capabilityOrder))
+	}
 	return b.String()
+}
+
+func sortedKeys(m map[string][]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }
 
 func writePath(b *strings.Builder, path string, caps []string) {

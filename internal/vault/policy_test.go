@@ -84,3 +84,18 @@ func TestMarks(t *testing.T) {
 		}
 	}
 }
+
+func TestRenderPolicyWithGrantedPaths(t *testing.T) {
+	owner := Owner{Namespace: "shop", Name: "api", UID: "u1", Cluster: "eu"}
+	kvOnly := RenderPolicy("secret", owner, []Rule{{Path: "db", Capabilities: []string{"read"}}})
+	got := RenderPolicy("secret", owner, []Rule{
+		{Path: "pki/issue/shop", Capabilities: []string{"update", "create"}, Absolute: true},
+		{Path: "db", Capabilities: []string{"read"}},
+		{Path: "database/creds/shop", Capabilities: []string{"read"}, Absolute: true},
+	})
+	want := kvOnly + "\npath \"database/creds/shop\" {\n  capabilities = [\"read\"]\n}\n" +
+		"\npath \"pki/issue/shop\" {\n  capabilities = [\"create\", \"update\"]\n}\n"
+	if got != want {
+		t.Fatalf("policy:\n%s\nwant:\n%s", got, want)
+	}
+}

@@ -101,6 +101,16 @@ func TestTenantCannotEscalate(t *testing.T) {
 			a.Spec.ServerRef = &vaultv1beta1.ServerReference{Name: s.Name}
 			return tenant.Create(ctx, a)
 		}, refused: appDenied("v-server", fmt.Sprintf(`spec.serverRef.name: Forbidden: VaultServer "victims-vault-%s" grants namespace %q nothing`, victim, own))},
+		{name: "ask Vault's own paths outside the KV prefix", try: func(t *testing.T) error {
+			a := vaultApp(own, "v-sys")
+			a.Spec.Policy.VaultPaths = []vaultv1beta1.VaultPathRule{{Path: "sys/policies/acl/app.x", Capabilities: []vaultv1beta1.Capability{"update"}}}
+			return tenant.Create(ctx, a)
+		}, refused: appDenied("v-sys", `spec.policy.vaultPaths[0].path: Forbidden: paths under sys/ are never granted to namespaces`)},
+		{name: "ask a path outside the KV prefix without a VaultServer", try: func(t *testing.T) error {
+			a := vaultApp(own, "v-db")
+			a.Spec.Policy.VaultPaths = []vaultv1beta1.VaultPathRule{{Path: "database/creds/" + own, Capabilities: []vaultv1beta1.Capability{"read"}}}
+			return tenant.Create(ctx, a)
+		}, refused: appDenied("v-db", `spec.policy.vaultPaths[0].path: Forbidden: only a VaultServer's spec.access grants paths outside the namespace's KV prefix`)},
 		{name: "read the VaultServers' grants", try: func(*testing.T) error { return tenant.List(ctx, &vaultv1beta1.VaultServerList{}) },
 			refused: `vaultservers.vault.exemple.com is forbidden: User "` + tenantUser + `" cannot list resource "vaultservers" in API group "vault.exemple.com" at the cluster scope`},
 		// Keycloak: realms, clients and rotation outside the grants.

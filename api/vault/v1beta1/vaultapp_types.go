@@ -66,12 +66,34 @@ type PolicyRule struct {
 	Capabilities []Capability `json:"capabilities"`
 }
 
+// VaultPathRule grants capabilities on a whole Vault path outside the
+// namespace's KV prefix, such as database/creds/shop: only where a
+// VaultServer's spec.access grants it.
+type VaultPathRule struct {
+	// Path in Vault, for example database/creds/shop or pki/issue/shop.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=256
+	Path string `json:"path"`
+
+	// Capabilities asked on the path.
+	// +kubebuilder:validation:MinItems=1
+	// +listType=set
+	Capabilities []Capability `json:"capabilities"`
+}
+
 // PolicySpec is the Vault ACL policy the operator writes for the VaultApp.
 type PolicySpec struct {
 	// Rules of the policy, one path block each.
 	// +kubebuilder:validation:MinItems=1
 	// +kubebuilder:validation:MaxItems=64
 	Rules []PolicyRule `json:"rules"`
+
+	// VaultPaths are paths outside the KV prefix (database, PKI, transit
+	// engines…), each within a grant of the VaultServer's spec.access.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=32
+	VaultPaths []VaultPathRule `json:"vaultPaths,omitempty"`
 }
 
 // KubernetesAuthSpec is the Vault Kubernetes-auth role that binds the

@@ -212,3 +212,47 @@ func TestVaultAppDeletedWhileItsServerIsUnusableIsKept(t *testing.T) {
 		t.Fatalf("Ready message = %q", msg)
 	}
 }
+
+// Paths outside the KV prefix are written where the VaultServer grants
+// them, and taken out of the policy when the grant is narrowed.
+func TestVaultPathsFollowTheServersGrant(t *testing.T) {
+	a := shopAPI()
+	a.Spec.ServerRef = &vaultv1beta1.ServerReference{Name: "eu"}
+	a.Spec.Policy.VaultPaths = []vaultv1beta1.VaultPathRule{
+		{Path: "database/creds/shop", Capabilities: []vaultv1beta1.Capability{"read"}},
+		{Path: "pki/issue/shop", Capabilities: []vaultv1beta1.Capability{"update"}},
+	}
+	w := newWorld(t, nil, a)
+	eu := &vaultv1beta1.VaultServer{ObjectMeta: metav1.ObjectMeta{Name: "eu"}, Spec: vaultv1beta1.VaultServerSpec{
+		Access: []vaultv1beta1.VaultAccessGrant{{Namespaces: []string{"shop"}, Paths: []vaultv1beta1.VaultPathGrant{
+			{Template: "database/creds/{namespace}", Capabilities: []vaultv1beta1.Capability{"read"}},
+			{Template: "pki/issue/{namespace}", Capabilities: []vaultv1beta1.Capability{"update"}},
+		}}}}}
+	if err := w.client.Create(context.Background(), eu); err != nil {
+		t.Fatal(err)
+	}
+	euVault := newFakeVault()
+	w.r.Servers = &VaultServers{Reader: w.client, ClusterUID: "uid-1",
+		Clients: &ServerClients{Reader: w.client, New: func(vaultclient.Config) (ServerClient, error) { return &fakeChecker{fakeVault: euVault}, nil }}}
+	w.reconcile()
+	w.condition(shared.TypeReady, metav1.ConditionTrue, shared.ReasonSynced)
+	policy := euVault.policies[testPolicy]
+	for _, want := range []string{`path "database/creds/shop" {`, `path "pki/issue/shop" {`, `path "secret/data/shop/db/*" {`} {
+		if !strings.Contains(policy, want) {
+			t.Fatalf("policy lacks %s:\n%s", want, policy)
+		}
+	}
+
+	eu.Spec.Access[0].Paths = eu.Spec.Access[0].Paths[:1]
+	if err := w.client.Update(context.Background(), eu); err != nil {
+		t.Fatal(err)
+	}
+	w.reconcile()
+	if policy := euVault.policies[testPolicy]; strings.Contains(policy, "pki/issue/shop") || !strings.Contains(policy, "database/creds/shop") {
+		t.Fatalf("policy after the grant was narrowed:\n%s", policy)
+	}
+	w.condition(shared.TypePolicySynced, metav1.ConditionTrue, shared.ReasonGrantNarrowed)
+	if msg := w.condition(shared.TypeReady, metav1.ConditionFalse, shared.ReasonNotAllowed); !strings.Contains(msg, `update on "pki/issue/shop" not granted`) {
+		t.Fatalf("Ready message = %q", msg)
+	}
+}

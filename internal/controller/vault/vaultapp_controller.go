@@ -160,11 +160,11 @@ func (r *pass) reconcile(ctx context.Context, req ctrl.Request, app *vaultv1beta
 	if err := r.Get(ctx, client.ObjectKey{Name: app.Namespace}, &ns); err != nil {
 		return ctrl.Result{}, fmt.Errorf("read namespace %q: %w", app.Namespace, err)
 	}
-	granted := tenancy.GrantedRules(app, &ns)
-	refused := tenancy.CheckVaultGrants(app, &ns)
+	granted := grant{rules: tenancy.GrantedRules(app, &ns), paths: tenancy.GrantedVaultPaths(app, r.server.Spec)}
+	refused := append(tenancy.CheckVaultGrants(app, &ns), tenancy.CheckVaultPaths(app, r.server.Spec)...)
 	if notGranted := r.server.refusal(app); len(notGranted) > 0 {
 		// The server no longer lists the namespace: nothing is live there.
-		granted, refused = nil, append(refused, notGranted...)
+		granted, refused = grant{}, append(refused, notGranted...)
 	}
 
 	// Compare and act.
@@ -191,7 +191,7 @@ func (r *pass) reconcile(ctx context.Context, req ctrl.Request, app *vaultv1beta
 
 	eventType, reason, note := corev1.EventTypeNormal, shared.ReasonSynced, ""
 	switch {
-	case len(granted) == 0:
+	case granted.empty():
 		msg := "nothing the spec asks is granted: " + refused.ToAggregate().Error()
 		reason = shared.ReasonNotAllowed
 		if changed != nothing {
@@ -206,7 +206,7 @@ func (r *pass) reconcile(ctx context.Context, req ctrl.Request, app *vaultv1beta
 		policyReason, policyMsg := shared.ReasonSynced, "policy "+name+" equals the spec"
 		reason = shared.ReasonNotAllowed
 		msg := "the spec asks more than the namespace is granted: " + refused.ToAggregate().Error()
-		if !equality.Semantic.DeepEqual(granted, app.Spec.Policy.Rules) {
+		if granted.narrows(app) {
 			policyReason, policyMsg, reason = shared.ReasonGrantNarrowed, "policy "+name+" holds only the granted part of the spec", shared.ReasonGrantNarrowed
 			msg = "the spec asks more than the namespace is granted; Vault holds only what is granted: " + refused.ToAggregate().Error()
 		}
@@ -248,10 +248,10 @@ func (r *pass) reconcile(ctx context.Context, req ctrl.Request, app *vaultv1beta
 // act brings Vault in step with what is granted: the policy and role
 // written, or removed when nothing is granted; and nothing left live under
 // a former name, whatever holds the new one.
-func (r *pass) act(ctx context.Context, app *vaultv1beta1.VaultApp, before *vaultv1beta1.VaultAppStatus, name string, granted []vaultv1beta1.PolicyRule) (written, error) {
+func (r *pass) act(ctx context.Context, app *vaultv1beta1.VaultApp, before *vaultv1beta1.VaultAppStatus, name string, granted grant) (written, error) {
 	var changed written
 	var err error
-	if len(granted) == 0 {
+	if granted.empty() {
 		changed, err = r.revoke(ctx, app, before, name)
 	} else {
 		changed, err = r.sync(ctx, app, before, name, granted)
@@ -307,16 +307,8 @@ func (w written) String() string {
 
 // sync reads the policy and the role, and writes each that differs and is
 // the operator's to write.
-func (r *pass) sync(ctx context.Context, app *vaultv1beta1.VaultApp, before *vaultv1beta1.VaultAppStatus, name string, granted []vaultv1beta1.PolicyRule) (written, error) {
-	rules := make([]vaultclient.Rule, 0, len(granted))
-	for _, rule := range granted {
-		caps := make([]string, len(rule.Capabilities))
-		for i, c := range rule.Capabilities {
-			caps[i] = string(c)
-		}
-		rules = append(rules, vaultclient.Rule{Path: rule.Path, Capabilities: caps})
-	}
-	wantPolicy := r.Vault.RenderPolicy(r.ownerOf(app), rules)
+func (r *pass) sync(ctx context.Context, app *vaultv1beta1.VaultApp, before *vaultv1beta1.VaultAppStatus, name string, granted grant) (written, error) {
+	wantPolicy := r.Vault.RenderPolicy(r.ownerOf(app), granted.vaultRules())
 	wantRole := vaultclient.Role{
 		ServiceAccounts: tenancy.ServiceAccounts(app),
 		Namespace:       app.Namespace,

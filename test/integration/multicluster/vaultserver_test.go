@@ -26,6 +26,7 @@ import (
 	"testing"
 	"time"
 
+	vaultapi "github.com/hashicorp/vault/api"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -262,5 +263,82 @@ func TestTwoVaultsBehindOneManager(t *testing.T) {
 	east.wait(t, client.ObjectKeyFromObject(onSecond), metav1.ConditionTrue, shared.ReasonSynced)
 	if text, _ := admin2.Sys().GetPolicy("app-second.shop.b"); !strings.Contains(text, `"read", "list"`) {
 		t.Fatalf("the second Vault's policy after its return:\n%s", text)
+	}
+}
+
+// A VaultServer grants a namespace a path outside its KV prefix by
+// template: the policy holds it, and the app's workload reads it (a KV
+// mount named database stands for the database engine); a path no
+// template grants is refused at admission, naming the field and the grant.
+func TestGrantedPathOutsideTheKVPrefix(t *testing.T) {
+	ctx := context.Background()
+	east := startCluster(t, "east", "")
+	admin, err := vaultServer.AdminClient()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := admin.Sys().Mount("database", &vaultapi.MountInput{Type: "kv"}); err != nil && !strings.Contains(err.Error(), "path is already in use") {
+		t.Fatal(err)
+	}
+	const secret = "granted-path-value-for-the-test"
+	harness.KeepSecret(secret)
+	if _, err := admin.Logical().Write("database/creds/shop", map[string]any{"password": secret}); err != nil {
+		t.Fatal(err)
+	}
+	s := vaultServerAt("paths", vaultServer.Addr, east.mount)
+	s.Spec.Cluster = "east"
+	s.Spec.Access = []vaultv1beta1.VaultAccessGrant{{Namespaces: []string{"shop"}, Paths: []vaultv1beta1.VaultPathGrant{
+		{Template: "database/creds/{namespace}", Capabilities: []vaultv1beta1.Capability{"read"}},
+	}}}
+	if err := east.op.Client.Create(ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	east.namespace(t, "shop")
+	app := func(name, path string) *vaultv1beta1.VaultApp {
+		return &vaultv1beta1.VaultApp{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "shop"},
+			Spec: vaultv1beta1.VaultAppSpec{
+				ServerRef: &vaultv1beta1.ServerReference{Name: "paths"},
+				Policy: vaultv1beta1.PolicySpec{
+					Rules:      []vaultv1beta1.PolicyRule{{Path: name + "/*", Capabilities: []vaultv1beta1.Capability{"read"}}},
+					VaultPaths: []vaultv1beta1.VaultPathRule{{Path: path, Capabilities: []vaultv1beta1.Capability{"read"}}},
+				},
+				KubernetesAuth: vaultv1beta1.KubernetesAuthSpec{ServiceAccounts: []string{name}},
+			},
+		}
+	}
+	err = east.op.Client.Create(ctx, app("pki", "pki/issue/shop"))
+	NewWithT(t).Expect(err).To(HaveOccurred())
+	NewWithT(t).Expect(err.Error()).To(ContainSubstring(`spec.policy.vaultPaths[0]: Forbidden: read on "pki/issue/shop" not granted to namespace "shop" by VaultServer "paths": it grants read on database/creds/shop`))
+
+	db := app("dbapp", "database/creds/shop")
+	if err := east.op.Client.Create(ctx, db); err != nil {
+		t.Fatal(err)
+	}
+	east.wait(t, client.ObjectKeyFromObject(db), metav1.ConditionTrue, shared.ReasonSynced)
+	if text := vaultState(t)["policy app.shop.dbapp"]; !strings.Contains(text, "path \"database/creds/shop\" {\n  capabilities = [\"read\"]\n}") {
+		t.Fatalf("policy app.shop.dbapp:\n%s", text)
+	}
+	// The workload logs in with its role and reads the granted path.
+	if err := east.op.Client.Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "dbapp", Namespace: "shop"}}); err != nil {
+		t.Fatal(err)
+	}
+	jwt, err := harness.ServiceAccountToken(ctx, east.op.Config, "shop", "dbapp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	login, err := unauthenticated(t).Logical().Write("auth/"+east.mount+"/login", map[string]any{"role": "app.shop.dbapp", "jwt": jwt})
+	if err != nil {
+		t.Fatal(err)
+	}
+	harness.KeepSecret(login.Auth.ClientToken)
+	workload := unauthenticated(t)
+	workload.SetToken(login.Auth.ClientToken)
+	read, err := workload.Logical().Read("database/creds/shop")
+	if err != nil || read == nil || read.Data["password"] != secret {
+		t.Fatalf("the workload's read of the granted path: %v %v", read, err)
+	}
+	if _, err := workload.Logical().Read("database/creds/other"); err == nil || !strings.Contains(err.Error(), "permission denied") {
+		t.Fatalf("the workload read a path not granted: %v", err)
 	}
 }

@@ -86,7 +86,7 @@ type VaultAppValidator struct {
 
 // ValidateCreate checks a new VaultApp.
 func (v *VaultAppValidator) ValidateCreate(ctx context.Context, app *vaultv1beta1.VaultApp) (admission.Warnings, error) {
-	return nil, v.validate(ctx, app)
+	return nil, v.validate(ctx, app, nil)
 }
 
 // ValidateUpdate checks a changed spec. An update that leaves the spec as it
@@ -109,7 +109,7 @@ func (v *VaultAppValidator) ValidateUpdate(ctx context.Context, old, app *vaultv
 		return nil, apierrors.NewInvalid(vaultv1beta1.GroupVersion.WithKind("VaultApp").GroupKind(), app.Name,
 			field.ErrorList{field.Forbidden(field.NewPath("spec", "serverRef"), "cannot change: delete the VaultApp and create it again")})
 	}
-	return nil, v.validate(ctx, app)
+	return nil, v.validate(ctx, app, &old.Status)
 }
 
 // ValidateDelete lets every deletion through.
@@ -117,7 +117,9 @@ func (v *VaultAppValidator) ValidateDelete(context.Context, *vaultv1beta1.VaultA
 	return nil, nil
 }
 
-func (v *VaultAppValidator) validate(ctx context.Context, app *vaultv1beta1.VaultApp) error {
+// validate checks a VaultApp; written is the status of the object it
+// replaces (nil for a new one): where it wrote is where it stays.
+func (v *VaultAppValidator) validate(ctx context.Context, app *vaultv1beta1.VaultApp, written *vaultv1beta1.VaultAppStatus) error {
 	var ns corev1.Namespace
 	if err := v.Client.Get(ctx, client.ObjectKey{Name: app.Namespace}, &ns); err != nil {
 		return apierrors.NewInternalError(fmt.Errorf("read namespace %q for its Vault grants: %w", app.Namespace, err))
@@ -125,21 +127,62 @@ func (v *VaultAppValidator) validate(ctx context.Context, app *vaultv1beta1.Vaul
 	errs := tenancy.ValidateVaultApp(app)
 	errs = append(errs, schema.Validate(app)...)
 	errs = append(errs, tenancy.CheckVaultGrants(app, &ns)...)
-	if ref := app.Spec.ServerRef; ref != nil {
-		// One that does not exist yet is the controller's to report.
-		var server vaultv1beta1.VaultServer
-		switch err := v.Client.Get(ctx, client.ObjectKey{Name: ref.Name}, &server); {
-		case err == nil:
-			errs = append(errs, tenancy.CheckVaultServerGrant(app, &server)...)
-		case !apierrors.IsNotFound(err):
-			return apierrors.NewInternalError(fmt.Errorf("read VaultServer %q for its grants: %w", ref.Name, err))
-		}
+	server, err := v.server(ctx, app, written)
+	if err != nil {
+		return apierrors.NewInternalError(err)
+	}
+	switch {
+	case server != nil:
+		errs = append(errs, tenancy.CheckVaultServerGrant(app, server)...)
+		errs = append(errs, tenancy.CheckVaultPaths(app, server)...)
+	case app.Spec.ServerRef == nil && (written == nil || written.Server == ""):
+		// The environment's Vault grants no path outside the KV prefix.
+		errs = append(errs, tenancy.CheckVaultPaths(app, nil)...)
 	}
 	if len(errs) == 0 {
 		return nil
 	}
 	errs = terms.ForRequest(ctx, errs, vaultv1alpha1.GroupVersion.Version, v1alpha1Fields)
 	return apierrors.NewInvalid(vaultv1beta1.GroupVersion.WithKind("VaultApp").GroupKind(), app.Name, errs)
+}
+
+// server is the VaultServer the VaultApp will use: the one it names, else
+// the default one; nil when it names one that does not exist yet (the
+// controller's to report) or uses the environment's Vault.
+func (v *VaultAppValidator) server(ctx context.Context, app *vaultv1beta1.VaultApp, written *vaultv1beta1.VaultAppStatus) (*vaultv1beta1.VaultServer, error) {
+	name := ""
+	switch {
+	case app.Spec.ServerRef != nil:
+		name = app.Spec.ServerRef.Name
+	case written != nil && written.Server != "":
+		name = written.Server
+	case written != nil && written.LastSyncTime != nil:
+		return nil, nil // wrote to the environment's Vault, and stays there
+	}
+	if name != "" {
+		var s vaultv1beta1.VaultServer
+		switch err := v.Client.Get(ctx, client.ObjectKey{Name: name}, &s); {
+		case apierrors.IsNotFound(err):
+			return nil, nil
+		case err != nil:
+			return nil, fmt.Errorf("read VaultServer %q for its grants: %w", name, err)
+		}
+		return &s, nil
+	}
+	var list vaultv1beta1.VaultServerList
+	if err := v.Client.List(ctx, &list); err != nil {
+		return nil, fmt.Errorf("list VaultServers for the default one: %w", err)
+	}
+	var def *vaultv1beta1.VaultServer
+	for i := range list.Items {
+		if list.Items[i].Annotations[vaultv1beta1.DefaultServerAnnotation] == "true" {
+			if def != nil {
+				return nil, nil // two defaults: the controller says so
+			}
+			def = &list.Items[i]
+		}
+	}
+	return def, nil
 }
 
 // v1alpha1Fields maps the hub's field paths to the ones a v1alpha1 user wrote.

@@ -1,0 +1,60 @@
+/*
+Copyright 2026 The vault-keycloak-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package vault
+
+import (
+	"k8s.io/apimachinery/pkg/api/equality"
+
+	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
+	vaultclient "github.com/carbogame/vault-keycloak-operator/internal/vault"
+)
+
+// grant is what of a VaultApp's spec is granted, and so written to Vault:
+// rules on its namespace's KV prefix (the namespace's annotations), and
+// whole paths its VaultServer's spec.access grants.
+type grant struct {
+	rules []vaultv1beta1.PolicyRule
+	paths []vaultv1beta1.VaultPathRule
+}
+
+func (g grant) empty() bool { return len(g.rules) == 0 && len(g.paths) == 0 }
+
+// narrows reports whether the grant holds less than the spec asks.
+func (g grant) narrows(app *vaultv1beta1.VaultApp) bool {
+	return !equality.Semantic.DeepEqual(g.rules, app.Spec.Policy.Rules) ||
+		len(g.paths) != len(app.Spec.Policy.VaultPaths) || (len(g.paths) > 0 && !equality.Semantic.DeepEqual(g.paths, app.Spec.Policy.VaultPaths))
+}
+
+// vaultRules are the grant in the Vault client's terms.
+func (g grant) vaultRules() []vaultclient.Rule {
+	rules := make([]vaultclient.Rule, 0, len(g.rules)+len(g.paths))
+	for _, r := range g.rules {
+		rules = append(rules, vaultclient.Rule{Path: r.Path, Capabilities: capabilities(r.Capabilities)})
+	}
+	for _, p := range g.paths {
+		rules = append(rules, vaultclient.Rule{Path: p.Path, Capabilities: capabilities(p.Capabilities), Absolute: true})
+	}
+	return rules
+}
+
+func capabilities(caps []vaultv1beta1.Capability) []string {
+	out := make([]string, len(caps))
+	for i, c := range caps {
+		out[i] = string(c)
+	}
+	return out
+}
