@@ -215,6 +215,10 @@ func CheckVaultPaths(app *vaultv1beta1.VaultApp, s *vaultv1beta1.VaultServer) fi
 	if s != nil {
 		grants = pathGrants(s, app.Namespace)
 	}
+	if len(app.Spec.Policy.VaultPaths) > 0 && app.Spec.DeletionPolicy == vaultv1beta1.DeletionPolicyRetain {
+		errs = append(errs, field.Forbidden(field.NewPath("spec", "deletionPolicy"),
+			"Retain does not keep a policy with vaultPaths: a retained policy is never revisited, and its VaultServer's grants must be able to shrink it"))
+	}
 	for i, p := range app.Spec.Policy.VaultPaths {
 		if verrs := ValidateVaultPath(fld.Index(i).Child("path"), p.Path); len(verrs) > 0 {
 			errs = append(errs, verrs...)

@@ -168,6 +168,7 @@ func TestVaultPathsWithinTheServersGrants(t *testing.T) {
 		{ask("sys/policies/acl/x", "read"), s, "paths under sys/ are never granted", nil},
 		{ask("database/creds/{namespace}", "read"), s, "must be a path, with no variable", nil},
 		{ask("database/creds/shop", "read"), nil, "only a VaultServer's spec.access grants paths outside the namespace's KV prefix", nil},
+		{retain(ask("database/creds/shop", "read")), s, "spec.deletionPolicy: Forbidden: Retain does not keep a policy with vaultPaths", []vaultv1beta1.Capability{"read"}},
 	} {
 		errs := CheckVaultPaths(tt.app, tt.server)
 		switch {
@@ -184,4 +185,9 @@ func TestVaultPathsWithinTheServersGrants(t *testing.T) {
 			t.Errorf("%s: granted %v, want %v", tt.app.Spec.Policy.VaultPaths[0].Path, got, tt.granted)
 		}
 	}
+}
+
+func retain(a *vaultv1beta1.VaultApp) *vaultv1beta1.VaultApp {
+	a.Spec.DeletionPolicy = vaultv1beta1.DeletionPolicyRetain
+	return a
 }

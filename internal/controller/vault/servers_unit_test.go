@@ -256,3 +256,33 @@ func TestVaultPathsFollowTheServersGrant(t *testing.T) {
 		t.Fatalf("Ready message = %q", msg)
 	}
 }
+
+// Retain keeps no policy with paths a VaultServer granted: no pass would
+// ever shrink it again.
+func TestRetainKeepsNoGrantedPaths(t *testing.T) {
+	a := shopAPI()
+	a.Spec.DeletionPolicy = vaultv1beta1.DeletionPolicyRetain
+	a.Spec.Policy.VaultPaths = []vaultv1beta1.VaultPathRule{{Path: "database/creds/shop", Capabilities: []vaultv1beta1.Capability{"read"}}}
+	a.Spec.ServerRef = &vaultv1beta1.ServerReference{Name: "eu"}
+	w := newWorld(t, map[string]string{"vault.exemple.com/allow-retain": "true"}, a)
+	eu := &vaultv1beta1.VaultServer{ObjectMeta: metav1.ObjectMeta{Name: "eu"}, Spec: vaultv1beta1.VaultServerSpec{
+		Access: []vaultv1beta1.VaultAccessGrant{{Namespaces: []string{"shop"}, Paths: []vaultv1beta1.VaultPathGrant{
+			{Template: "database/creds/{namespace}", Capabilities: []vaultv1beta1.Capability{"read"}}}}}}}
+	if err := w.client.Create(context.Background(), eu); err != nil {
+		t.Fatal(err)
+	}
+	euVault := newFakeVault()
+	w.r.Servers = &VaultServers{Reader: w.client, ClusterUID: "uid-1",
+		Clients: &ServerClients{Reader: w.client, New: func(vaultclient.Config) (ServerClient, error) { return &fakeChecker{fakeVault: euVault}, nil }}}
+	w.reconcile()
+	if !strings.Contains(euVault.policies[testPolicy], "database/creds/shop") {
+		t.Fatalf("not written:\n%s", euVault.policies[testPolicy])
+	}
+	if err := w.client.Delete(context.Background(), w.app()); err != nil {
+		t.Fatal(err)
+	}
+	w.reconcile()
+	if len(euVault.policies) > 0 {
+		t.Fatalf("retained with a granted path:\n%s", euVault.policies[testPolicy])
+	}
+}

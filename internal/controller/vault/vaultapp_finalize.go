@@ -44,11 +44,17 @@ func (r *pass) finalize(ctx context.Context, app *vaultv1beta1.VaultApp, before 
 	reason, note := shared.ReasonDeleted, "removed policy and role "+name+" from Vault"
 	var err error
 	switch {
-	case app.Spec.DeletionPolicy == vaultv1beta1.DeletionPolicyRetain && r.retainAllowed(ctx, app.Namespace):
+	case app.Spec.DeletionPolicy == vaultv1beta1.DeletionPolicyRetain && r.retainAllowed(ctx, app.Namespace) && len(app.Spec.Policy.VaultPaths) == 0:
 		reason, note = shared.ReasonRetained, "left policy and role "+name+" in Vault (deletionPolicy Retain); the operator no longer manages them"
 		err = r.release(ctx, app, before, name)
 	default:
-		if app.Spec.DeletionPolicy == vaultv1beta1.DeletionPolicyRetain {
+		switch {
+		case app.Spec.DeletionPolicy != vaultv1beta1.DeletionPolicyRetain:
+		case len(app.Spec.Policy.VaultPaths) > 0:
+			// A retained policy is never revisited: a VaultServer's grant
+			// taken back could not shrink it.
+			note += " (deletionPolicy Retain does not keep a policy with vaultPaths: its VaultServer's grants must be able to shrink it)"
+		default:
 			note += " (deletionPolicy Retain is not allowed in this namespace: the cluster admin allows it with " + tenancy.AllowRetainAnnotation + "=true)"
 		}
 		var removed bool
