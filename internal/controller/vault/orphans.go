@@ -79,7 +79,7 @@ type sweep struct {
 }
 
 // uses reports whether a VaultApp uses (or may yet choose) the server
-// swept: one that wrote to another server is gone from this one.
+// swept: the live set, whose policies are not even read.
 func (s *sweep) uses(app *vaultv1beta1.VaultApp) bool {
 	undecided := app.Status.Server == "" && app.Status.LastSyncTime == nil
 	return app.Status.Server == s.server || undecided
@@ -215,9 +215,11 @@ func (s *sweep) orphaned(ctx context.Context, name string) (bool, vaultclient.Ow
 		return false, mark.Owner, fmt.Errorf("read VaultApp %s/%s of policy %s: %w", mark.Owner.Namespace, mark.Owner.Name, name, err)
 	}
 	// A VaultApp of that name exists: its reconcile adopts or repairs the
-	// policy (an earlier VaultApp of the same name is necessarily gone),
-	// unless it uses another server.
-	return !s.uses(&app), mark.Owner, nil
+	// policy (an earlier VaultApp of the same name is necessarily gone).
+	// Even one that uses another server keeps it: two servers may be the
+	// same Vault (the environment's and a VaultServer at its address), and
+	// a VaultApp never moves, so what it wrote is where it writes.
+	return false, mark.Owner, nil
 }
 
 // sweepable reports whether a policy is this cluster's to remove once its

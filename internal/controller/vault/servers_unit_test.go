@@ -141,22 +141,25 @@ func TestVaultAppWrittenToItsVaultServer(t *testing.T) {
 	w.reconcile()
 	w.condition(shared.TypeReady, metav1.ConditionTrue, shared.ReasonSynced)
 
-	// The sweep goes through both, each with its own VaultApps: a policy
-	// left in the environment's Vault for this VaultApp, which uses eu,
-	// is an orphan there; eu's is not.
-	left := vaultclient.RenderPolicy("secret", vaultclient.Owner{Namespace: "shop", Name: "api", UID: "1111-2222", Cluster: testCluster}, nil)
-	w.vault.policies[testPolicy] = left
+	// The sweep goes through both. A policy in the environment's Vault
+	// marked for this VaultApp, which uses eu, is kept: the two servers
+	// may be one Vault, and the VaultApp exists. One of a VaultApp that
+	// is gone is swept.
+	mine := vaultclient.RenderPolicy("secret", vaultclient.Owner{Namespace: "shop", Name: "api", UID: "1111-2222", Cluster: testCluster}, nil)
+	gone := vaultclient.RenderPolicy("secret", vaultclient.Owner{Namespace: "shop", Name: "gone", UID: "3333", Cluster: testCluster}, nil)
+	w.vault.policies[testPolicy], w.vault.policies["app.shop.gone"] = mine, gone
 	s := &OrphanSweeper{Reader: w.client, Cache: w.client, Servers: w.r.Servers, Recorder: w.events}
 	removed, err := s.Sweep(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(removed) != 1 || removed[0] != testPolicy {
-		t.Fatalf("swept %v, want only %s from the environment's Vault", removed, testPolicy)
+	if len(removed) != 1 || removed[0] != "app.shop.gone" {
+		t.Fatalf("swept %v, want only app.shop.gone", removed)
 	}
 	if _, ok := euVault.policies[name]; !ok {
 		t.Fatal("the sweep removed eu's live policy")
 	}
+	delete(w.vault.policies, testPolicy)
 
 	// Deleted: removed from eu.
 	if err := w.client.Delete(context.Background(), w.app()); err != nil {
