@@ -109,10 +109,7 @@ FUZZTIME ?= 15s
 
 .PHONY: fuzz
 fuzz: ## Fuzz the conversions and the validating webhooks, FUZZTIME each (no service).
-	@for t in $(FUZZ_TARGETS); do \
-		echo "fuzz: $${t#*:} for $(FUZZTIME)"; \
-		go test "$${t%%:*}" -run '^$$' -fuzz "^$${t#*:}$$" -fuzztime $(FUZZTIME) || exit 1; \
-	done
+	@hack/fuzz.sh $(FUZZTIME) $(FUZZ_TARGETS)
 
 # The fleet benchmark (test/bench): 1,000 objects of each kind against the
 # real services, the manager binary behind counting proxies; every figure is
