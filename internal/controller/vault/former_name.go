@@ -18,7 +18,6 @@ package vault
 
 import (
 	"context"
-	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -66,20 +65,21 @@ func (r *pass) leaveFormerName(ctx context.Context, app *vaultv1beta1.VaultApp, 
 // name when it grants it, only when the policy is still this very
 // VaultApp's; anything else under that name is left as it is.
 func (r *pass) removeFormer(ctx context.Context, app *vaultv1beta1.VaultApp, former string) (bool, error) {
+	_, ours, err := r.formerPolicy(ctx, app, former)
+	if err != nil || !ours {
+		return false, err
+	}
+	return true, deletePolicyAndItsRole(ctx, r.Vault, former)
+}
+
+// formerPolicy reads the policy under a former name, and reports whether
+// it is still this very VaultApp's (formerPolicyOf).
+func (r *pass) formerPolicy(ctx context.Context, app *vaultv1beta1.VaultApp, former string) (string, bool, error) {
 	text, found, err := r.Vault.ReadPolicy(ctx, former)
-	if err != nil || !found || !formerPolicyOf(r.Identity, app, former, vaultclient.MarkOf(text)) {
-		return false, err
+	if err != nil || !found {
+		return "", false, err
 	}
-	role, found, err := r.Vault.ReadRole(ctx, former)
-	if err != nil {
-		return false, err
-	}
-	if found && slices.Contains(role.Policies, former) {
-		if err := r.Vault.DeleteRole(ctx, former); err != nil {
-			return false, err
-		}
-	}
-	return true, r.Vault.DeletePolicy(ctx, former)
+	return text, formerPolicyOf(r.Identity, app, former, vaultclient.MarkOf(text)), nil
 }
 
 // formerPolicyOf reports whether a policy under a former name was written

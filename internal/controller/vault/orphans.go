@@ -81,8 +81,7 @@ type sweep struct {
 // uses reports whether a VaultApp uses (or may yet choose) the server
 // swept: the live set, whose policies are not even read.
 func (s *sweep) uses(app *vaultv1beta1.VaultApp) bool {
-	undecided := app.Status.Server == "" && app.Status.LastSyncTime == nil
-	return app.Status.Server == s.server || undecided
+	return app.Status.Server == s.server || !wroteAnywhere(app)
 }
 
 // NeedLeaderElection: only the leader writes to Vault.
@@ -242,14 +241,21 @@ func (s *sweep) remove(ctx context.Context, name string, owner vaultclient.Owner
 	if err != nil || !found || vaultclient.MarkOf(text).Owner != owner {
 		return err
 	}
-	role, found, err := s.Vault.ReadRole(ctx, name)
+	return deletePolicyAndItsRole(ctx, s.Vault, name)
+}
+
+// deletePolicyAndItsRole deletes the role of the policy's name when it
+// grants that policy (a role that grants another is someone else's), then
+// the policy; the caller has judged the policy the operator's.
+func deletePolicyAndItsRole(ctx context.Context, v VaultAPI, name string) error {
+	role, found, err := v.ReadRole(ctx, name)
 	if err != nil {
 		return err
 	}
 	if found && slices.Contains(role.Policies, name) {
-		if err := s.Vault.DeleteRole(ctx, name); err != nil {
+		if err := v.DeleteRole(ctx, name); err != nil {
 			return err
 		}
 	}
-	return s.Vault.DeletePolicy(ctx, name)
+	return v.DeletePolicy(ctx, name)
 }

@@ -74,13 +74,20 @@ type errServer struct{ reason, msg string }
 
 func (e *errServer) Error() string { return e.msg }
 
+// wroteAnywhere reports whether a VaultApp has written to some server: a
+// recorded VaultServer, or (an empty one with a sync time) the
+// environment's Vault, as every VaultApp of earlier releases did.
+func wroteAnywhere(app *vaultv1beta1.VaultApp) bool {
+	return app.Status.Server != "" || app.Status.LastSyncTime != nil
+}
+
 // chooseServer decides which server a VaultApp uses: the one it names; the
 // one it wrote to before (a VaultApp never moves by itself: a new default
 // server takes only new VaultApps); else the default VaultServer; else the
 // environment's Vault. written says the VaultApp wrote to the
 // environment's Vault before (releases before VaultServer).
 func chooseServer(app *vaultv1beta1.VaultApp, envConfigured bool, defaults []string) (string, *errServer) {
-	wroteToEnv := app.Status.Server == "" && app.Status.LastSyncTime != nil
+	wroteToEnv := app.Status.Server == "" && wroteAnywhere(app)
 	var name string
 	switch {
 	case !app.DeletionTimestamp.IsZero() && app.Status.Server != "":
@@ -129,9 +136,14 @@ type VaultServers struct {
 
 // Resolve returns the server of a VaultApp.
 func (v *VaultServers) Resolve(ctx context.Context, app *vaultv1beta1.VaultApp) (*Server, error) {
-	defaults, err := v.defaults(ctx)
-	if err != nil {
-		return nil, err
+	// The default server matters only to a VaultApp that names none and
+	// records none: no listing for the others.
+	var defaults []string
+	if app.Spec.ServerRef == nil && app.Status.Server == "" {
+		var err error
+		if defaults, err = v.defaults(ctx); err != nil {
+			return nil, err
+		}
 	}
 	name, refused := chooseServer(app, v.Env != nil, defaults)
 	if refused != nil {

@@ -494,7 +494,7 @@ func (r *VaultAppReconciler) vaultAppsOf(ctx context.Context, server client.Obje
 	}
 	return shared.Requests(list.Items, func(a *vaultv1beta1.VaultApp) bool {
 		named := a.Spec.ServerRef != nil && a.Spec.ServerRef.Name == server.GetName()
-		return named || a.Status.Server == server.GetName() || (a.Spec.ServerRef == nil && a.Status.Server == "" && a.Status.LastSyncTime == nil)
+		return named || a.Status.Server == server.GetName() || (a.Spec.ServerRef == nil && !wroteAnywhere(a))
 	})
 }
 

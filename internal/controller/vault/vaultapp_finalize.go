@@ -138,8 +138,8 @@ func (r *pass) finalizeFormer(ctx context.Context, app *vaultv1beta1.VaultApp, f
 	if !retain {
 		return r.leaveFormerName(ctx, app, former, name)
 	}
-	text, found, err := r.Vault.ReadPolicy(ctx, former)
-	if err != nil || !found || !formerPolicyOf(r.Identity, app, former, vaultclient.MarkOf(text)) {
+	text, ours, err := r.formerPolicy(ctx, app, former)
+	if err != nil || !ours {
 		return err
 	}
 	return r.Vault.WritePolicy(ctx, former, vaultclient.RetainedText(text, r.ownerOf(app)))

@@ -42,7 +42,7 @@ import (
 // finalizer.
 func (r *VaultAppReconciler) withoutServer(ctx context.Context, app *vaultv1beta1.VaultApp, why *errServer) (ctrl.Result, error) {
 	before := app.Status.DeepCopy()
-	wrote := app.Status.Server != "" || app.Status.LastSyncTime != nil
+	wrote := wroteAnywhere(app)
 	gone := !wrote || why.reason == shared.ReasonServerNotFound || why.reason == shared.ReasonVaultNotConfigured
 	if !app.DeletionTimestamp.IsZero() {
 		if !controllerutil.ContainsFinalizer(app, Finalizer) {
