@@ -88,6 +88,10 @@ func main() {
 		"The KV version 2 mount; each namespace owns <mount>/data/<namespace>/.")
 	flag.StringVar(&vaultCfg.KubernetesAuthMount, "vault-kubernetes-auth-mount", vaultCfg.KubernetesAuthMount,
 		"The Kubernetes auth mount where the VaultApps' roles are written.")
+	legacyVaultEnvironment := os.Getenv(operator.EnvLegacyVaultEnvironment) == "true"
+	flag.BoolVar(&legacyVaultEnvironment, "legacy-vault-environment", legacyVaultEnvironment,
+		"Use the Vault of the environment (VAULT_ADDR and the --vault-* flags) for VaultApps that name no VaultServer, granted by namespace annotations, "+
+			"as releases before VaultServer did (default: "+operator.EnvLegacyVaultEnvironment+"=true). Each such VaultApp says LegacyConfiguration.")
 	clusterName := os.Getenv("VKO_CLUSTER_NAME")
 	flag.StringVar(&clusterName, "cluster-name", clusterName,
 		"This cluster's name in the marks the operator writes to Vault (a DNS label; default: VKO_CLUSTER_NAME, else the kube-system namespace's UID). "+
@@ -171,6 +175,7 @@ func main() {
 
 	events, err := operator.Setup(mgr, operator.Options{
 		Vault:                   vaultCfg,
+		LegacyVaultEnvironment:  legacyVaultEnvironment,
 		ClusterName:             clusterName,
 		VaultNamePrefix:         vaultNamePrefix,
 		OperatorNamespace:       operatorNamespace,

@@ -55,7 +55,7 @@ func run(ctx context.Context, out io.Writer, once bool) error {
 	say("Keycloak %s", keycloak.URL)
 	vaultCfg := vaultclient.ConfigFromEnv()
 	vaultCfg.Address, vaultCfg.Token = vault.Addr, vault.Token
-	op, err := harness.Start(harness.Config{Options: operator.Options{Vault: vaultCfg, OperatorNamespace: operatorNamespace}})
+	op, err := harness.Start(harness.Config{Options: operator.Options{Vault: vaultCfg, LegacyVaultEnvironment: true, OperatorNamespace: operatorNamespace}})
 	if err != nil {
 		return err
 	}

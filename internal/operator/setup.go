@@ -124,9 +124,15 @@ func NewMigrator(mgr ctrl.Manager) (*migration.Migrator, error) {
 
 // Options configure what Setup registers.
 type Options struct {
-	// Vault is the Vault the VaultApps are written to; an empty Address
-	// leaves VaultApps reporting VaultNotConfigured.
+	// Vault is the Vault of the operator's environment (VAULT_ADDR and the
+	// flags): what every VaultServer's client starts from, and, while
+	// LegacyVaultEnvironment is set, the implicit server of the VaultApps
+	// that name no VaultServer.
 	Vault vaultclient.Config
+	// LegacyVaultEnvironment is the admin's opt-in to the configuration of
+	// releases before VaultServer: the environment's Vault as an implicit
+	// server, granting by namespace annotations.
+	LegacyVaultEnvironment bool
 	// ClusterName names this cluster in every mark the operator writes to
 	// Vault; the kube-system namespace's UID when empty.
 	ClusterName string
@@ -298,9 +304,16 @@ func vaultServers(mgr ctrl.Manager, opts Options, clusterUID string) (*vaultcont
 			Reader:    mgr.GetAPIReader(),
 			Namespace: opts.OperatorNamespace,
 			Base:      opts.Vault,
+			Tokens:    &vaultcontroller.ServiceAccountTokens{Client: mgr.GetClient(), TokenPath: opts.Vault.ServiceAccountTokenPath},
 		},
 	}
-	if opts.Vault.Address == "" {
+	switch {
+	case opts.Vault.Address == "":
+		return servers, nil
+	case !opts.LegacyVaultEnvironment:
+		servers.EnvIgnored = fmt.Sprintf("the operator's environment names a Vault (%s) but the cluster admin has not opted in to it (%s=true): create a VaultServer, or opt in while moving to one",
+			opts.Vault.Address, EnvLegacyVaultEnvironment)
+		ctrl.Log.WithName("setup").Info("the environment's Vault is not used: " + servers.EnvIgnored)
 		return servers, nil
 	}
 	c, err := vaultclient.New(opts.Vault)
@@ -315,6 +328,10 @@ func vaultServers(mgr ctrl.Manager, opts Options, clusterUID string) (*vaultcont
 	servers.Env = &vaultcontroller.Server{Vault: c, Identity: identity}
 	return servers, nil
 }
+
+// EnvLegacyVaultEnvironment, set to true, is the admin's opt-in to
+// LegacyVaultEnvironment (the flag --legacy-vault-environment).
+const EnvLegacyVaultEnvironment = "VKO_LEGACY_VAULT_ENVIRONMENT"
 
 // kubeSystemUID is the kube-system namespace's UID: there from the
 // cluster's creation to its end, and unique, it names the cluster in Vault

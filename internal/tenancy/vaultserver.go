@@ -23,6 +23,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -249,13 +250,7 @@ func GrantedVaultPaths(app *vaultv1beta1.VaultApp, s *vaultv1beta1.VaultServer) 
 		if len(ValidateVaultPath(field.NewPath("p"), p.Path)) > 0 {
 			continue
 		}
-		granted := grantedCapabilities(grants, p.Path)
-		var caps []vaultv1beta1.Capability
-		for _, c := range p.Capabilities {
-			if slices.Contains(granted, c) {
-				caps = append(caps, c)
-			}
-		}
+		caps := keep(p.Capabilities, grantedCapabilities(grants, p.Path))
 		if len(caps) > 0 {
 			out = append(out, vaultv1beta1.VaultPathRule{Path: p.Path, Capabilities: caps})
 		}
@@ -272,4 +267,107 @@ func describePathGrants(grants []pathGrant) string {
 		parts[i] = fmt.Sprintf("%s on %s", join(g.capabilities), g.path)
 	}
 	return "it grants " + strings.Join(parts, "; ")
+}
+
+// KVMountOf is the server's KV mount: secret when it names none.
+func KVMountOf(s *vaultv1beta1.VaultServer) string {
+	if s.Spec.KVMount == "" {
+		return "secret"
+	}
+	return s.Spec.KVMount
+}
+
+// kvDataPath is the Vault path a KV rule's grant is judged on: its data
+// path. The metadata path that list and delete imply comes with it, as the
+// namespace annotations always gave it.
+func kvDataPath(s *vaultv1beta1.VaultServer, namespace, p string) string {
+	return KVMountOf(s) + "/data/" + namespace + "/" + p
+}
+
+// RetainGranted reports whether some access entry that lists the namespace
+// lets it keep its policies after deletion.
+func RetainGranted(s *vaultv1beta1.VaultServer, namespace string) bool {
+	return slices.ContainsFunc(s.Spec.Access, func(g vaultv1beta1.VaultAccessGrant) bool {
+		return g.AllowRetain && matchesAny(g.Namespaces, namespace)
+	})
+}
+
+// MaxTokenTTLOf is the largest token TTL the server's entries that list
+// the namespace allow: entries grant, so the most generous wins, and an
+// entry without maxTokenTTL allows up to MaxTokenTTL. Zero when no entry
+// lists the namespace.
+func MaxTokenTTLOf(s *vaultv1beta1.VaultServer, namespace string) time.Duration {
+	var largest time.Duration
+	for _, g := range s.Spec.Access {
+		if !matchesAny(g.Namespaces, namespace) {
+			continue
+		}
+		ttl := MaxTokenTTL
+		if g.MaxTokenTTL != nil {
+			ttl = g.MaxTokenTTL.Duration
+		}
+		largest = max(largest, ttl)
+	}
+	return largest
+}
+
+// CheckVaultServerAccess refuses what of a VaultApp its VaultServer's
+// access entries do not grant its namespace: each KV rule's capabilities,
+// Retain, and a token TTL over the entries' largest. (vaultPaths are
+// CheckVaultPaths'; whether the server lists the namespace at all is
+// CheckVaultServerGrant's.) A VaultServer's grants replace the namespace
+// annotations, which only the operator's environment Vault reads.
+func CheckVaultServerAccess(app *vaultv1beta1.VaultApp, s *vaultv1beta1.VaultServer) field.ErrorList {
+	var errs field.ErrorList
+	grants := pathGrants(s, app.Namespace)
+	rules := field.NewPath("spec", "policy", "rules")
+	for i, r := range app.Spec.Policy.Rules {
+		p := kvDataPath(s, app.Namespace, r.Path)
+		if refused := refusedCapabilities(r.Capabilities, grantedCapabilities(grants, p)); len(refused) > 0 {
+			errs = append(errs, field.Forbidden(rules.Index(i).Child("capabilities"), fmt.Sprintf("%s on %q (%s) not granted to namespace %q by VaultServer %q: %s",
+				join(refused), r.Path, p, app.Namespace, s.Name, describePathGrants(grants))))
+		}
+	}
+	if app.Spec.DeletionPolicy == vaultv1beta1.DeletionPolicyRetain && !RetainGranted(s, app.Namespace) {
+		errs = append(errs, field.Forbidden(field.NewPath("spec", "deletionPolicy"),
+			fmt.Sprintf("Retain not allowed in namespace %q by VaultServer %q: the cluster admin allows it with allowRetain in an entry of its spec.access that lists the namespace", app.Namespace, s.Name)))
+	}
+	if most := MaxTokenTTLOf(s, app.Namespace); most > 0 && TokenTTL(app) > most {
+		errs = append(errs, field.Forbidden(field.NewPath("spec", "kubernetesAuth", "tokenTTL"),
+			fmt.Sprintf("%s is over the %s VaultServer %q allows namespace %q (maxTokenTTL in its spec.access)", TokenTTL(app), most, s.Name, app.Namespace)))
+	}
+	return errs
+}
+
+// GrantedKVRules are the VaultApp's KV rules cut down to what its
+// VaultServer grants the namespace.
+func GrantedKVRules(app *vaultv1beta1.VaultApp, s *vaultv1beta1.VaultServer) []vaultv1beta1.PolicyRule {
+	grants := pathGrants(s, app.Namespace)
+	var out []vaultv1beta1.PolicyRule
+	for _, r := range app.Spec.Policy.Rules {
+		if caps := keep(r.Capabilities, grantedCapabilities(grants, kvDataPath(s, app.Namespace, r.Path))); len(caps) > 0 {
+			out = append(out, vaultv1beta1.PolicyRule{Path: r.Path, Capabilities: caps})
+		}
+	}
+	return out
+}
+
+// GrantedTokenTTL is the VaultApp's token TTL cut down to the largest its
+// VaultServer allows the namespace.
+func GrantedTokenTTL(app *vaultv1beta1.VaultApp, s *vaultv1beta1.VaultServer) time.Duration {
+	if most := MaxTokenTTLOf(s, app.Namespace); most > 0 && TokenTTL(app) > most {
+		return most
+	}
+	return TokenTTL(app)
+}
+
+// keep are the asked capabilities that are granted, in the asked order.
+func keep(asked, granted []vaultv1beta1.Capability) []vaultv1beta1.Capability {
+	var out []vaultv1beta1.Capability
+	for _, c := range asked {
+		if slices.Contains(granted, c) {
+			out = append(out, c)
+		}
+	}
+	return out
 }

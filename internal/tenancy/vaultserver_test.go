@@ -75,8 +75,8 @@ func vaultServer(grants ...vaultv1beta1.VaultAccessGrant) *vaultv1beta1.VaultSer
 		ObjectMeta: metav1.ObjectMeta{Name: "central"},
 		Spec: vaultv1beta1.VaultServerSpec{
 			Address: "https://vault.example.com:8200",
-			Login:   vaultv1beta1.VaultLogin{Kubernetes: vaultv1beta1.VaultRoleLogin{Mount: "kubernetes", Role: "vko"}},
-			AppAuth: vaultv1beta1.VaultAuthMethod{Kubernetes: vaultv1beta1.VaultAuthMount{Mount: "kubernetes"}},
+			Login:   vaultv1beta1.VaultLogin{Kubernetes: &vaultv1beta1.VaultRoleLogin{Mount: "kubernetes", Role: "vko"}},
+			AppAuth: vaultv1beta1.VaultAuthMethod{Kubernetes: &vaultv1beta1.VaultAuthMount{Mount: "kubernetes"}},
 			Access:  grants,
 		},
 	}

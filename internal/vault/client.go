@@ -47,11 +47,21 @@ type Config struct {
 	AuthRole string
 	// ServiceAccountTokenPath is where the ServiceAccount token is mounted.
 	ServiceAccountTokenPath string
+	// LoginAudience, when set, makes the login a JWT-auth one: AuthMount
+	// is a JWT auth mount, and the operator logs in with a token of its
+	// ServiceAccount that Tokens requests for this audience.
+	LoginAudience string
+	// Tokens requests the operator's ServiceAccount tokens (JWT login).
+	Tokens TokenSource
 	// KVMount is the KV version 2 mount whose <mount>/data/<namespace>/
 	// prefix belongs to each namespace.
 	KVMount string
 	// KubernetesAuthMount is the auth mount where VaultApp roles are written.
 	KubernetesAuthMount string
+	// AppRoleAudience, when set, makes the VaultApps' roles JWT-auth roles
+	// bound to this audience and to their ServiceAccounts' subjects;
+	// KubernetesAuthMount is then a JWT auth mount.
+	AppRoleAudience string
 	// Timeout of one request.
 	Timeout time.Duration
 	// Namespace is the Vault Enterprise or OpenBao namespace every request
@@ -80,6 +90,12 @@ func ConfigFromEnv() Config {
 		KubernetesAuthMount:     "kubernetes",
 		Timeout:                 10 * time.Second,
 	}
+}
+
+// TokenSource gives a token of the operator's ServiceAccount for an
+// audience (a Kubernetes TokenRequest).
+type TokenSource interface {
+	Token(ctx context.Context, audience string) (string, error)
 }
 
 // Client talks to one Vault. It is safe for concurrent use.
@@ -169,6 +185,9 @@ func (c *Client) login(ctx context.Context) error {
 		c.loggedIn = true
 		return nil
 	}
+	if c.cfg.LoginAudience != "" {
+		return c.loginJWT(ctx)
+	}
 	auth, err := authk8s.NewKubernetesAuth(c.cfg.AuthRole,
 		authk8s.WithMountPath(c.cfg.AuthMount),
 		authk8s.WithServiceAccountTokenPath(c.cfg.ServiceAccountTokenPath))
@@ -183,6 +202,30 @@ func (c *Client) login(ctx context.Context) error {
 	if secret == nil || secret.Auth == nil {
 		return fmt.Errorf("log in to Vault through auth/%s: no token in the answer", c.cfg.AuthMount)
 	}
+	c.setExpiry(secret.Auth.LeaseDuration)
+	c.loggedIn = true
+	return nil
+}
+
+// loginJWT logs in through a JWT auth mount with a token of the
+// operator's ServiceAccount requested for the login's audience.
+func (c *Client) loginJWT(ctx context.Context) error {
+	if c.cfg.Tokens == nil {
+		return fmt.Errorf("log in to Vault through auth/%s: no source of ServiceAccount tokens", c.cfg.AuthMount)
+	}
+	jwt, err := c.cfg.Tokens.Token(ctx, c.cfg.LoginAudience)
+	if err != nil {
+		return fmt.Errorf("log in to Vault through auth/%s: ServiceAccount token for audience %q: %w", c.cfg.AuthMount, c.cfg.LoginAudience, err)
+	}
+	secret, err := c.api.Logical().WriteWithContext(ctx, "auth/"+c.cfg.AuthMount+"/login", map[string]any{"role": c.cfg.AuthRole, "jwt": jwt})
+	observe(OpLogin, err, true)
+	if err != nil {
+		return fmt.Errorf("log in to Vault through auth/%s as role %q: %w", c.cfg.AuthMount, c.cfg.AuthRole, err)
+	}
+	if secret == nil || secret.Auth == nil {
+		return fmt.Errorf("log in to Vault through auth/%s: no token in the answer", c.cfg.AuthMount)
+	}
+	c.api.SetToken(secret.Auth.ClientToken)
 	c.setExpiry(secret.Auth.LeaseDuration)
 	c.loggedIn = true
 	return nil

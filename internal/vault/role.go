@@ -21,6 +21,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -64,6 +65,10 @@ func (c *Client) ReadRole(ctx context.Context, name string) (Role, bool, error) 
 			return false, err
 		}
 		found = true
+		if c.cfg.AppRoleAudience != "" {
+			role = c.jwtRoleOf(secret.Data)
+			return true, nil
+		}
 		role = Role{
 			ServiceAccounts: stringList(secret.Data["bound_service_account_names"]),
 			Policies:        stringList(secret.Data["token_policies"]),
@@ -87,12 +92,16 @@ func (c *Client) ReadRole(ctx context.Context, name string) (Role, bool, error) 
 // WriteRole creates or replaces the role.
 func (c *Client) WriteRole(ctx context.Context, name string, r Role) error {
 	err := c.do(ctx, OpWriteRole, func() (bool, error) {
-		_, err := c.api.Logical().WriteWithContext(ctx, c.rolePath(name), map[string]any{
+		data := map[string]any{
 			"bound_service_account_names":      r.ServiceAccounts,
 			"bound_service_account_namespaces": []string{r.Namespace},
 			"token_policies":                   r.Policies,
 			"token_ttl":                        int(r.TTL.Seconds()),
-		})
+		}
+		if c.cfg.AppRoleAudience != "" {
+			data = c.jwtRoleData(r)
+		}
+		_, err := c.api.Logical().WriteWithContext(ctx, c.rolePath(name), data)
 		return true, err
 	})
 	// Noted even when it failed: a write that timed out may have landed.
@@ -136,4 +145,66 @@ func seconds(v any) time.Duration {
 		return time.Duration(n) * time.Second
 	}
 	return 0
+}
+
+// subjectPrefix starts the subject (sub claim) of every ServiceAccount
+// token: system:serviceaccount:<namespace>:<name>.
+const subjectPrefix = "system:serviceaccount:"
+
+// jwtRoleData is a JWT-auth role that only tokens of the role's
+// ServiceAccounts, issued for the configured audience, log in with.
+func (c *Client) jwtRoleData(r Role) map[string]any {
+	subjects := make([]string, len(r.ServiceAccounts))
+	for i, sa := range r.ServiceAccounts {
+		subjects[i] = subjectPrefix + r.Namespace + ":" + sa
+	}
+	return map[string]any{
+		"role_type":       "jwt",
+		"user_claim":      "sub",
+		"bound_audiences": []string{c.cfg.AppRoleAudience},
+		// A list: the sub claim must be one of them.
+		"bound_claims":      map[string]any{"sub": subjects},
+		"bound_claims_type": "string",
+		"token_policies":    r.Policies,
+		"token_ttl":         int(r.TTL.Seconds()),
+	}
+}
+
+// jwtRoleOf reads a JWT-auth role back as a Role. Whatever the operator
+// would not have written (another role type, user claim, audience, a
+// glob claim type, a subject of another form or namespace) is drift,
+// shown as an impossible namespace so that the role is written again.
+func (c *Client) jwtRoleOf(data map[string]any) Role {
+	role := Role{Policies: stringList(data["token_policies"]), TTL: seconds(data["token_ttl"])}
+	claims, _ := data["bound_claims"].(map[string]any)
+	var subjects []string
+	switch sub := claims["sub"].(type) {
+	case string:
+		subjects = []string{sub}
+	case []any:
+		subjects = stringList(sub)
+	}
+	namespaces := map[string]bool{}
+	for _, subject := range subjects {
+		rest, ok := strings.CutPrefix(subject, subjectPrefix)
+		ns, sa, ok2 := strings.Cut(rest, ":")
+		if !ok || !ok2 || strings.Contains(sa, ":") {
+			namespaces["(subject "+subject+")"] = true
+			continue
+		}
+		namespaces[ns] = true
+		role.ServiceAccounts = append(role.ServiceAccounts, sa)
+	}
+	for ns := range namespaces {
+		role.Namespace = ns
+	}
+	audiences := stringList(data["bound_audiences"])
+	typ, _ := data["role_type"].(string)
+	claim, _ := data["user_claim"].(string)
+	claimsType, _ := data["bound_claims_type"].(string)
+	if len(namespaces) != 1 || typ != "jwt" || claim != "sub" || claimsType != "string" || len(claims) != 1 ||
+		len(audiences) != 1 || audiences[0] != c.cfg.AppRoleAudience {
+		role.Namespace = fmt.Sprintf("(drift: role_type %q, user_claim %q, bound_audiences %v, bound_claims %v)", typ, claim, audiences, claims)
+	}
+	return role
 }

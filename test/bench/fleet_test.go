@@ -34,6 +34,7 @@ import (
 
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
+	"github.com/carbogame/vault-keycloak-operator/internal/operator"
 	"github.com/carbogame/vault-keycloak-operator/test/harness"
 )
 
@@ -196,7 +197,7 @@ func (f *fleet) startManager(b *testing.B, workers int) {
 	f.stopManager()
 	f.managers++
 	m, err := f.cluster.StartManager(context.Background(), fmt.Sprintf("manager-%02d", f.managers),
-		[]string{"VAULT_ADDR=" + f.vaultProxy.URL},
+		[]string{"VAULT_ADDR=" + f.vaultProxy.URL, operator.EnvLegacyVaultEnvironment + "=true"},
 		"--operator-namespace="+operatorNamespace,
 		"--vault-service-account-token-path="+f.tokenPath,
 		fmt.Sprintf("--max-concurrent-reconciles=%d", workers))

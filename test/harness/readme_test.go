@@ -47,3 +47,16 @@ func TestREADMEHasTheTestedPolicyForSharedVaults(t *testing.T) {
 		t.Fatalf("README.md's policy for a cluster sharing a Vault differs from harness.OperatorVaultPolicyFor:\n%s", want)
 	}
 }
+
+// The policy the README shows for a VaultServer on JWT auth is the one the
+// JWT test proves (OperatorVaultJWTPolicyFor).
+func TestREADMEHasTheTestedPolicyForJWTAuth(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join(RepoRoot(), "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := OperatorVaultJWTPolicyFor("jwt-eu-1", "eu-1")
+	if !strings.Contains(string(readme), "<<'HCL'"+want+"HCL\n") {
+		t.Fatalf("README.md's policy for JWT auth differs from harness.OperatorVaultJWTPolicyFor:\n%s", want)
+	}
+}

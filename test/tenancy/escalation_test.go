@@ -73,6 +73,25 @@ func TestTenantCannotEscalate(t *testing.T) {
 	}
 	grantsMsg := fmt.Sprintf(`not allowed in namespace %q: it may use read, list (the cluster admin sets this in the namespace's vault.exemple.com/allowed-capabilities annotation)`, own)
 
+	// ownServer is a VaultServer that grants the tenant's namespace read and
+	// list on its KV prefix, tokens of up to an hour, and no Retain.
+	ownServer := func(t *testing.T) string {
+		name := "own-vault-" + own
+		s := &vaultv1beta1.VaultServer{
+			ObjectMeta: metav1.ObjectMeta{Name: name},
+			Spec: vaultv1beta1.VaultServerSpec{
+				Address: "https://vault.example.com",
+				Login:   vaultv1beta1.VaultLogin{Kubernetes: &vaultv1beta1.VaultRoleLogin{Mount: "kubernetes", Role: "r"}},
+				AppAuth: vaultv1beta1.VaultAuthMethod{Kubernetes: &vaultv1beta1.VaultAuthMount{Mount: "kubernetes"}},
+				Access: []vaultv1beta1.VaultAccessGrant{{Namespaces: []string{own}, MaxTokenTTL: &metav1.Duration{Duration: time.Hour},
+					Paths: []vaultv1beta1.VaultPathGrant{{Template: "secret/data/{namespace}/*", Capabilities: []vaultv1beta1.Capability{"read", "list"}}}}},
+			}}
+		if err := op.Client.Create(ctx, s); err != nil && !apierrors.IsAlreadyExists(err) {
+			t.Fatal(err)
+		}
+		return name
+	}
+
 	attempts := []attempt{
 		// VaultServers are the admin's alone: the shipped editor roles
 		// give a tenant no right on them, not even to read the grants.
@@ -80,8 +99,8 @@ func TestTenantCannotEscalate(t *testing.T) {
 			ObjectMeta: metav1.ObjectMeta{Name: "tenant-vault"},
 			Spec: vaultv1beta1.VaultServerSpec{
 				Address: "https://vault.example.com",
-				Login:   vaultv1beta1.VaultLogin{Kubernetes: vaultv1beta1.VaultRoleLogin{Mount: "kubernetes", Role: "r"}},
-				AppAuth: vaultv1beta1.VaultAuthMethod{Kubernetes: vaultv1beta1.VaultAuthMount{Mount: "kubernetes"}},
+				Login:   vaultv1beta1.VaultLogin{Kubernetes: &vaultv1beta1.VaultRoleLogin{Mount: "kubernetes", Role: "r"}},
+				AppAuth: vaultv1beta1.VaultAuthMethod{Kubernetes: &vaultv1beta1.VaultAuthMount{Mount: "kubernetes"}},
 				Access:  []vaultv1beta1.VaultAccessGrant{{Namespaces: []string{"*"}, Paths: []vaultv1beta1.VaultPathGrant{{Template: "secret/*", Capabilities: []vaultv1beta1.Capability{"read"}}}}},
 			}}),
 			refused: `vaultservers.vault.exemple.com is forbidden: User "` + tenantUser + `" cannot create resource "vaultservers" in API group "vault.exemple.com" at the cluster scope`},
@@ -90,8 +109,8 @@ func TestTenantCannotEscalate(t *testing.T) {
 				ObjectMeta: metav1.ObjectMeta{Name: "victims-vault-" + victim},
 				Spec: vaultv1beta1.VaultServerSpec{
 					Address: "https://vault.example.com",
-					Login:   vaultv1beta1.VaultLogin{Kubernetes: vaultv1beta1.VaultRoleLogin{Mount: "kubernetes", Role: "r"}},
-					AppAuth: vaultv1beta1.VaultAuthMethod{Kubernetes: vaultv1beta1.VaultAuthMount{Mount: "kubernetes"}},
+					Login:   vaultv1beta1.VaultLogin{Kubernetes: &vaultv1beta1.VaultRoleLogin{Mount: "kubernetes", Role: "r"}},
+					AppAuth: vaultv1beta1.VaultAuthMethod{Kubernetes: &vaultv1beta1.VaultAuthMount{Mount: "kubernetes"}},
 					Access:  []vaultv1beta1.VaultAccessGrant{{Namespaces: []string{victim}}},
 				}}
 			if err := op.Client.Create(ctx, s); err != nil {
@@ -101,6 +120,26 @@ func TestTenantCannotEscalate(t *testing.T) {
 			a.Spec.ServerRef = &vaultv1beta1.ServerReference{Name: s.Name}
 			return tenant.Create(ctx, a)
 		}, refused: appDenied("v-server", fmt.Sprintf(`spec.serverRef.name: Forbidden: VaultServer "victims-vault-%s" grants namespace %q nothing`, victim, own))},
+		// A VaultServer's entries are the whole grant on it: the KV rules,
+		// the token TTL and Retain, whatever the namespace's annotations say.
+		{name: "ask a VaultServer for a KV capability its entries do not grant", try: func(t *testing.T) error {
+			a := vaultApp(own, "v-kv")
+			a.Spec.ServerRef = &vaultv1beta1.ServerReference{Name: ownServer(t)}
+			a.Spec.Policy.Rules[0].Capabilities = []vaultv1beta1.Capability{"read", "update"}
+			return tenant.Create(ctx, a)
+		}, refused: appDenied("v-kv", fmt.Sprintf(`spec.policy.rules[0].capabilities: Forbidden: update on "db/*" (secret/data/%[1]s/db/*) not granted to namespace %[1]q by VaultServer "own-vault-%[1]s": it grants read, list on secret/data/%[1]s/*`, own))},
+		{name: "ask a VaultServer for tokens longer than its maxTokenTTL", try: func(t *testing.T) error {
+			a := vaultApp(own, "v-ttl")
+			a.Spec.ServerRef = &vaultv1beta1.ServerReference{Name: ownServer(t)}
+			a.Spec.KubernetesAuth.TokenTTL = &metav1.Duration{Duration: 2 * time.Hour}
+			return tenant.Create(ctx, a)
+		}, refused: appDenied("v-ttl", fmt.Sprintf(`spec.kubernetesAuth.tokenTTL: Forbidden: 2h0m0s is over the 1h0m0s VaultServer "own-vault-%[1]s" allows namespace %[1]q (maxTokenTTL in its spec.access)`, own))},
+		{name: "Retain on a VaultServer without allowRetain", try: func(t *testing.T) error {
+			a := vaultApp(own, "v-retain")
+			a.Spec.ServerRef = &vaultv1beta1.ServerReference{Name: ownServer(t)}
+			a.Spec.DeletionPolicy = vaultv1beta1.DeletionPolicyRetain
+			return tenant.Create(ctx, a)
+		}, refused: appDenied("v-retain", fmt.Sprintf(`spec.deletionPolicy: Forbidden: Retain not allowed in namespace %[1]q by VaultServer "own-vault-%[1]s"`, own))},
 		{name: "ask Vault's own paths outside the KV prefix", try: func(t *testing.T) error {
 			a := vaultApp(own, "v-sys")
 			a.Spec.Policy.VaultPaths = []vaultv1beta1.VaultPathRule{{Path: "sys/policies/acl/app.x", Capabilities: []vaultv1beta1.Capability{"update"}}}

@@ -86,9 +86,12 @@ type VaultServerSpec struct {
 	// AppAuth is the auth mount where the VaultApps' roles are written.
 	AppAuth VaultAuthMethod `json:"appAuth"`
 
-	// Access grants namespaces capabilities on paths of this Vault, beyond
-	// what their namespace annotations grant on their own KV prefix.
-	// Nothing outside a namespace's KV prefix is granted that no entry
+	// Access grants namespaces capabilities on paths of this Vault: the
+	// whole of what a VaultApp using this server may have. A KV rule is
+	// granted by a template covering its data path
+	// (<kvMount>/data/<namespace>/<path>, for example
+	// secret/data/{namespace}/*); namespace annotations count only on the
+	// Vault of the operator's environment. Nothing is granted that no entry
 	// grants.
 	// +optional
 	// +listType=atomic
@@ -109,13 +112,21 @@ type SecretKeySelector struct {
 	Key string `json:"key,omitempty"`
 }
 
-// VaultLogin is how the operator logs in. Kubernetes auth is the one
-// method today; JWT auth (for a Vault that cannot reach this cluster's API
-// server) is to come beside it.
+// VaultLogin is how the operator logs in: one method.
+// +kubebuilder:validation:XValidation:rule="has(self.kubernetes) != has(self.jwt)",message="set exactly one of kubernetes and jwt"
 type VaultLogin struct {
 	// Kubernetes logs in through a Kubernetes auth mount with the
-	// operator's ServiceAccount token.
-	Kubernetes VaultRoleLogin `json:"kubernetes"`
+	// operator's ServiceAccount token (Vault asks this cluster's API
+	// server to review it).
+	// +optional
+	Kubernetes *VaultRoleLogin `json:"kubernetes,omitempty"`
+
+	// JWT logs in through a JWT auth mount with a token of the operator's
+	// ServiceAccount requested for the audience: for a Vault that cannot
+	// reach this cluster's API server (it checks the token's signature
+	// with the cluster's public keys).
+	// +optional
+	JWT *VaultJWTLogin `json:"jwt,omitempty"`
 }
 
 // VaultRoleLogin is an auth mount and the role to log in with there.
@@ -133,12 +144,32 @@ type VaultRoleLogin struct {
 	Role string `json:"role"`
 }
 
-// VaultAuthMethod is where the VaultApps' roles are written: Kubernetes
-// auth today, JWT auth to come beside it.
+// VaultJWTLogin is a JWT auth mount, the role, and the audience of the
+// token the operator requests for its ServiceAccount.
+type VaultJWTLogin struct {
+	VaultRoleLogin `json:",inline"`
+
+	// Audience of the token (the role's bound_audiences), for example
+	// vault.example.com.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=256
+	Audience string `json:"audience"`
+}
+
+// VaultAuthMethod is where the VaultApps' roles are written: one method.
+// +kubebuilder:validation:XValidation:rule="has(self.kubernetes) != has(self.jwt)",message="set exactly one of kubernetes and jwt"
 type VaultAuthMethod struct {
 	// Kubernetes writes Kubernetes-auth roles bound to the VaultApp's
 	// ServiceAccounts.
-	Kubernetes VaultAuthMount `json:"kubernetes"`
+	// +optional
+	Kubernetes *VaultAuthMount `json:"kubernetes,omitempty"`
+
+	// JWT writes JWT-auth roles bound to the subjects of the VaultApp's
+	// ServiceAccounts (system:serviceaccount:<namespace>:<name>) and to
+	// the audience: workloads log in with a projected ServiceAccount token
+	// of that audience.
+	// +optional
+	JWT *VaultJWTAuthMount `json:"jwt,omitempty"`
 }
 
 // VaultAuthMount names an auth mount.
@@ -148,6 +179,16 @@ type VaultAuthMount struct {
 	// +kubebuilder:validation:MaxLength=128
 	// +kubebuilder:validation:Pattern=`^[A-Za-z0-9_.-]+(/[A-Za-z0-9_.-]+)*$`
 	Mount string `json:"mount"`
+}
+
+// VaultJWTAuthMount is a JWT auth mount and the audience its roles bind.
+type VaultJWTAuthMount struct {
+	VaultAuthMount `json:",inline"`
+
+	// Audience the workloads' tokens carry (the roles' bound_audiences).
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=256
+	Audience string `json:"audience"`
 }
 
 // VaultAccessGrant lets some namespaces ask for some capabilities on paths
@@ -169,11 +210,15 @@ type VaultAccessGrant struct {
 	Paths []VaultPathGrant `json:"paths,omitempty"`
 
 	// AllowRetain lets these namespaces keep their policies after their
-	// VaultApp is deleted (deletionPolicy Retain).
+	// VaultApp is deleted (deletionPolicy Retain). Some entry that lists
+	// the namespace must allow it.
 	// +optional
 	AllowRetain bool `json:"allowRetain,omitempty"`
 
-	// MaxTokenTTL caps the token TTL their VaultApps may ask for.
+	// MaxTokenTTL caps the token TTL their VaultApps may ask for; the
+	// largest of the entries that list a namespace applies, and an entry
+	// without it allows up to 24h. A cap lowered later shortens the live
+	// role's TTL.
 	// +optional
 	MaxTokenTTL *metav1.Duration `json:"maxTokenTTL,omitempty"`
 }

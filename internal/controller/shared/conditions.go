@@ -36,6 +36,10 @@ const (
 	// TypeLegacyGrants, on a KeycloakServer, is True while its deprecated
 	// allowedNamespaces still grants read access.
 	TypeLegacyGrants = "LegacyGrants"
+	// TypeLegacyConfiguration, on a VaultApp, is True while it is written
+	// to the Vault of the operator's environment under its namespace's
+	// annotations (the admin opted in): not to a VaultServer.
+	TypeLegacyConfiguration = "LegacyConfiguration"
 )
 
 // Reasons, used both on conditions and on Events. They are part of the API:
@@ -73,7 +77,9 @@ const (
 	// ReasonVaultUnavailable: Vault did not answer (down, sealed, cut
 	// off); the resource is reconciled again as soon as Vault answers.
 	ReasonVaultUnavailable = "VaultUnavailable"
-	// ReasonVaultNotConfigured: the operator was started without a Vault address.
+	// ReasonVaultNotConfigured: no VaultServer serves the VaultApp, and the
+	// operator uses no Vault of its environment (none given, or the admin
+	// has not opted in to it).
 	ReasonVaultNotConfigured = "VaultNotConfigured"
 	// ReasonDeleted: external state removed on deletion.
 	ReasonDeleted = "Deleted"
@@ -119,6 +125,9 @@ const (
 	// ReasonLegacyGrants: a KeycloakServer's deprecated allowedNamespaces
 	// still grants read access (the admin opted in with an annotation).
 	ReasonLegacyGrants = "LegacyGrants"
+	// ReasonLegacyConfiguration: a VaultApp uses the environment's Vault
+	// and its namespace's annotations, kept while the admin opts in.
+	ReasonLegacyConfiguration = "LegacyConfiguration"
 	// ReasonRotated: the operator regenerated the client secret in Keycloak.
 	ReasonRotated = "Rotated"
 )

@@ -20,32 +20,30 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
+	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
 	vaultclient "github.com/carbogame/vault-keycloak-operator/internal/vault"
 )
 
-// grant is what of a VaultApp's spec is granted, and so written to Vault:
-// rules on its namespace's KV prefix (the namespace's annotations), and
-// whole paths its VaultServer's spec.access grants.
-type grant struct {
-	rules []vaultv1beta1.PolicyRule
-	paths []vaultv1beta1.VaultPathRule
-}
+// grant is what of a VaultApp's spec its server grants, and so what is
+// written to Vault (tenancy.DecideVaultGrant).
+type grant struct{ tenancy.VaultGrant }
 
-func (g grant) empty() bool { return len(g.rules) == 0 && len(g.paths) == 0 }
+func (g grant) empty() bool { return len(g.Rules) == 0 && len(g.Paths) == 0 }
 
 // narrows reports whether the grant holds less than the spec asks.
 func (g grant) narrows(app *vaultv1beta1.VaultApp) bool {
-	return !equality.Semantic.DeepEqual(g.rules, app.Spec.Policy.Rules) ||
-		len(g.paths) != len(app.Spec.Policy.VaultPaths) || (len(g.paths) > 0 && !equality.Semantic.DeepEqual(g.paths, app.Spec.Policy.VaultPaths))
+	return !equality.Semantic.DeepEqual(g.Rules, app.Spec.Policy.Rules) ||
+		len(g.Paths) != len(app.Spec.Policy.VaultPaths) || (len(g.Paths) > 0 && !equality.Semantic.DeepEqual(g.Paths, app.Spec.Policy.VaultPaths)) ||
+		g.TokenTTL < tenancy.TokenTTL(app)
 }
 
 // vaultRules are the grant in the Vault client's terms.
 func (g grant) vaultRules() []vaultclient.Rule {
-	rules := make([]vaultclient.Rule, 0, len(g.rules)+len(g.paths))
-	for _, r := range g.rules {
+	rules := make([]vaultclient.Rule, 0, len(g.Rules)+len(g.Paths))
+	for _, r := range g.Rules {
 		rules = append(rules, vaultclient.Rule{Path: r.Path, Capabilities: capabilities(r.Capabilities)})
 	}
-	for _, p := range g.paths {
+	for _, p := range g.Paths {
 		rules = append(rules, vaultclient.Rule{Path: p.Path, Capabilities: capabilities(p.Capabilities), Absolute: true})
 	}
 	return rules

@@ -453,7 +453,7 @@ func TestNamespaceDeletedWhileVaultIsDown(t *testing.T) {
 	w := newWorld(t, nil, shopAPI())
 	w.r.Outage = shared.NewOutage(time.Hour)
 	w.reconcile()
-	<-w.events.Events // Created
+	w.event(corev1.EventTypeNormal, shared.ReasonCreated)
 	var ns corev1.Namespace
 	_ = w.client.Get(context.Background(), client.ObjectKey{Name: "shop"}, &ns)
 	ns.Finalizers = []string{"test/hold"} // the fake client deletes at once without one

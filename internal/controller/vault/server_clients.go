@@ -28,6 +28,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
+	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
 	vaultclient "github.com/carbogame/vault-keycloak-operator/internal/vault"
 )
 
@@ -56,6 +57,9 @@ type ServerClients struct {
 	// Base is what every server's client starts from: the ServiceAccount
 	// token path and the request timeout.
 	Base vaultclient.Config
+	// Tokens requests the operator's ServiceAccount tokens for a
+	// VaultServer's JWT login.
+	Tokens vaultclient.TokenSource
 	// New builds a client; vaultclient.New when nil.
 	New func(vaultclient.Config) (ServerClient, error)
 
@@ -72,12 +76,19 @@ type serverClient struct {
 func ConfigOf(base vaultclient.Config, s *vaultv1beta1.VaultServer, ca []byte) vaultclient.Config {
 	cfg := base
 	cfg.Address, cfg.Namespace, cfg.CACert, cfg.Token, cfg.Isolated = s.Spec.Address, s.Spec.Namespace, ca, "", true
-	cfg.AuthMount, cfg.AuthRole = s.Spec.Login.Kubernetes.Mount, s.Spec.Login.Kubernetes.Role
-	cfg.KVMount = s.Spec.KVMount
-	if cfg.KVMount == "" {
-		cfg.KVMount = "secret"
+	switch login := s.Spec.Login; {
+	case login.JWT != nil:
+		cfg.AuthMount, cfg.AuthRole, cfg.LoginAudience = login.JWT.Mount, login.JWT.Role, login.JWT.Audience
+	case login.Kubernetes != nil:
+		cfg.AuthMount, cfg.AuthRole, cfg.LoginAudience = login.Kubernetes.Mount, login.Kubernetes.Role, ""
 	}
-	cfg.KubernetesAuthMount = s.Spec.AppAuth.Kubernetes.Mount
+	cfg.KVMount = tenancy.KVMountOf(s)
+	switch app := s.Spec.AppAuth; {
+	case app.JWT != nil:
+		cfg.KubernetesAuthMount, cfg.AppRoleAudience = app.JWT.Mount, app.JWT.Audience
+	case app.Kubernetes != nil:
+		cfg.KubernetesAuthMount, cfg.AppRoleAudience = app.Kubernetes.Mount, ""
+	}
 	return cfg
 }
 
@@ -88,6 +99,7 @@ func (c *ServerClients) For(ctx context.Context, s *vaultv1beta1.VaultServer) (S
 		return nil, err
 	}
 	cfg := ConfigOf(c.Base, s, ca)
+	cfg.Tokens = c.Tokens
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if have, ok := c.clients[s.Name]; ok && reflect.DeepEqual(have.cfg, cfg) {

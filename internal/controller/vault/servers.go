@@ -23,12 +23,10 @@ import (
 	"slices"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
 	"github.com/carbogame/vault-keycloak-operator/internal/controller/shared"
-	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
 )
 
 // Server is a Vault that VaultApps' policies and roles are written to,
@@ -42,15 +40,6 @@ type Server struct {
 	// Spec is the VaultServer; nil for the environment's Vault, which
 	// every namespace may use.
 	Spec *vaultv1beta1.VaultServer
-}
-
-// refusal says why the server grants the VaultApp's namespace nothing;
-// none when it grants it something.
-func (s *Server) refusal(app *vaultv1beta1.VaultApp) field.ErrorList {
-	if s.Spec == nil {
-		return nil
-	}
-	return tenancy.CheckVaultServerGrant(app, s.Spec)
 }
 
 // outageKey names the server in the Outage: each is probed on its own, so
@@ -132,6 +121,9 @@ type VaultServers struct {
 	Clients *ServerClients
 	// ClusterUID names the cluster in a server that names none.
 	ClusterUID string
+	// EnvIgnored says why the environment's Vault is not used although
+	// the environment names one (the admin has not opted in to it).
+	EnvIgnored string
 }
 
 // Resolve returns the server of a VaultApp.
@@ -147,6 +139,9 @@ func (v *VaultServers) Resolve(ctx context.Context, app *vaultv1beta1.VaultApp) 
 	}
 	name, refused := chooseServer(app, v.Env != nil, defaults)
 	if refused != nil {
+		if refused.reason == shared.ReasonVaultNotConfigured && v.EnvIgnored != "" {
+			refused.msg = v.EnvIgnored
+		}
 		return nil, refused
 	}
 	if name == "" {

@@ -20,6 +20,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -27,6 +28,7 @@ import (
 
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
 	"github.com/carbogame/vault-keycloak-operator/internal/controller/shared"
+	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
 	vaultclient "github.com/carbogame/vault-keycloak-operator/internal/vault"
 )
 
@@ -80,9 +82,9 @@ func TestVaultAppWrittenToItsVaultServer(t *testing.T) {
 	eu := &vaultv1beta1.VaultServer{
 		ObjectMeta: metav1.ObjectMeta{Name: "eu"},
 		Spec: vaultv1beta1.VaultServerSpec{Address: "https://eu.example.com", Cluster: "prod-1", NamePrefix: "prod-1",
-			Login:   vaultv1beta1.VaultLogin{Kubernetes: vaultv1beta1.VaultRoleLogin{Mount: "kubernetes-prod-1", Role: "vko"}},
-			AppAuth: vaultv1beta1.VaultAuthMethod{Kubernetes: vaultv1beta1.VaultAuthMount{Mount: "kubernetes-prod-1"}},
-			Access:  []vaultv1beta1.VaultAccessGrant{{Namespaces: []string{"team-*", "shop"}}}},
+			Login:   vaultv1beta1.VaultLogin{Kubernetes: &vaultv1beta1.VaultRoleLogin{Mount: "kubernetes-prod-1", Role: "vko"}},
+			AppAuth: vaultv1beta1.VaultAuthMethod{Kubernetes: &vaultv1beta1.VaultAuthMount{Mount: "kubernetes-prod-1"}},
+			Access:  []vaultv1beta1.VaultAccessGrant{{Namespaces: []string{"team-*", "shop"}, Paths: []vaultv1beta1.VaultPathGrant{kvGrant}}}},
 	}
 	euVault := newFakeVault()
 	w.r.Servers = &VaultServers{Reader: w.client, Env: &Server{Vault: w.vault, Identity: w.r.Identity}, ClusterUID: "uid-1",
@@ -228,6 +230,7 @@ func TestVaultPathsFollowTheServersGrant(t *testing.T) {
 	w := newWorld(t, nil, a)
 	eu := &vaultv1beta1.VaultServer{ObjectMeta: metav1.ObjectMeta{Name: "eu"}, Spec: vaultv1beta1.VaultServerSpec{
 		Access: []vaultv1beta1.VaultAccessGrant{{Namespaces: []string{"shop"}, Paths: []vaultv1beta1.VaultPathGrant{
+			kvGrant,
 			{Template: "database/creds/{namespace}", Capabilities: []vaultv1beta1.Capability{"read"}},
 			{Template: "pki/issue/{namespace}", Capabilities: []vaultv1beta1.Capability{"update"}},
 		}}}}}
@@ -246,7 +249,7 @@ func TestVaultPathsFollowTheServersGrant(t *testing.T) {
 		}
 	}
 
-	eu.Spec.Access[0].Paths = eu.Spec.Access[0].Paths[:1]
+	eu.Spec.Access[0].Paths = eu.Spec.Access[0].Paths[:2]
 	if err := w.client.Update(context.Background(), eu); err != nil {
 		t.Fatal(err)
 	}
@@ -267,10 +270,10 @@ func TestRetainKeepsNoGrantedPaths(t *testing.T) {
 	a.Spec.DeletionPolicy = vaultv1beta1.DeletionPolicyRetain
 	a.Spec.Policy.VaultPaths = []vaultv1beta1.VaultPathRule{{Path: "database/creds/shop", Capabilities: []vaultv1beta1.Capability{"read"}}}
 	a.Spec.ServerRef = &vaultv1beta1.ServerReference{Name: "eu"}
-	w := newWorld(t, map[string]string{"vault.exemple.com/allow-retain": "true"}, a)
+	w := newWorld(t, nil, a)
 	eu := &vaultv1beta1.VaultServer{ObjectMeta: metav1.ObjectMeta{Name: "eu"}, Spec: vaultv1beta1.VaultServerSpec{
-		Access: []vaultv1beta1.VaultAccessGrant{{Namespaces: []string{"shop"}, Paths: []vaultv1beta1.VaultPathGrant{
-			{Template: "database/creds/{namespace}", Capabilities: []vaultv1beta1.Capability{"read"}}}}}}}
+		Access: []vaultv1beta1.VaultAccessGrant{{Namespaces: []string{"shop"}, AllowRetain: true, Paths: []vaultv1beta1.VaultPathGrant{
+			kvGrant, {Template: "database/creds/{namespace}", Capabilities: []vaultv1beta1.Capability{"read"}}}}}}}
 	if err := w.client.Create(context.Background(), eu); err != nil {
 		t.Fatal(err)
 	}
@@ -287,5 +290,99 @@ func TestRetainKeepsNoGrantedPaths(t *testing.T) {
 	w.reconcile()
 	if len(euVault.policies) > 0 {
 		t.Fatalf("retained with a granted path:\n%s", euVault.policies[testPolicy])
+	}
+}
+
+// kvGrant gives a namespace read and list on its own KV prefix, as the
+// namespace annotations' default did.
+var kvGrant = vaultv1beta1.VaultPathGrant{Template: "secret/data/{namespace}/*", Capabilities: []vaultv1beta1.Capability{"read", "list"}}
+
+// A VaultServer's entries, not the namespace's annotations, grant the KV
+// rules, the token TTL and Retain: narrowing an entry shrinks the live
+// policy and role, and Retain follows allowRetain.
+func TestVaultServerAccessGrantsKVRulesTTLAndRetain(t *testing.T) {
+	a := shopAPI(vaultv1beta1.PolicyRule{Path: "db/*", Capabilities: []vaultv1beta1.Capability{"read", "update"}})
+	a.Spec.ServerRef = &vaultv1beta1.ServerReference{Name: "eu"}
+	a.Spec.KubernetesAuth.TokenTTL = &metav1.Duration{Duration: 4 * time.Hour}
+	a.Spec.DeletionPolicy = vaultv1beta1.DeletionPolicyRetain
+	// The annotations grant everything: they count only on the environment's Vault.
+	w := newWorld(t, map[string]string{tenancy.AllowedCapabilitiesAnnotation: "read,update,list", tenancy.AllowRetainAnnotation: "true"}, a)
+	eu := &vaultv1beta1.VaultServer{ObjectMeta: metav1.ObjectMeta{Name: "eu"}, Spec: vaultv1beta1.VaultServerSpec{
+		Access: []vaultv1beta1.VaultAccessGrant{{Namespaces: []string{"shop"}, MaxTokenTTL: &metav1.Duration{Duration: time.Hour}, Paths: []vaultv1beta1.VaultPathGrant{
+			{Template: "secret/data/{namespace}/*", Capabilities: []vaultv1beta1.Capability{"read", "update"}}}}}}}
+	if err := w.client.Create(context.Background(), eu); err != nil {
+		t.Fatal(err)
+	}
+	euVault := newFakeVault()
+	w.r.Servers = &VaultServers{Reader: w.client, ClusterUID: "uid-1",
+		Clients: &ServerClients{Reader: w.client, New: func(vaultclient.Config) (ServerClient, error) { return &fakeChecker{fakeVault: euVault}, nil }}}
+
+	w.reconcile()
+	if role := euVault.roles[testPolicy]; role.TTL != time.Hour {
+		t.Fatalf("role TTL %s, want the entry's cap 1h", role.TTL)
+	}
+	if !strings.Contains(euVault.policies[testPolicy], `capabilities = ["read", "update"]`) {
+		t.Fatalf("policy:\n%s", euVault.policies[testPolicy])
+	}
+	msg := w.condition(shared.TypeReady, metav1.ConditionFalse, shared.ReasonNotAllowed)
+	for _, want := range []string{"4h0m0s is over the 1h0m0s", `Retain not allowed in namespace "shop" by VaultServer "eu"`} {
+		if !strings.Contains(msg, want) {
+			t.Fatalf("Ready message %q lacks %q", msg, want)
+		}
+	}
+
+	// The entry narrowed to read: update leaves the live policy.
+	eu.Spec.Access[0].Paths[0].Capabilities = []vaultv1beta1.Capability{"read"}
+	if err := w.client.Update(context.Background(), eu); err != nil {
+		t.Fatal(err)
+	}
+	w.reconcile()
+	if p := euVault.policies[testPolicy]; strings.Contains(p, "update") || !strings.Contains(p, `"read"`) {
+		t.Fatalf("policy after the entry was narrowed:\n%s", p)
+	}
+	w.condition(shared.TypePolicySynced, metav1.ConditionTrue, shared.ReasonGrantNarrowed)
+
+	// No allowRetain: deletion removes, whatever the annotation says.
+	if err := w.client.Delete(context.Background(), w.app()); err != nil {
+		t.Fatal(err)
+	}
+	w.reconcile()
+	if len(euVault.policies)+len(euVault.roles) > 0 {
+		t.Fatalf("left in Vault without allowRetain: %v %v", euVault.policies, euVault.roles)
+	}
+	if note := w.event(corev1.EventTypeNormal, shared.ReasonDeleted); !strings.Contains(note, "allowRetain in VaultServer eu's spec.access") {
+		t.Fatalf("Deleted event %q", note)
+	}
+}
+
+// A VaultApp on the environment's Vault says LegacyConfiguration, with one
+// Warning Event; Ready is untouched. Without the admin's opt-in, the
+// environment's Vault is not used, and the VaultApp says why.
+func TestLegacyConfiguration(t *testing.T) {
+	w := newWorld(t, nil, shopAPI())
+	w.r.Servers = &VaultServers{Reader: w.client, Env: &Server{Vault: w.vault, Identity: w.r.Identity}, ClusterUID: "uid-1"}
+	w.reconcile()
+	w.condition(shared.TypeReady, metav1.ConditionTrue, shared.ReasonSynced)
+	if msg := w.condition(shared.TypeLegacyConfiguration, metav1.ConditionTrue, shared.ReasonLegacyConfiguration); !strings.Contains(msg, "--legacy-vault-environment") {
+		t.Fatalf("LegacyConfiguration message %q", msg)
+	}
+	w.event(corev1.EventTypeWarning, shared.ReasonLegacyConfiguration)
+	w.reconcile()
+	for len(w.events.Events) > 0 {
+		if e := <-w.events.Events; strings.Contains(e, shared.ReasonLegacyConfiguration) {
+			t.Fatalf("a second Event: %s", e)
+		}
+	}
+
+	// Not opted in: the environment's address is named, nothing written.
+	fresh := newWorld(t, nil, shopAPI())
+	fresh.r.Servers = &VaultServers{Reader: fresh.client, ClusterUID: "uid-1",
+		EnvIgnored: "the operator's environment names a Vault (http://vault:8200) but the cluster admin has not opted in to it"}
+	fresh.reconcile()
+	if msg := fresh.condition(shared.TypeReady, metav1.ConditionFalse, shared.ReasonVaultNotConfigured); !strings.Contains(msg, "has not opted in") {
+		t.Fatalf("Ready message %q", msg)
+	}
+	if len(fresh.vault.policies) > 0 {
+		t.Fatal("written without the opt-in")
 	}
 }

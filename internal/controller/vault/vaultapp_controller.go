@@ -147,6 +147,7 @@ func (r *pass) reconcile(ctx context.Context, req ctrl.Request, app *vaultv1beta
 		app.Status.PolicyName, app.Status.RoleName = name, name
 	}
 	app.Status.Server = r.server.Name
+	r.reportLegacyConfiguration(app, before)
 
 	// Observe: the spec's own rules (the webhook may have been bypassed),
 	// then what the namespace may have.
@@ -160,12 +161,10 @@ func (r *pass) reconcile(ctx context.Context, req ctrl.Request, app *vaultv1beta
 	if err := r.Get(ctx, client.ObjectKey{Name: app.Namespace}, &ns); err != nil {
 		return ctrl.Result{}, fmt.Errorf("read namespace %q: %w", app.Namespace, err)
 	}
-	granted := grant{rules: tenancy.GrantedRules(app, &ns), paths: tenancy.GrantedVaultPaths(app, r.server.Spec)}
-	refused := append(tenancy.CheckVaultGrants(app, &ns), tenancy.CheckVaultPaths(app, r.server.Spec)...)
-	if notGranted := r.server.refusal(app); len(notGranted) > 0 {
-		// The server no longer lists the namespace: nothing is live there.
-		granted, refused = grant{}, append(refused, notGranted...)
-	}
+	// A server that no longer lists the namespace grants nothing: nothing
+	// stays live there.
+	decided, refused := tenancy.DecideVaultGrant(app, &ns, r.server.Spec)
+	granted := grant{decided}
 
 	// Compare and act.
 	changed, err := r.act(ctx, app, before, name, granted)
@@ -313,7 +312,7 @@ func (r *pass) sync(ctx context.Context, app *vaultv1beta1.VaultApp, before *vau
 		ServiceAccounts: tenancy.ServiceAccounts(app),
 		Namespace:       app.Namespace,
 		Policies:        []string{name},
-		TTL:             tenancy.TokenTTL(app),
+		TTL:             granted.TokenTTL,
 	}
 
 	have, err := r.observe(ctx, app, before, name)

@@ -44,7 +44,7 @@ func (r *pass) finalize(ctx context.Context, app *vaultv1beta1.VaultApp, before 
 	reason, note := shared.ReasonDeleted, "removed policy and role "+name+" from Vault"
 	var err error
 	switch {
-	case app.Spec.DeletionPolicy == vaultv1beta1.DeletionPolicyRetain && r.retainAllowed(ctx, app.Namespace) && len(app.Spec.Policy.VaultPaths) == 0:
+	case app.Spec.DeletionPolicy == vaultv1beta1.DeletionPolicyRetain && r.retainAllowed(ctx, app.Namespace, r.server.Spec) && len(app.Spec.Policy.VaultPaths) == 0:
 		reason, note = shared.ReasonRetained, "left policy and role "+name+" in Vault (deletionPolicy Retain); the operator no longer manages them"
 		err = r.release(ctx, app, before, name)
 	default:
@@ -55,7 +55,7 @@ func (r *pass) finalize(ctx context.Context, app *vaultv1beta1.VaultApp, before 
 			// taken back could not shrink it.
 			note += " (deletionPolicy Retain does not keep a policy with vaultPaths: its VaultServer's grants must be able to shrink it)"
 		default:
-			note += " (deletionPolicy Retain is not allowed in this namespace: the cluster admin allows it with " + tenancy.AllowRetainAnnotation + "=true)"
+			note += " (deletionPolicy Retain is not allowed in this namespace: " + retainGrantHint(r.server.Spec) + ")"
 		}
 		var removed bool
 		removed, err = r.removeOwned(ctx, app, before, name)
@@ -108,14 +108,15 @@ func (r *VaultAppReconciler) tellTerminatingNamespace(ctx context.Context, app *
 		"VaultApp %s keeps finalizer %s until its policy and role are removed from Vault: %s", app.Name, Finalizer, msg)
 }
 
-// retainAllowed reads the namespace's grant for Retain; a namespace that
-// cannot be read (being deleted, gone) grants nothing.
-func (r *VaultAppReconciler) retainAllowed(ctx context.Context, namespace string) bool {
+// retainAllowed reads the grant for Retain: the VaultServer's, or on the
+// environment's Vault the namespace's annotation. A namespace that cannot
+// be read (being deleted, gone) is granted nothing.
+func (r *VaultAppReconciler) retainAllowed(ctx context.Context, namespace string, server *vaultv1beta1.VaultServer) bool {
 	var ns corev1.Namespace
 	if err := r.Get(ctx, client.ObjectKey{Name: namespace}, &ns); err != nil {
 		return false
 	}
-	return tenancy.RetainAllowed(&ns) && ns.DeletionTimestamp.IsZero()
+	return tenancy.RetainAllowedOn(&ns, server) && ns.DeletionTimestamp.IsZero()
 }
 
 // release marks the policy as retained, so that neither this operator (the
@@ -143,4 +144,12 @@ func (r *pass) finalizeFormer(ctx context.Context, app *vaultv1beta1.VaultApp, f
 		return err
 	}
 	return r.Vault.WritePolicy(ctx, former, vaultclient.RetainedText(text, r.ownerOf(app)))
+}
+
+// retainGrantHint says where the cluster admin allows Retain.
+func retainGrantHint(server *vaultv1beta1.VaultServer) string {
+	if server == nil {
+		return "the cluster admin allows it with " + tenancy.AllowRetainAnnotation + "=true"
+	}
+	return "the cluster admin allows it with allowRetain in VaultServer " + server.Name + "'s spec.access"
 }

@@ -60,8 +60,8 @@ func centralVault() *vaultv1beta1.VaultServer {
 		Spec: vaultv1beta1.VaultServerSpec{
 			Address:   "https://vault.example.com:8200",
 			Namespace: "team-platform",
-			Login:     vaultv1beta1.VaultLogin{Kubernetes: vaultv1beta1.VaultRoleLogin{Mount: "kubernetes-eu-1", Role: "vko"}},
-			AppAuth:   vaultv1beta1.VaultAuthMethod{Kubernetes: vaultv1beta1.VaultAuthMount{Mount: "kubernetes-eu-1"}},
+			Login:     vaultv1beta1.VaultLogin{Kubernetes: &vaultv1beta1.VaultRoleLogin{Mount: "kubernetes-eu-1", Role: "vko"}},
+			AppAuth:   vaultv1beta1.VaultAuthMethod{Kubernetes: &vaultv1beta1.VaultAuthMount{Mount: "kubernetes-eu-1"}},
 		},
 	}
 }

@@ -91,7 +91,7 @@ func startCluster(t *testing.T, name, prefix string) *cluster {
 	cfg.Address, cfg.Token = vaultServer.Addr, ""
 	cfg.AuthMount, cfg.KubernetesAuthMount, cfg.ServiceAccountTokenPath = c.mount, c.mount, tokenPath
 	op, err := harness.StartOperator(operator.Options{
-		Vault: cfg, ClusterName: name, VaultNamePrefix: prefix, OperatorNamespace: operatorNamespace,
+		Vault: cfg, LegacyVaultEnvironment: true, ClusterName: name, VaultNamePrefix: prefix, OperatorNamespace: operatorNamespace,
 		OrphanSweepInterval: sweepEvery, MaxBackoff: 2 * time.Second,
 	})
 	if err != nil {

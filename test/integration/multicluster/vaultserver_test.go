@@ -44,8 +44,8 @@ func vaultServerAt(name, address, mount string) *vaultv1beta1.VaultServer {
 		ObjectMeta: metav1.ObjectMeta{Name: name},
 		Spec: vaultv1beta1.VaultServerSpec{
 			Address: address,
-			Login:   vaultv1beta1.VaultLogin{Kubernetes: vaultv1beta1.VaultRoleLogin{Mount: mount, Role: "vault-keycloak-operator"}},
-			AppAuth: vaultv1beta1.VaultAuthMethod{Kubernetes: vaultv1beta1.VaultAuthMount{Mount: mount}},
+			Login:   vaultv1beta1.VaultLogin{Kubernetes: &vaultv1beta1.VaultRoleLogin{Mount: mount, Role: "vault-keycloak-operator"}},
+			AppAuth: vaultv1beta1.VaultAuthMethod{Kubernetes: &vaultv1beta1.VaultAuthMount{Mount: mount}},
 		},
 	}
 }
@@ -184,7 +184,9 @@ func TestTwoVaultsBehindOneManager(t *testing.T) {
 	prepare()
 	s := vaultServerAt("second", second.Addr, east.mount)
 	s.Spec.Cluster, s.Spec.NamePrefix = "east", "second"
-	s.Spec.Access = []vaultv1beta1.VaultAccessGrant{{Namespaces: []string{"shop"}}}
+	s.Spec.Access = []vaultv1beta1.VaultAccessGrant{{Namespaces: []string{"shop"}, Paths: []vaultv1beta1.VaultPathGrant{
+		{Template: "secret/data/{namespace}/*", Capabilities: []vaultv1beta1.Capability{"read", "list"}},
+	}}}
 	if err := east.op.Client.Create(ctx, s); err != nil {
 		t.Fatal(err)
 	}
@@ -289,6 +291,7 @@ func TestGrantedPathOutsideTheKVPrefix(t *testing.T) {
 	s.Spec.Cluster = "east"
 	s.Spec.Access = []vaultv1beta1.VaultAccessGrant{{Namespaces: []string{"shop"}, Paths: []vaultv1beta1.VaultPathGrant{
 		{Template: "database/creds/{namespace}", Capabilities: []vaultv1beta1.Capability{"read"}},
+		{Template: "secret/data/{namespace}/*", Capabilities: []vaultv1beta1.Capability{"read"}},
 	}}}
 	if err := east.op.Client.Create(ctx, s); err != nil {
 		t.Fatal(err)
@@ -309,7 +312,7 @@ func TestGrantedPathOutsideTheKVPrefix(t *testing.T) {
 	}
 	err = east.op.Client.Create(ctx, app("pki", "pki/issue/shop"))
 	NewWithT(t).Expect(err).To(HaveOccurred())
-	NewWithT(t).Expect(err.Error()).To(ContainSubstring(`spec.policy.vaultPaths[0]: Forbidden: read on "pki/issue/shop" not granted to namespace "shop" by VaultServer "paths": it grants read on database/creds/shop`))
+	NewWithT(t).Expect(err.Error()).To(ContainSubstring(`spec.policy.vaultPaths[0]: Forbidden: read on "pki/issue/shop" not granted to namespace "shop" by VaultServer "paths": it grants read on database/creds/shop; read on secret/data/shop/*`))
 
 	db := app("dbapp", "database/creds/shop")
 	if err := east.op.Client.Create(ctx, db); err != nil {
@@ -344,4 +347,133 @@ func TestGrantedPathOutsideTheKVPrefix(t *testing.T) {
 	if _, err := workload.Logical().Read("database/creds/other"); err == nil || !strings.Contains(err.Error(), "permission denied") {
 		t.Fatalf("the workload read a path not granted: %v", err)
 	}
+}
+
+// A Vault that cannot reach the cluster's API server: the operator logs in
+// through JWT auth with a token of its ServiceAccount requested for the
+// server's audience, and writes JWT roles bound to the VaultApp's
+// ServiceAccounts and the workloads' audience. The workload logs in with
+// a projected token of that audience and reads its granted path; a token
+// of another audience, or of another ServiceAccount, is refused.
+func TestJWTLoginAndJWTAppRoles(t *testing.T) {
+	ctx := context.Background()
+	east := startCluster(t, "east", "")
+	const mount, loginAudience, appAudience = "jwt-east", "vko.vault.example.com", "apps.vault.example.com"
+	if err := vaultServer.ConfigureJWTAuthAt(ctx, mount, east.op.Config); err != nil {
+		t.Fatal(err)
+	}
+	if err := vaultServer.AllowOperatorJWTAt(ctx, mount, "vault-keycloak-operator-jwt", harness.OperatorVaultJWTPolicyFor(mount, "jwt"),
+		operatorNamespace, operatorAccount, loginAudience); err != nil {
+		t.Fatal(err)
+	}
+	s := vaultServerAt("jwt", vaultServer.Addr, mount)
+	s.Spec.Login = vaultv1beta1.VaultLogin{JWT: &vaultv1beta1.VaultJWTLogin{
+		VaultRoleLogin: vaultv1beta1.VaultRoleLogin{Mount: mount, Role: "vault-keycloak-operator"}, Audience: loginAudience}}
+	s.Spec.AppAuth = vaultv1beta1.VaultAuthMethod{JWT: &vaultv1beta1.VaultJWTAuthMount{
+		VaultAuthMount: vaultv1beta1.VaultAuthMount{Mount: mount}, Audience: appAudience}}
+	s.Spec.Cluster, s.Spec.NamePrefix = "east", "jwt"
+	s.Spec.Access = []vaultv1beta1.VaultAccessGrant{{Namespaces: []string{"shop"}, Paths: []vaultv1beta1.VaultPathGrant{
+		{Template: "secret/data/{namespace}/*", Capabilities: []vaultv1beta1.Capability{"read"}}}}}
+	if err := east.op.Client.Create(ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	east.waitServer(t, "jwt", metav1.ConditionTrue, shared.ReasonConnected)
+
+	// Both login methods at once are refused by the schema.
+	both := vaultServerAt("both", vaultServer.Addr, mount)
+	both.Spec.Login.JWT = s.Spec.Login.JWT
+	err := east.op.Client.Create(ctx, both)
+	NewWithT(t).Expect(err).To(HaveOccurred())
+	NewWithT(t).Expect(err.Error()).To(ContainSubstring("spec.login: Invalid value: set exactly one of kubernetes and jwt"))
+
+	east.namespace(t, "shop")
+	for _, sa := range []string{"web", "other"} {
+		if err := east.op.Client.Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: sa, Namespace: "shop"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	app := &vaultv1beta1.VaultApp{
+		ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "shop"},
+		Spec: vaultv1beta1.VaultAppSpec{
+			ServerRef:      &vaultv1beta1.ServerReference{Name: "jwt"},
+			Policy:         vaultv1beta1.PolicySpec{Rules: []vaultv1beta1.PolicyRule{{Path: "web/*", Capabilities: []vaultv1beta1.Capability{"read"}}}},
+			KubernetesAuth: vaultv1beta1.KubernetesAuthSpec{ServiceAccounts: []string{"web"}},
+		},
+	}
+	if err := east.op.Client.Create(ctx, app); err != nil {
+		t.Fatal(err)
+	}
+	east.wait(t, client.ObjectKeyFromObject(app), metav1.ConditionTrue, shared.ReasonSynced)
+
+	admin, err := vaultServer.AdminClient()
+	if err != nil {
+		t.Fatal(err)
+	}
+	role, err := admin.Logical().Read("auth/" + mount + "/role/app-jwt.shop.web")
+	if err != nil || role == nil {
+		t.Fatalf("read the JWT role: %v %v", role, err)
+	}
+	NewWithT(t).Expect(role.Data["role_type"]).To(Equal("jwt"))
+	NewWithT(t).Expect(role.Data["bound_audiences"]).To(ConsistOf(appAudience))
+	NewWithT(t).Expect(role.Data["bound_claims"]).To(HaveKeyWithValue("sub", ConsistOf("system:serviceaccount:shop:web")))
+
+	const secret = "jwt-workload-value-for-the-test"
+	harness.KeepSecret(secret)
+	if _, err := admin.Logical().Write("secret/data/shop/web/db", map[string]any{"data": map[string]any{"password": secret}}); err != nil {
+		t.Fatal(err)
+	}
+	login := func(sa, audience string) (*vaultapi.Secret, error) {
+		t.Helper()
+		jwt, err := harness.ServiceAccountTokenFor(ctx, east.op.Config, "shop", sa, audience)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return unauthenticated(t).Logical().Write("auth/"+mount+"/login", map[string]any{"role": "app-jwt.shop.web", "jwt": jwt})
+	}
+	got, err := login("web", appAudience)
+	if err != nil {
+		t.Fatal(err)
+	}
+	harness.KeepSecret(got.Auth.ClientToken)
+	workload := unauthenticated(t)
+	workload.SetToken(got.Auth.ClientToken)
+	read, err := workload.Logical().Read("secret/data/shop/web/db")
+	if err != nil || read == nil {
+		t.Fatalf("the workload's read: %v %v", read, err)
+	}
+	if data, _ := read.Data["data"].(map[string]any); data["password"] != secret {
+		t.Fatal("the workload read another value")
+	}
+	if _, err := login("web", loginAudience); err == nil || !strings.Contains(err.Error(), "audience claim does not match") {
+		t.Fatalf("a token of another audience: %v", err)
+	}
+	if _, err := login("other", appAudience); err == nil || !strings.Contains(err.Error(), "claim") {
+		t.Fatalf("a token of another ServiceAccount: %v", err)
+	}
+
+	// Drift made by hand in the role (a wider audience) is repaired.
+	if _, err := admin.Logical().Write("auth/"+mount+"/role/app-jwt.shop.web", map[string]any{
+		"role_type": "jwt", "user_claim": "sub", "bound_audiences": []string{appAudience, "anyone"},
+		"bound_claims": map[string]any{"sub": []string{"system:serviceaccount:shop:web"}}, "token_policies": []string{"app-jwt.shop.web"},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	var a vaultv1beta1.VaultApp
+	if err := east.op.Client.Get(ctx, client.ObjectKeyFromObject(app), &a); err != nil {
+		t.Fatal(err)
+	}
+	a.Spec.RefreshInterval = &metav1.Duration{Duration: 30 * time.Second}
+	if err := east.op.Client.Update(ctx, &a); err != nil {
+		t.Fatal(err)
+	}
+	harness.Eventually(t, 20*time.Second, func() error {
+		role, err := admin.Logical().Read("auth/" + mount + "/role/app-jwt.shop.web")
+		if err != nil || role == nil {
+			return fmt.Errorf("read the JWT role: %v", err)
+		}
+		if aud := fmt.Sprint(role.Data["bound_audiences"]); aud != "["+appAudience+"]" {
+			return fmt.Errorf("bound_audiences %s", aud)
+		}
+		return nil
+	})
 }

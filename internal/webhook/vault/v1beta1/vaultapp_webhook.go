@@ -126,18 +126,15 @@ func (v *VaultAppValidator) validate(ctx context.Context, app *vaultv1beta1.Vaul
 	}
 	errs := tenancy.ValidateVaultApp(app)
 	errs = append(errs, schema.Validate(app)...)
-	errs = append(errs, tenancy.CheckVaultGrants(app, &ns)...)
 	server, err := v.server(ctx, app, written)
 	if err != nil {
 		return apierrors.NewInternalError(err)
 	}
-	switch {
-	case server != nil:
-		errs = append(errs, tenancy.CheckVaultServerGrant(app, server)...)
-		errs = append(errs, tenancy.CheckVaultPaths(app, server)...)
-	case app.Spec.ServerRef == nil && (written == nil || written.Server == ""):
-		// The environment's Vault grants no path outside the KV prefix.
-		errs = append(errs, tenancy.CheckVaultPaths(app, nil)...)
+	// A VaultServer not created yet is the controller's to report: it
+	// grants nothing until it exists, and the controller checks again.
+	if server != nil || (app.Spec.ServerRef == nil && (written == nil || written.Server == "")) {
+		_, refused := tenancy.DecideVaultGrant(app, &ns, server)
+		errs = append(errs, refused...)
 	}
 	if len(errs) == 0 {
 		return nil

@@ -40,7 +40,8 @@ func validator(annotations map[string]string) *VaultAppValidator {
 	teams := &vaultv1beta1.VaultServer{ObjectMeta: metav1.ObjectMeta{Name: "teams"},
 		Spec: vaultv1beta1.VaultServerSpec{Access: []vaultv1beta1.VaultAccessGrant{{Namespaces: []string{"team-*"}}}}}
 	shops := &vaultv1beta1.VaultServer{ObjectMeta: metav1.ObjectMeta{Name: "shops"},
-		Spec: vaultv1beta1.VaultServerSpec{Access: []vaultv1beta1.VaultAccessGrant{{Namespaces: []string{"shop"}}}}}
+		Spec: vaultv1beta1.VaultServerSpec{Access: []vaultv1beta1.VaultAccessGrant{{Namespaces: []string{"shop"}, Paths: []vaultv1beta1.VaultPathGrant{
+			{Template: "secret/data/{namespace}/*", Capabilities: []vaultv1beta1.Capability{"read", "list"}}}}}}}
 	return &VaultAppValidator{Client: fake.NewClientBuilder().WithScheme(scheme).WithObjects(ns, teams, shops).Build()}
 }
 

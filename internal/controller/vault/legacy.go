@@ -1,0 +1,46 @@
+/*
+Copyright 2026 The vault-keycloak-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package vault
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+
+	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
+	"github.com/carbogame/vault-keycloak-operator/internal/controller/shared"
+)
+
+// legacyConfigurationMessage says what a VaultApp on the environment's
+// Vault depends on, and what the admin does about it.
+const legacyConfigurationMessage = "written to the Vault of the operator's environment (VAULT_ADDR) under its namespace's annotations, " +
+	"which the operator uses only while the cluster admin opts in (--legacy-vault-environment); " +
+	"VaultServers replace both (README: Upgrading)"
+
+// reportLegacyConfiguration keeps the LegacyConfiguration condition on a
+// VaultApp written to the environment's Vault, with a Warning Event when
+// it appears: the admin sees which VaultApps still need the opt-in. It
+// does not change Ready: the VaultApp works.
+func (r *pass) reportLegacyConfiguration(app *vaultv1beta1.VaultApp, before *vaultv1beta1.VaultAppStatus) {
+	if r.server.Spec != nil {
+		meta.RemoveStatusCondition(&app.Status.Conditions, shared.TypeLegacyConfiguration)
+		return
+	}
+	shared.SetCondition(&app.Status.Conditions, app.Generation, shared.TypeLegacyConfiguration, true, shared.ReasonLegacyConfiguration, legacyConfigurationMessage)
+	if c := meta.FindStatusCondition(before.Conditions, shared.TypeLegacyConfiguration); c == nil || c.Message != legacyConfigurationMessage {
+		r.Recorder.Eventf(app, nil, corev1.EventTypeWarning, shared.ReasonLegacyConfiguration, "Configure", "%s", legacyConfigurationMessage)
+	}
+}

@@ -1,0 +1,102 @@
+/*
+Copyright 2026 The vault-keycloak-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package vault
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+
+	authenticationv1 "k8s.io/api/authentication/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// The operator may request tokens of its own ServiceAccount alone, in its
+// own namespace: a Role with the name, never a ClusterRole (a token of any
+// ServiceAccount would be any workload's identity).
+// +kubebuilder:rbac:groups="",namespace=system,resources=serviceaccounts/token,verbs=create,resourceNames=vault-keycloak-operator-controller-manager
+
+// ServiceAccountTokens requests tokens of the ServiceAccount the operator
+// runs as, for an audience (a TokenRequest): its login to a VaultServer
+// through JWT auth. Which ServiceAccount is read from the mounted token.
+type ServiceAccountTokens struct {
+	// Client creates TokenRequests.
+	Client client.Client
+	// TokenPath is the operator's mounted ServiceAccount token.
+	TokenPath string
+}
+
+var _ interface {
+	Token(context.Context, string) (string, error)
+} = (*ServiceAccountTokens)(nil)
+
+// tokenLifetime is the shortest a TokenRequest may ask: a token serves one
+// login, and Vault's token then lives on its own.
+const tokenLifetime = 600
+
+// Token returns a token of the operator's ServiceAccount for the audience.
+func (t *ServiceAccountTokens) Token(ctx context.Context, audience string) (string, error) {
+	namespace, name, err := serviceAccountOf(t.TokenPath)
+	if err != nil {
+		return "", err
+	}
+	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name}}
+	req := &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{
+		Audiences: []string{audience}, ExpirationSeconds: ptr.To[int64](tokenLifetime),
+	}}
+	if err := t.Client.SubResource("token").Create(ctx, sa, req); err != nil {
+		return "", fmt.Errorf("request a token of ServiceAccount %s/%s: %w", namespace, name, err)
+	}
+	return req.Status.Token, nil
+}
+
+// serviceAccountOf reads the namespace and name of the ServiceAccount a
+// token was issued to from its subject (system:serviceaccount:<ns>:<name>).
+// The token is the operator's own, mounted by the kubelet: its claims are
+// read, not verified.
+func serviceAccountOf(path string) (string, string, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return "", "", fmt.Errorf("read the operator's ServiceAccount token: %w", err)
+	}
+	parts := strings.Split(strings.TrimSpace(string(raw)), ".")
+	if len(parts) != 3 {
+		return "", "", fmt.Errorf("the token at %s is not a JWT", path)
+	}
+	payload, err := base64.RawURLEncoding.DecodeString(parts[1])
+	if err != nil {
+		return "", "", fmt.Errorf("the token at %s: %w", path, err)
+	}
+	var claims struct {
+		Sub string `json:"sub"`
+	}
+	if err := json.Unmarshal(payload, &claims); err != nil {
+		return "", "", fmt.Errorf("the token at %s: %w", path, err)
+	}
+	rest, ok := strings.CutPrefix(claims.Sub, "system:serviceaccount:")
+	namespace, name, ok2 := strings.Cut(rest, ":")
+	if !ok || !ok2 || namespace == "" || name == "" {
+		return "", "", fmt.Errorf("the token at %s is not a ServiceAccount's (subject %q)", path, claims.Sub)
+	}
+	return namespace, name, nil
+}

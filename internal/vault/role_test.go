@@ -1,0 +1,71 @@
+/*
+Copyright 2026 The vault-keycloak-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package vault
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+	"time"
+)
+
+// A JWT role reads back equal to what was written, and anything the
+// operator would not write reads as drift.
+func TestJWTRoleReadsBackAsWritten(t *testing.T) {
+	c := &Client{cfg: Config{AppRoleAudience: "vault.example.com"}}
+	want := Role{ServiceAccounts: []string{"api", "worker"}, Namespace: "shop", Policies: []string{"app.shop.api"}, TTL: time.Hour}
+	// What Vault answers: the written data, through JSON.
+	roundTrip := func(data map[string]any) map[string]any {
+		raw, _ := json.Marshal(data)
+		var out map[string]any
+		d := json.NewDecoder(bytes.NewReader(raw))
+		d.UseNumber()
+		_ = d.Decode(&out)
+		return out
+	}
+	written := roundTrip(c.jwtRoleData(want))
+	if got := c.jwtRoleOf(written); !got.Equal(want) {
+		t.Fatalf("read back %+v, want %+v", got, want)
+	}
+	for _, tt := range []struct {
+		name   string
+		mutate func(map[string]any)
+	}{
+		{"another audience", func(d map[string]any) { d["bound_audiences"] = []any{"other"} }},
+		{"a second audience", func(d map[string]any) { d["bound_audiences"] = []any{"vault.example.com", "other"} }},
+		{"an OIDC role", func(d map[string]any) { d["role_type"] = "oidc" }},
+		{"another user claim", func(d map[string]any) { d["user_claim"] = "email" }},
+		{"glob claims", func(d map[string]any) { d["bound_claims_type"] = "glob" }},
+		{"a subject of another namespace", func(d map[string]any) {
+			d["bound_claims"] = map[string]any{"sub": []any{"system:serviceaccount:shop:api", "system:serviceaccount:bank:worker"}}
+		}},
+		{"a subject that is no ServiceAccount", func(d map[string]any) {
+			d["bound_claims"] = map[string]any{"sub": []any{"system:serviceaccount:shop:api", "alice"}}
+		}},
+		{"another claim bound", func(d map[string]any) {
+			d["bound_claims"] = map[string]any{"sub": []any{"system:serviceaccount:shop:api", "system:serviceaccount:shop:worker"}, "groups": "x"}
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			d := roundTrip(c.jwtRoleData(want))
+			tt.mutate(d)
+			if got := c.jwtRoleOf(d); got.Equal(want) {
+				t.Fatalf("drift not seen: %+v", got)
+			}
+		})
+	}
+}

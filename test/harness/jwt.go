@@ -1,0 +1,179 @@
+/*
+Copyright 2026 The vault-keycloak-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package harness
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rsa"
+	"crypto/x509"
+	"encoding/base64"
+	"encoding/json"
+	"encoding/pem"
+	"fmt"
+	"math/big"
+	"strings"
+
+	vaultapi "github.com/hashicorp/vault/api"
+	authenticationv1 "k8s.io/api/authentication/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+)
+
+// OperatorVaultJWTPolicy is what the README tells a Vault admin to grant
+// the operator when a VaultServer writes app roles to a JWT auth mount
+// (keep the two equal): as OperatorVaultPolicy, with the parameters of a
+// JWT role, each fixed to what the operator writes but the bindings.
+const OperatorVaultJWTPolicy = `
+path "sys/policies/acl" { capabilities = ["list"] }
+path "sys/policies/acl/app.*" { capabilities = ["create", "read", "update", "delete"] }
+path "auth/jwt/role" { capabilities = ["list"] }
+path "auth/jwt/role/app.*" {
+  capabilities = ["create", "read", "update", "delete"]
+  allowed_parameters = {
+    "role_type"         = ["jwt"]
+    "user_claim"        = ["sub"]
+    "bound_audiences"   = []
+    "bound_claims"      = []
+    "bound_claims_type" = ["string"]
+    "token_policies"    = ["app.*"]
+    "token_ttl"         = []
+  }
+}
+`
+
+// OperatorVaultJWTPolicyFor is OperatorVaultJWTPolicy at a JWT mount, for
+// names of one prefix.
+func OperatorVaultJWTPolicyFor(mount, namePrefix string) string {
+	return strings.NewReplacer("auth/jwt/", "auth/"+mount+"/", "app.*", "app-"+namePrefix+".*").Replace(OperatorVaultJWTPolicy)
+}
+
+// ConfigureJWTAuthAt enables a JWT auth mount that trusts the tokens of the
+// cluster at cfg: it checks their signatures with the public keys the API
+// server publishes (/openid/v1/jwks), as a Vault that cannot reach the API
+// server is configured, and never calls the cluster.
+func (v *Vault) ConfigureJWTAuthAt(ctx context.Context, mount string, cfg *rest.Config) error {
+	admin, err := v.AdminClient()
+	if err != nil {
+		return err
+	}
+	if err := admin.Sys().EnableAuthWithOptionsWithContext(ctx, mount, &vaultapi.EnableAuthOptions{Type: "jwt"}); err != nil &&
+		!strings.Contains(err.Error(), "path is already in use") {
+		return fmt.Errorf("enable jwt auth at %s: %w", mount, err)
+	}
+	keys, err := clusterPublicKeys(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	if _, err := admin.Logical().WriteWithContext(ctx, "auth/"+mount+"/config", map[string]any{"jwt_validation_pubkeys": keys}); err != nil {
+		return fmt.Errorf("configure jwt auth at %s: %w", mount, err)
+	}
+	return nil
+}
+
+// AllowOperatorJWTAt writes the operator's policy, and its JWT role
+// vault-keycloak-operator at mount, bound to the operator's ServiceAccount
+// and to the audience of the tokens it logs in with.
+func (v *Vault) AllowOperatorJWTAt(ctx context.Context, mount, policyName, text, namespace, serviceAccount, audience string) error {
+	admin, err := v.AdminClient()
+	if err != nil {
+		return err
+	}
+	if err := admin.Sys().PutPolicyWithContext(ctx, policyName, text); err != nil {
+		return fmt.Errorf("write the operator's policy %s: %w", policyName, err)
+	}
+	if _, err := admin.Logical().WriteWithContext(ctx, "auth/"+mount+"/role/vault-keycloak-operator", map[string]any{
+		"role_type":       "jwt",
+		"user_claim":      "sub",
+		"bound_audiences": []string{audience},
+		"bound_subject":   "system:serviceaccount:" + namespace + ":" + serviceAccount,
+		"token_policies":  []string{policyName},
+		"token_ttl":       3600,
+	}); err != nil {
+		return fmt.Errorf("write the operator's role at %s: %w", mount, err)
+	}
+	return nil
+}
+
+// ServiceAccountTokenFor requests a token of a ServiceAccount for an
+// audience, as a projected volume gives a pod.
+func ServiceAccountTokenFor(ctx context.Context, cfg *rest.Config, namespace, name, audience string) (string, error) {
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return "", err
+	}
+	expiry := int64(600)
+	tr, err := cs.CoreV1().ServiceAccounts(namespace).CreateToken(ctx, name, &authenticationv1.TokenRequest{
+		Spec: authenticationv1.TokenRequestSpec{Audiences: []string{audience}, ExpirationSeconds: &expiry}}, metav1.CreateOptions{})
+	if err != nil {
+		return "", fmt.Errorf("request a token for %s/%s: %w", namespace, name, err)
+	}
+	KeepSecret(tr.Status.Token)
+	return tr.Status.Token, nil
+}
+
+// clusterPublicKeys are the API server's ServiceAccount token keys, PEM.
+func clusterPublicKeys(ctx context.Context, cfg *rest.Config) ([]string, error) {
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := cs.CoreV1().RESTClient().Get().AbsPath("/openid/v1/jwks").DoRaw(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("read the API server's JWKS: %w", err)
+	}
+	var jwks struct {
+		Keys []struct {
+			Kty, N, E, Crv, X, Y string
+		} `json:"keys"`
+	}
+	if err := json.Unmarshal(raw, &jwks); err != nil {
+		return nil, fmt.Errorf("read the API server's JWKS: %w", err)
+	}
+	var out []string
+	for _, k := range jwks.Keys {
+		var pub any
+		switch k.Kty {
+		case "RSA":
+			pub = &rsa.PublicKey{N: b64Int(k.N), E: int(b64Int(k.E).Int64())}
+		case "EC":
+			curve := map[string]elliptic.Curve{"P-256": elliptic.P256(), "P-384": elliptic.P384(), "P-521": elliptic.P521()}[k.Crv]
+			if curve == nil {
+				return nil, fmt.Errorf("JWKS key on curve %q", k.Crv)
+			}
+			pub = &ecdsa.PublicKey{Curve: curve, X: b64Int(k.X), Y: b64Int(k.Y)}
+		default:
+			return nil, fmt.Errorf("JWKS key of type %q", k.Kty)
+		}
+		der, err := x509.MarshalPKIXPublicKey(pub)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, string(pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der})))
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("the API server publishes no ServiceAccount key")
+	}
+	return out, nil
+}
+
+func b64Int(s string) *big.Int {
+	b, _ := base64.RawURLEncoding.DecodeString(s)
+	return new(big.Int).SetBytes(b)
+}
