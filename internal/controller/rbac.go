@@ -22,8 +22,9 @@ limitations under the License.
 package controller
 
 // The operator's own resources. Each verb is one the code uses: get, list,
-// watch (the cache; VaultServers are only read); patch (finalizers are set by a patch of
-// metadata.finalizers alone; KeycloakServers have none); update (the
+// watch (the cache); patch (finalizers are set by a patch of
+// metadata.finalizers alone: a VaultServer's only when its deletionPolicy
+// is Delete; KeycloakServers have none); update (the
 // storage-version migrator's no-op rewrites; patch, its removal of
 // managedFields entries of retired versions); status update (every
 // controller), and status patch (a KeycloakClientCredential's rotation is
@@ -32,8 +33,9 @@ package controller
 // +kubebuilder:rbac:groups=vault.exemple.com,resources=vaultapps,verbs=get;list;watch;update;patch
 // +kubebuilder:rbac:groups=vault.exemple.com,resources=vaultapps/status,verbs=update
 // +kubebuilder:rbac:groups=vault.exemple.com,resources=vaultapps/finalizers,verbs=update
-// +kubebuilder:rbac:groups=vault.exemple.com,resources=vaultservers,verbs=get;list;watch
+// +kubebuilder:rbac:groups=vault.exemple.com,resources=vaultservers,verbs=get;list;watch;patch
 // +kubebuilder:rbac:groups=vault.exemple.com,resources=vaultservers/status,verbs=update
+// +kubebuilder:rbac:groups=vault.exemple.com,resources=vaultservers/finalizers,verbs=update
 // +kubebuilder:rbac:groups=secrets.carbogame.com,resources=keycloakclientcredentials,verbs=get;list;watch;update;patch
 // +kubebuilder:rbac:groups=secrets.carbogame.com,resources=keycloakclientcredentials/status,verbs=update;patch
 // +kubebuilder:rbac:groups=secrets.carbogame.com,resources=keycloakclientcredentials/finalizers,verbs=update
@@ -45,6 +47,11 @@ package controller
 // (read). The cache holds only Secrets the operator owns (label-filtered);
 // other reads go to the API server directly.
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch;create;update;delete
+
+// A VaultServer's JWT login: a token of the operator's own ServiceAccount
+// for the server's audience, in its own namespace, by name; never a
+// ClusterRole (a token of any ServiceAccount is that workload's identity).
+// +kubebuilder:rbac:groups="",namespace=system,resources=serviceaccounts/token,verbs=create,resourceNames=vault-keycloak-operator-controller-manager
 
 // Namespaces carry the cluster admin's grants: the Vault capabilities a
 // namespace may use, and consent to receive Secrets from other namespaces.

@@ -307,14 +307,11 @@ func vaultServers(mgr ctrl.Manager, opts Options, clusterUID string) (*vaultcont
 			Tokens:    &vaultcontroller.ServiceAccountTokens{Client: mgr.GetClient(), TokenPath: opts.Vault.ServiceAccountTokenPath},
 		},
 	}
-	switch {
-	case opts.Vault.Address == "":
+	if opts.Vault.Address == "" {
 		return servers, nil
-	case !opts.LegacyVaultEnvironment:
-		servers.EnvIgnored = fmt.Sprintf("the operator's environment names a Vault (%s) but the cluster admin has not opted in to it (%s=true): create a VaultServer, or opt in while moving to one",
-			opts.Vault.Address, EnvLegacyVaultEnvironment)
-		ctrl.Log.WithName("setup").Info("the environment's Vault is not used: " + servers.EnvIgnored)
-		return servers, nil
+	}
+	if servers.EnvIgnored = envIgnored(opts); servers.EnvIgnored != "" {
+		ctrl.Log.WithName("setup").Info("the environment's Vault only removes what VaultApps wrote there: " + servers.EnvIgnored)
 	}
 	c, err := vaultclient.New(opts.Vault)
 	if err != nil {
@@ -327,6 +324,19 @@ func vaultServers(mgr ctrl.Manager, opts Options, clusterUID string) (*vaultcont
 	ctrl.Log.WithName("setup").Info("identity in the environment's Vault", "cluster", identity.Cluster, "namePrefix", identity.NamePrefix)
 	servers.Env = &vaultcontroller.Server{Vault: c, Identity: identity}
 	return servers, nil
+}
+
+// envIgnored says why the environment's Vault takes no VaultApp's writes:
+// it names one, and the admin has not opted in to it; "" when it does.
+// Without the opt-in the client is still built, so that VaultApps that
+// wrote there are removed from there when they are deleted, rather than
+// leaving live grants behind.
+func envIgnored(opts Options) string {
+	if opts.Vault.Address == "" || opts.LegacyVaultEnvironment {
+		return ""
+	}
+	return fmt.Sprintf("the operator's environment names a Vault (%s) but the cluster admin has not opted in to it (%s=true): create a VaultServer, or opt in while moving to one",
+		opts.Vault.Address, EnvLegacyVaultEnvironment)
 }
 
 // EnvLegacyVaultEnvironment, set to true, is the admin's opt-in to

@@ -34,6 +34,9 @@ type VaultGrant struct {
 	Paths []vaultv1beta1.VaultPathRule
 	// TokenTTL of the role's tokens.
 	TokenTTL time.Duration
+	// MaxTokenTTL is the longest a token lives, renewals included: the
+	// VaultServer's cap; zero on the environment's Vault (none written).
+	MaxTokenTTL time.Duration
 }
 
 // DecideVaultGrant is the one rule of what a VaultApp may have, for the
@@ -50,7 +53,8 @@ func DecideVaultGrant(app *vaultv1beta1.VaultApp, ns *corev1.Namespace, s *vault
 		return VaultGrant{}, refused
 	}
 	refused := append(CheckVaultServerAccess(app, s), CheckVaultPaths(app, s)...)
-	return VaultGrant{Rules: GrantedKVRules(app, s), Paths: GrantedVaultPaths(app, s), TokenTTL: GrantedTokenTTL(app, s)}, refused
+	return VaultGrant{Rules: GrantedKVRules(app, s), Paths: GrantedVaultPaths(app, s), TokenTTL: GrantedTokenTTL(app, s),
+		MaxTokenTTL: MaxTokenTTLOf(s, app.Namespace)}, refused
 }
 
 // RetainAllowedOn reports whether a VaultApp's namespace may keep its

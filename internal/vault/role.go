@@ -36,12 +36,19 @@ type Role struct {
 	Policies []string
 	// TTL of the tokens issued (token_ttl).
 	TTL time.Duration
+	// MaxTTL is the longest a token lives, renewals included
+	// (token_max_ttl): a VaultServer's cap. Zero writes none (the
+	// environment's Vault, as earlier releases: the admin's policy for the
+	// operator may not allow the parameter).
+	MaxTTL time.Duration
 }
 
-// Equal reports whether two roles grant the same thing.
+// Equal reports whether a role Vault holds (r) grants what the wanted
+// one (o) says. A MaxTTL the wanted role leaves at zero is not compared:
+// none is written.
 func (r Role) Equal(o Role) bool {
 	return sortedEqual(r.ServiceAccounts, o.ServiceAccounts) && r.Namespace == o.Namespace &&
-		sortedEqual(r.Policies, o.Policies) && r.TTL == o.TTL
+		sortedEqual(r.Policies, o.Policies) && r.TTL == o.TTL && (o.MaxTTL == 0 || r.MaxTTL == o.MaxTTL)
 }
 
 func sortedEqual(a, b []string) bool {
@@ -73,6 +80,7 @@ func (c *Client) ReadRole(ctx context.Context, name string) (Role, bool, error) 
 			ServiceAccounts: stringList(secret.Data["bound_service_account_names"]),
 			Policies:        stringList(secret.Data["token_policies"]),
 			TTL:             seconds(secret.Data["token_ttl"]),
+			MaxTTL:          seconds(secret.Data["token_max_ttl"]),
 		}
 		// The operator always binds exactly one namespace; anything else
 		// (more namespaces, "*") is drift, shown as an impossible value.
@@ -100,6 +108,9 @@ func (c *Client) WriteRole(ctx context.Context, name string, r Role) error {
 		}
 		if c.cfg.AppRoleAudience != "" {
 			data = c.jwtRoleData(r)
+		}
+		if r.MaxTTL > 0 {
+			data["token_max_ttl"] = int(r.MaxTTL.Seconds())
 		}
 		_, err := c.api.Logical().WriteWithContext(ctx, c.rolePath(name), data)
 		return true, err
@@ -147,6 +158,12 @@ func seconds(v any) time.Duration {
 	return 0
 }
 
+// A JWT role's type, and the claim that names the ServiceAccount.
+const (
+	roleTypeJWT = "jwt"
+	claimSub    = "sub"
+)
+
 // subjectPrefix starts the subject (sub claim) of every ServiceAccount
 // token: system:serviceaccount:<namespace>:<name>.
 const subjectPrefix = "system:serviceaccount:"
@@ -159,11 +176,11 @@ func (c *Client) jwtRoleData(r Role) map[string]any {
 		subjects[i] = subjectPrefix + r.Namespace + ":" + sa
 	}
 	return map[string]any{
-		"role_type":       "jwt",
-		"user_claim":      "sub",
+		"role_type":       roleTypeJWT,
+		"user_claim":      claimSub,
 		"bound_audiences": []string{c.cfg.AppRoleAudience},
 		// A list: the sub claim must be one of them.
-		"bound_claims":      map[string]any{"sub": subjects},
+		"bound_claims":      map[string]any{claimSub: subjects},
 		"bound_claims_type": "string",
 		"token_policies":    r.Policies,
 		"token_ttl":         int(r.TTL.Seconds()),
@@ -175,10 +192,10 @@ func (c *Client) jwtRoleData(r Role) map[string]any {
 // glob claim type, a subject of another form or namespace) is drift,
 // shown as an impossible namespace so that the role is written again.
 func (c *Client) jwtRoleOf(data map[string]any) Role {
-	role := Role{Policies: stringList(data["token_policies"]), TTL: seconds(data["token_ttl"])}
+	role := Role{Policies: stringList(data["token_policies"]), TTL: seconds(data["token_ttl"]), MaxTTL: seconds(data["token_max_ttl"])}
 	claims, _ := data["bound_claims"].(map[string]any)
 	var subjects []string
-	switch sub := claims["sub"].(type) {
+	switch sub := claims[claimSub].(type) {
 	case string:
 		subjects = []string{sub}
 	case []any:
@@ -202,7 +219,7 @@ func (c *Client) jwtRoleOf(data map[string]any) Role {
 	typ, _ := data["role_type"].(string)
 	claim, _ := data["user_claim"].(string)
 	claimsType, _ := data["bound_claims_type"].(string)
-	if len(namespaces) != 1 || typ != "jwt" || claim != "sub" || claimsType != "string" || len(claims) != 1 ||
+	if len(namespaces) != 1 || typ != roleTypeJWT || claim != claimSub || claimsType != "string" || len(claims) != 1 ||
 		len(audiences) != 1 || audiences[0] != c.cfg.AppRoleAudience {
 		role.Namespace = fmt.Sprintf("(drift: role_type %q, user_claim %q, bound_audiences %v, bound_claims %v)", typ, claim, audiences, claims)
 	}

@@ -124,6 +124,7 @@ path "auth/kubernetes/role/app.*" {
     "bound_service_account_namespaces" = []
     "token_policies"                   = ["app.*"]
     "token_ttl"                        = []
+    "token_max_ttl"                    = []
   }
 }
 `

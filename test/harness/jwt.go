@@ -54,6 +54,7 @@ path "auth/jwt/role/app.*" {
     "bound_claims_type" = ["string"]
     "token_policies"    = ["app.*"]
     "token_ttl"         = []
+    "token_max_ttl"     = []
   }
 }
 `
@@ -157,7 +158,13 @@ func clusterPublicKeys(ctx context.Context, cfg *rest.Config) ([]string, error) 
 			if curve == nil {
 				return nil, fmt.Errorf("JWKS key on curve %q", k.Crv)
 			}
-			pub = &ecdsa.PublicKey{Curve: curve, X: b64Int(k.X), Y: b64Int(k.Y)}
+			// The uncompressed point: 0x04, then X and Y at the curve's size.
+			size := (curve.Params().BitSize + 7) / 8
+			point := append([]byte{4}, b64Int(k.X).FillBytes(make([]byte, size))...)
+			point = append(point, b64Int(k.Y).FillBytes(make([]byte, size))...)
+			if pub, err = ecdsa.ParseUncompressedPublicKey(curve, point); err != nil {
+				return nil, fmt.Errorf("JWKS key: %w", err)
+			}
 		default:
 			return nil, fmt.Errorf("JWKS key of type %q", k.Kty)
 		}

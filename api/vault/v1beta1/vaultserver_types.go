@@ -25,6 +25,10 @@ import (
 // StorageClasses).
 const DefaultServerAnnotation = "vault.exemple.com/is-default-server"
 
+// ServerFinalizer holds a VaultServer with deletionPolicy Delete until
+// the policies and roles this cluster wrote there are removed.
+const ServerFinalizer = "vault.exemple.com/server-cleanup"
+
 // NamespaceVariable stands, in a path template, for the namespace of the
 // VaultApp the path is granted to.
 const NamespaceVariable = "{namespace}"
@@ -85,6 +89,16 @@ type VaultServerSpec struct {
 
 	// AppAuth is the auth mount where the VaultApps' roles are written.
 	AppAuth VaultAuthMethod `json:"appAuth"`
+
+	// DeletionPolicy says what becomes of the policies and roles this
+	// cluster wrote to this Vault for VaultApps when the VaultServer is
+	// deleted. Retain (the default) leaves them, and the VaultApps say
+	// ServerNotFound. Delete removes them first: the VaultServer keeps a
+	// finalizer until they are gone (a Vault that does not answer holds
+	// the deletion; remove the finalizer by hand to give up).
+	// +optional
+	// +kubebuilder:default=Retain
+	DeletionPolicy DeletionPolicy `json:"deletionPolicy,omitempty"`
 
 	// Access grants namespaces capabilities on paths of this Vault: the
 	// whole of what a VaultApp using this server may have. A KV rule is

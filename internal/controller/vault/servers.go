@@ -121,8 +121,9 @@ type VaultServers struct {
 	Clients *ServerClients
 	// ClusterUID names the cluster in a server that names none.
 	ClusterUID string
-	// EnvIgnored says why the environment's Vault is not used although
-	// the environment names one (the admin has not opted in to it).
+	// EnvIgnored, when set, says why the environment's Vault (Env) takes
+	// no writes: the admin has not opted in to it. Deleted VaultApps that
+	// wrote there are still removed from it, and the sweep still runs.
 	EnvIgnored string
 }
 
@@ -138,13 +139,13 @@ func (v *VaultServers) Resolve(ctx context.Context, app *vaultv1beta1.VaultApp) 
 		}
 	}
 	name, refused := chooseServer(app, v.Env != nil, defaults)
-	if refused != nil {
-		if refused.reason == shared.ReasonVaultNotConfigured && v.EnvIgnored != "" {
-			refused.msg = v.EnvIgnored
-		}
+	switch {
+	case refused != nil:
 		return nil, refused
-	}
-	if name == "" {
+	case name == "" && v.EnvIgnored != "" && app.DeletionTimestamp.IsZero():
+		// Not opted in: the environment's Vault only removes.
+		return nil, &errServer{shared.ReasonVaultNotConfigured, v.EnvIgnored}
+	case name == "":
 		return v.Env, nil
 	}
 	var s vaultv1beta1.VaultServer
@@ -153,6 +154,10 @@ func (v *VaultServers) Resolve(ctx context.Context, app *vaultv1beta1.VaultApp) 
 			return nil, &errServer{shared.ReasonServerNotFound, fmt.Sprintf("VaultServer %s does not exist", name)}
 		}
 		return nil, fmt.Errorf("read VaultServer %s: %w", name, err)
+	}
+	if !s.DeletionTimestamp.IsZero() {
+		// Nothing more is written there: its cleanup may be under way.
+		return nil, &errServer{shared.ReasonServerNotFound, fmt.Sprintf("VaultServer %s is being deleted", name)}
 	}
 	return v.serverOf(ctx, &s)
 }
@@ -189,11 +194,17 @@ func (v *VaultServers) serverOf(ctx context.Context, s *vaultv1beta1.VaultServer
 	case err != nil:
 		return nil, fmt.Errorf("client of VaultServer %s: %w", s.Name, err)
 	}
-	id := Identity{Cluster: v.ClusterUID, NamePrefix: s.Spec.NamePrefix}
+	return &Server{Name: s.Name, Vault: vc, Identity: identityOn(s, v.ClusterUID), Spec: s.DeepCopy()}, nil
+}
+
+// identityOn is this cluster's identity in a VaultServer's Vault: its
+// cluster name, else the kube-system UID (kept as an alias when named).
+func identityOn(s *vaultv1beta1.VaultServer, clusterUID string) Identity {
+	id := Identity{Cluster: clusterUID, NamePrefix: s.Spec.NamePrefix}
 	if s.Spec.Cluster != "" {
-		id.Cluster, id.Aliases = s.Spec.Cluster, []string{v.ClusterUID}
+		id.Cluster, id.Aliases = s.Spec.Cluster, []string{clusterUID}
 	}
-	return &Server{Name: s.Name, Vault: vc, Identity: id, Spec: s.DeepCopy()}, nil
+	return id
 }
 
 func (v *VaultServers) defaults(ctx context.Context) ([]string, error) {

@@ -318,8 +318,8 @@ func TestVaultServerAccessGrantsKVRulesTTLAndRetain(t *testing.T) {
 		Clients: &ServerClients{Reader: w.client, New: func(vaultclient.Config) (ServerClient, error) { return &fakeChecker{fakeVault: euVault}, nil }}}
 
 	w.reconcile()
-	if role := euVault.roles[testPolicy]; role.TTL != time.Hour {
-		t.Fatalf("role TTL %s, want the entry's cap 1h", role.TTL)
+	if role := euVault.roles[testPolicy]; role.TTL != time.Hour || role.MaxTTL != time.Hour {
+		t.Fatalf("role TTL %s, max TTL %s, want the entry's cap 1h for both", role.TTL, role.MaxTTL)
 	}
 	if !strings.Contains(euVault.policies[testPolicy], `capabilities = ["read", "update"]`) {
 		t.Fatalf("policy:\n%s", euVault.policies[testPolicy])
@@ -374,15 +374,29 @@ func TestLegacyConfiguration(t *testing.T) {
 		}
 	}
 
-	// Not opted in: the environment's address is named, nothing written.
-	fresh := newWorld(t, nil, shopAPI())
-	fresh.r.Servers = &VaultServers{Reader: fresh.client, ClusterUID: "uid-1",
-		EnvIgnored: "the operator's environment names a Vault (http://vault:8200) but the cluster admin has not opted in to it"}
-	fresh.reconcile()
-	if msg := fresh.condition(shared.TypeReady, metav1.ConditionFalse, shared.ReasonVaultNotConfigured); !strings.Contains(msg, "has not opted in") {
+	// The opt-in withdrawn: nothing more is written to the environment's
+	// Vault, and the VaultApp names the opt-in; deleted, it is still
+	// removed from there (no live grant is left behind).
+	w.vault.writes = nil
+	w.r.Servers.(*VaultServers).EnvIgnored = "the operator's environment names a Vault (http://vault:8200) but the cluster admin has not opted in to it"
+	changed := w.app()
+	changed.Spec.Policy.Rules[0].Capabilities = []vaultv1beta1.Capability{"read"}
+	changed.Generation++
+	if err := w.client.Update(context.Background(), changed); err != nil {
+		t.Fatal(err)
+	}
+	w.reconcile()
+	if msg := w.condition(shared.TypeReady, metav1.ConditionFalse, shared.ReasonVaultNotConfigured); !strings.Contains(msg, "has not opted in") {
 		t.Fatalf("Ready message %q", msg)
 	}
-	if len(fresh.vault.policies) > 0 {
-		t.Fatal("written without the opt-in")
+	if len(w.vault.writes) > 0 {
+		t.Fatalf("written without the opt-in: %v", w.vault.writes)
+	}
+	if err := w.client.Delete(context.Background(), w.app()); err != nil {
+		t.Fatal(err)
+	}
+	w.reconcile()
+	if len(w.vault.policies)+len(w.vault.roles) > 0 {
+		t.Fatalf("left in the environment's Vault: %v %v", w.vault.policies, w.vault.roles)
 	}
 }

@@ -31,11 +31,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// The operator may request tokens of its own ServiceAccount alone, in its
-// own namespace: a Role with the name, never a ClusterRole (a token of any
-// ServiceAccount would be any workload's identity).
-// +kubebuilder:rbac:groups="",namespace=system,resources=serviceaccounts/token,verbs=create,resourceNames=vault-keycloak-operator-controller-manager
-
 // ServiceAccountTokens requests tokens of the ServiceAccount the operator
 // runs as, for an audience (a TokenRequest): its login to a VaultServer
 // through JWT auth. Which ServiceAccount is read from the mounted token.

@@ -313,6 +313,7 @@ func (r *pass) sync(ctx context.Context, app *vaultv1beta1.VaultApp, before *vau
 		Namespace:       app.Namespace,
 		Policies:        []string{name},
 		TTL:             granted.TokenTTL,
+		MaxTTL:          granted.MaxTokenTTL,
 	}
 
 	have, err := r.observe(ctx, app, before, name)

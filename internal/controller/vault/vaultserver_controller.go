@@ -65,6 +65,12 @@ func (r *VaultServerReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
+	if !server.DeletionTimestamp.IsZero() {
+		return r.finalizeServer(ctx, &server)
+	}
+	if err := shared.SetFinalizer(ctx, r.Client, &server, vaultv1beta1.ServerFinalizer, server.Spec.DeletionPolicy == vaultv1beta1.DeletionPolicyDelete); err != nil {
+		return ctrl.Result{}, err
+	}
 	before := server.Status.DeepCopy()
 
 	version, err := r.check(ctx, &server)

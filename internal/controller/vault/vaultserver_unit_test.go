@@ -180,3 +180,59 @@ func selfSignedPEM(t *testing.T) []byte {
 	}
 	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
 }
+
+// A VaultServer with deletionPolicy Delete keeps a finalizer; deleted, it
+// goes only once the policies and roles this cluster wrote there for
+// VaultApps are removed. Another cluster's, a retained one and one the
+// operator did not write stay.
+func TestVaultServerDeletionPolicyDelete(t *testing.T) {
+	server := centralVault()
+	server.Spec.Cluster, server.Spec.DeletionPolicy = "eu-1", vaultv1beta1.DeletionPolicyDelete
+	scheme := runtime.NewScheme()
+	_ = corev1.AddToScheme(scheme)
+	_ = vaultv1beta1.AddToScheme(scheme)
+	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(server).WithStatusSubresource(server).Build()
+	vault := newFakeVault()
+	ours := vaultclient.Owner{Namespace: "shop", Name: "api", UID: "1", Cluster: "eu-1"}
+	vault.policies["app.shop.api"] = vaultclient.RenderPolicy("secret", ours, nil)
+	vault.roles["app.shop.api"] = vaultclient.Role{ServiceAccounts: []string{"api"}, Namespace: "shop", Policies: []string{"app.shop.api"}}
+	vault.policies["app.shop.web"] = vaultclient.RenderPolicy("secret", vaultclient.Owner{Namespace: "shop", Name: "web", UID: "2", Cluster: "us-1"}, nil)
+	vault.policies["app.shop.kept"] = vaultclient.RetainedText(vaultclient.RenderPolicy("secret", vaultclient.Owner{Namespace: "shop", Name: "kept", UID: "3", Cluster: "eu-1"}, nil),
+		vaultclient.Owner{Namespace: "shop", Name: "kept", UID: "3", Cluster: "eu-1"})
+	vault.policies["app.shop.hand"] = `path "secret/data/shop/*" { capabilities = ["read"] }`
+	r := &VaultServerReconciler{Client: c, Recorder: events.NewFakeRecorder(10), ClusterUID: "uid-1",
+		Clients: &ServerClients{Reader: c, New: func(vaultclient.Config) (ServerClient, error) {
+			return &fakeChecker{fakeVault: vault, version: "1.21.0"}, nil
+		}}}
+	reconcile := func() ctrl.Result {
+		t.Helper()
+		res, err := r.Reconcile(context.Background(), ctrl.Request{NamespacedName: client.ObjectKey{Name: "central"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	reconcile()
+	var got vaultv1beta1.VaultServer
+	if err := c.Get(context.Background(), client.ObjectKey{Name: "central"}, &got); err != nil || len(got.Finalizers) != 1 {
+		t.Fatalf("finalizers %v (%v)", got.Finalizers, err)
+	}
+	if err := c.Delete(context.Background(), &got); err != nil {
+		t.Fatal(err)
+	}
+	if res := reconcile(); res.RequeueAfter == 0 {
+		t.Fatal("released at once after a pass that removed something")
+	}
+	if _, ok := vault.policies["app.shop.api"]; ok || len(vault.roles) > 0 {
+		t.Fatalf("this cluster's policy or role left: %v %v", vault.policies, vault.roles)
+	}
+	for _, kept := range []string{"app.shop.web", "app.shop.kept", "app.shop.hand"} {
+		if _, ok := vault.policies[kept]; !ok {
+			t.Fatalf("%s removed", kept)
+		}
+	}
+	reconcile()
+	if err := c.Get(context.Background(), client.ObjectKey{Name: "central"}, &got); err == nil {
+		t.Fatalf("still there after a pass that found nothing: finalizers %v", got.Finalizers)
+	}
+}

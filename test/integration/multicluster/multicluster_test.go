@@ -84,6 +84,13 @@ type cluster struct {
 // is set, as the README shows for clusters that share a Vault.
 func startCluster(t *testing.T, name, prefix string) *cluster {
 	t.Helper()
+	return startClusterWith(t, name, prefix, true)
+}
+
+// startClusterWith is startCluster with the admin's opt-in to the
+// environment's Vault (legacy) given or not.
+func startClusterWith(t *testing.T, name, prefix string, legacy bool) *cluster {
+	t.Helper()
 	ctx := context.Background()
 	c := &cluster{name: name, mount: "kubernetes-" + name}
 	tokenPath := filepath.Join(t.TempDir(), "sa-token")
@@ -91,7 +98,7 @@ func startCluster(t *testing.T, name, prefix string) *cluster {
 	cfg.Address, cfg.Token = vaultServer.Addr, ""
 	cfg.AuthMount, cfg.KubernetesAuthMount, cfg.ServiceAccountTokenPath = c.mount, c.mount, tokenPath
 	op, err := harness.StartOperator(operator.Options{
-		Vault: cfg, LegacyVaultEnvironment: true, ClusterName: name, VaultNamePrefix: prefix, OperatorNamespace: operatorNamespace,
+		Vault: cfg, LegacyVaultEnvironment: legacy, ClusterName: name, VaultNamePrefix: prefix, OperatorNamespace: operatorNamespace,
 		OrphanSweepInterval: sweepEvery, MaxBackoff: 2 * time.Second,
 	})
 	if err != nil {

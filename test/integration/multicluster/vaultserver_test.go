@@ -36,6 +36,7 @@ import (
 
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
 	"github.com/carbogame/vault-keycloak-operator/internal/controller/shared"
+	vaultclient "github.com/carbogame/vault-keycloak-operator/internal/vault"
 	"github.com/carbogame/vault-keycloak-operator/test/harness"
 )
 
@@ -372,7 +373,7 @@ func TestJWTLoginAndJWTAppRoles(t *testing.T) {
 	s.Spec.AppAuth = vaultv1beta1.VaultAuthMethod{JWT: &vaultv1beta1.VaultJWTAuthMount{
 		VaultAuthMount: vaultv1beta1.VaultAuthMount{Mount: mount}, Audience: appAudience}}
 	s.Spec.Cluster, s.Spec.NamePrefix = "east", "jwt"
-	s.Spec.Access = []vaultv1beta1.VaultAccessGrant{{Namespaces: []string{"shop"}, Paths: []vaultv1beta1.VaultPathGrant{
+	s.Spec.Access = []vaultv1beta1.VaultAccessGrant{{Namespaces: []string{"shop"}, MaxTokenTTL: &metav1.Duration{Duration: 2 * time.Hour}, Paths: []vaultv1beta1.VaultPathGrant{
 		{Template: "secret/data/{namespace}/*", Capabilities: []vaultv1beta1.Capability{"read"}}}}}
 	if err := east.op.Client.Create(ctx, s); err != nil {
 		t.Fatal(err)
@@ -416,6 +417,8 @@ func TestJWTLoginAndJWTAppRoles(t *testing.T) {
 	NewWithT(t).Expect(role.Data["role_type"]).To(Equal("jwt"))
 	NewWithT(t).Expect(role.Data["bound_audiences"]).To(ConsistOf(appAudience))
 	NewWithT(t).Expect(role.Data["bound_claims"]).To(HaveKeyWithValue("sub", ConsistOf("system:serviceaccount:shop:web")))
+	// Tokens live an hour (the default), renewed at most to the grant's 2h.
+	NewWithT(t).Expect(fmt.Sprint(role.Data["token_ttl"], " ", role.Data["token_max_ttl"])).To(Equal("3600 7200"))
 
 	const secret = "jwt-workload-value-for-the-test"
 	harness.KeepSecret(secret)
@@ -476,4 +479,106 @@ func TestJWTLoginAndJWTAppRoles(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// Deleting a VaultServer with deletionPolicy Delete removes what this
+// cluster wrote there for its VaultApps, and nothing else, before the
+// VaultServer goes; the VaultApps then say ServerNotFound. The server is
+// the environment's Vault under the same identity: what VaultApps on the
+// environment's Vault have live there stays, as does another cluster's.
+func TestVaultServerDeletionPolicyDelete(t *testing.T) {
+	ctx := context.Background()
+	east := startCluster(t, "east", "")
+	s := vaultServerAt("cleaned", vaultServer.Addr, east.mount)
+	s.Spec.Cluster, s.Spec.DeletionPolicy = "east", vaultv1beta1.DeletionPolicyDelete
+	s.Spec.Access = []vaultv1beta1.VaultAccessGrant{{Namespaces: []string{"shop"}, Paths: []vaultv1beta1.VaultPathGrant{
+		{Template: "secret/data/{namespace}/*", Capabilities: []vaultv1beta1.Capability{"read"}}}}}
+	if err := east.op.Client.Create(ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	east.waitServer(t, "cleaned", metav1.ConditionTrue, shared.ReasonConnected)
+	east.namespace(t, "shop")
+	onEnv := east.createApp(t, "shop", "env")
+	app := &vaultv1beta1.VaultApp{
+		ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "shop"},
+		Spec: vaultv1beta1.VaultAppSpec{
+			ServerRef:      &vaultv1beta1.ServerReference{Name: "cleaned"},
+			Policy:         vaultv1beta1.PolicySpec{Rules: []vaultv1beta1.PolicyRule{{Path: "web/*", Capabilities: []vaultv1beta1.Capability{"read"}}}},
+			KubernetesAuth: vaultv1beta1.KubernetesAuthSpec{ServiceAccounts: []string{"web"}},
+		},
+	}
+	if err := east.op.Client.Create(ctx, app); err != nil {
+		t.Fatal(err)
+	}
+	east.wait(t, client.ObjectKeyFromObject(app), metav1.ConditionTrue, shared.ReasonSynced)
+	east.wait(t, onEnv, metav1.ConditionTrue, shared.ReasonSynced)
+	for _, want := range []string{"policy app.shop.web", "role " + east.mount + "/app.shop.web", "policy app.shop.env"} {
+		if _, ok := vaultState(t, east.mount)[want]; !ok {
+			t.Fatalf("%s not written", want)
+		}
+	}
+	admin, err := vaultServer.AdminClient()
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := vaultclient.RenderPolicy("secret", vaultclient.Owner{Namespace: "shop", Name: "api", UID: "9", Cluster: "west"}, nil)
+	if err := admin.Sys().PutPolicy("app.shop.api", other); err != nil {
+		t.Fatal(err)
+	}
+
+	if err := east.op.Client.Delete(ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	harness.Eventually(t, 30*time.Second, func() error {
+		err := east.op.Client.Get(ctx, client.ObjectKey{Name: "cleaned"}, &vaultv1beta1.VaultServer{})
+		if err == nil {
+			return fmt.Errorf("VaultServer cleaned still there")
+		}
+		return client.IgnoreNotFound(err)
+	})
+	state := vaultState(t, east.mount)
+	for _, gone := range []string{"policy app.shop.web", "role " + east.mount + "/app.shop.web"} {
+		if _, ok := state[gone]; ok {
+			t.Fatalf("%s left in Vault", gone)
+		}
+	}
+	for _, kept := range []string{"policy app.shop.env", "role " + east.mount + "/app.shop.env", "policy app.shop.api"} {
+		if _, ok := state[kept]; !ok {
+			t.Fatalf("%s removed", kept)
+		}
+	}
+	msg := east.wait(t, client.ObjectKeyFromObject(app), metav1.ConditionFalse, shared.ReasonServerNotFound)
+	NewWithT(t).Expect(msg).To(ContainSubstring("VaultServer cleaned does not exist"))
+	east.wait(t, onEnv, metav1.ConditionTrue, shared.ReasonSynced)
+}
+
+// Without the admin's opt-in the environment's Vault takes no VaultApp:
+// it says so, naming the opt-in, and nothing is written; a VaultServer
+// marked default serves it instead.
+func TestEnvironmentsVaultNeedsTheOptIn(t *testing.T) {
+	ctx := context.Background()
+	east := startClusterWith(t, "east", "", false)
+	east.namespace(t, "shop")
+	key := east.createApp(t, "shop", "plain")
+	msg := east.wait(t, key, metav1.ConditionFalse, shared.ReasonVaultNotConfigured)
+	NewWithT(t).Expect(msg).To(ContainSubstring("but the cluster admin has not opted in to it (VKO_LEGACY_VAULT_ENVIRONMENT=true)"))
+	if _, ok := vaultState(t)["policy app.shop.plain"]; ok {
+		t.Fatal("written to the environment's Vault without the opt-in")
+	}
+
+	s := vaultServerAt("default", vaultServer.Addr, east.mount)
+	s.Annotations = map[string]string{vaultv1beta1.DefaultServerAnnotation: "true"}
+	s.Spec.Cluster = "east"
+	s.Spec.Access = []vaultv1beta1.VaultAccessGrant{{Namespaces: []string{"shop"}, Paths: []vaultv1beta1.VaultPathGrant{
+		{Template: "secret/data/{namespace}/*", Capabilities: []vaultv1beta1.Capability{"read", "list"}}}}}
+	if err := east.op.Client.Create(ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	east.wait(t, key, metav1.ConditionTrue, shared.ReasonSynced)
+	var app vaultv1beta1.VaultApp
+	if err := east.op.Client.Get(ctx, key, &app); err != nil {
+		t.Fatal(err)
+	}
+	NewWithT(t).Expect(app.Status.Server).To(Equal("default"))
+	NewWithT(t).Expect(meta.FindStatusCondition(app.Status.Conditions, shared.TypeLegacyConfiguration)).To(BeNil())
 }

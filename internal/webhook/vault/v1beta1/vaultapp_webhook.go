@@ -23,6 +23,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -45,16 +46,21 @@ import (
 // SetupVaultAppWebhookWithManager registers the defaulting, validating and
 // conversion webhooks of VaultApp.
 func SetupVaultAppWebhookWithManager(mgr ctrl.Manager) error {
+	reader := lookup.CacheFirst{Cache: mgr.GetClient(), API: mgr.GetAPIReader()}
 	return ctrl.NewWebhookManagedBy(mgr, &vaultv1beta1.VaultApp{}).
-		WithDefaulter(&VaultAppDefaulter{}).
-		WithValidator(&VaultAppValidator{Client: lookup.CacheFirst{Cache: mgr.GetClient(), API: mgr.GetAPIReader()}}).
+		WithDefaulter(&VaultAppDefaulter{Client: reader}).
+		WithValidator(&VaultAppValidator{Client: reader}).
 		Complete()
 }
 
 // +kubebuilder:webhook:path=/mutate-vault-exemple-com-v1beta1-vaultapp,mutating=true,failurePolicy=fail,sideEffects=None,groups=vault.exemple.com,resources=vaultapps,verbs=create;update,versions=v1beta1,name=mvaultapp-v1beta1.vault.exemple.com,admissionReviewVersions=v1,matchPolicy=Equivalent
 
 // VaultAppDefaulter fills in what a VaultApp leaves out.
-type VaultAppDefaulter struct{}
+type VaultAppDefaulter struct {
+	// Client reads the VaultServer whose maxTokenTTL may lower the default
+	// token TTL; none is read when nil.
+	Client client.Reader
+}
 
 // Default sets the ServiceAccount (the VaultApp's name), refresh interval,
 // token TTL and deletion policy.
@@ -65,7 +71,7 @@ func (d *VaultAppDefaulter) Default(ctx context.Context, app *vaultv1beta1.Vault
 		spec.KubernetesAuth.ServiceAccounts = []string{app.Name}
 	}
 	if spec.KubernetesAuth.TokenTTL == nil {
-		spec.KubernetesAuth.TokenTTL = &metav1.Duration{Duration: tenancy.DefaultTokenTTL}
+		spec.KubernetesAuth.TokenTTL = &metav1.Duration{Duration: d.defaultTokenTTL(ctx, app)}
 	}
 	if spec.RefreshInterval == nil {
 		spec.RefreshInterval = &metav1.Duration{Duration: tenancy.DefaultRefreshInterval}
@@ -74,6 +80,24 @@ func (d *VaultAppDefaulter) Default(ctx context.Context, app *vaultv1beta1.Vault
 		spec.DeletionPolicy = vaultv1beta1.DeletionPolicyDelete
 	}
 	return nil
+}
+
+// defaultTokenTTL is DefaultTokenTTL, or the VaultServer's cap for the
+// namespace when it is lower: a VaultApp that asks for no TTL gets one it
+// is granted. A server that cannot be read leaves the default (the
+// validator then says what is wrong).
+func (d *VaultAppDefaulter) defaultTokenTTL(ctx context.Context, app *vaultv1beta1.VaultApp) time.Duration {
+	if d.Client == nil || !app.DeletionTimestamp.IsZero() {
+		return tenancy.DefaultTokenTTL
+	}
+	server, err := serverFor(ctx, d.Client, app, nil)
+	if err != nil || server == nil {
+		return tenancy.DefaultTokenTTL
+	}
+	if most := tenancy.MaxTokenTTLOf(server, app.Namespace); most > 0 && most < tenancy.DefaultTokenTTL {
+		return most
+	}
+	return tenancy.DefaultTokenTTL
 }
 
 // +kubebuilder:webhook:path=/validate-vault-exemple-com-v1beta1-vaultapp,mutating=false,failurePolicy=fail,sideEffects=None,groups=vault.exemple.com,resources=vaultapps,verbs=create;update,versions=v1beta1,name=vvaultapp-v1beta1.vault.exemple.com,admissionReviewVersions=v1,matchPolicy=Equivalent
@@ -126,7 +150,7 @@ func (v *VaultAppValidator) validate(ctx context.Context, app *vaultv1beta1.Vaul
 	}
 	errs := tenancy.ValidateVaultApp(app)
 	errs = append(errs, schema.Validate(app)...)
-	server, err := v.server(ctx, app, written)
+	server, err := serverFor(ctx, v.Client, app, written)
 	if err != nil {
 		return apierrors.NewInternalError(err)
 	}
@@ -143,10 +167,10 @@ func (v *VaultAppValidator) validate(ctx context.Context, app *vaultv1beta1.Vaul
 	return apierrors.NewInvalid(vaultv1beta1.GroupVersion.WithKind("VaultApp").GroupKind(), app.Name, errs)
 }
 
-// server is the VaultServer the VaultApp will use: the one it names, else
-// the default one; nil when it names one that does not exist yet (the
+// serverFor is the VaultServer the VaultApp will use: the one it names,
+// else the default one; nil when it names one that does not exist yet (the
 // controller's to report) or uses the environment's Vault.
-func (v *VaultAppValidator) server(ctx context.Context, app *vaultv1beta1.VaultApp, written *vaultv1beta1.VaultAppStatus) (*vaultv1beta1.VaultServer, error) {
+func serverFor(ctx context.Context, reader client.Reader, app *vaultv1beta1.VaultApp, written *vaultv1beta1.VaultAppStatus) (*vaultv1beta1.VaultServer, error) {
 	name := ""
 	switch {
 	case app.Spec.ServerRef != nil:
@@ -158,7 +182,7 @@ func (v *VaultAppValidator) server(ctx context.Context, app *vaultv1beta1.VaultA
 	}
 	if name != "" {
 		var s vaultv1beta1.VaultServer
-		switch err := v.Client.Get(ctx, client.ObjectKey{Name: name}, &s); {
+		switch err := reader.Get(ctx, client.ObjectKey{Name: name}, &s); {
 		case apierrors.IsNotFound(err):
 			return nil, nil
 		case err != nil:
@@ -167,7 +191,7 @@ func (v *VaultAppValidator) server(ctx context.Context, app *vaultv1beta1.VaultA
 		return &s, nil
 	}
 	var list vaultv1beta1.VaultServerList
-	if err := v.Client.List(ctx, &list); err != nil {
+	if err := reader.List(ctx, &list); err != nil {
 		return nil, fmt.Errorf("list VaultServers for the default one: %w", err)
 	}
 	var def *vaultv1beta1.VaultServer

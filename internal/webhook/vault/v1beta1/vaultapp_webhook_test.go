@@ -20,11 +20,13 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	admissionv1 "k8s.io/api/admission/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
@@ -147,6 +149,41 @@ func TestServerRefCannotChange(t *testing.T) {
 		_, err := validator(nil).ValidateUpdate(context.Background(), old, now)
 		if err == nil || !strings.Contains(err.Error(), "spec.serverRef: Forbidden: cannot change") {
 			t.Errorf("serverRef %v -> %v: %v", old.Spec.ServerRef, now.Spec.ServerRef, err)
+		}
+	}
+}
+
+// A VaultApp that asks for no token TTL gets the default, or its
+// VaultServer's cap for the namespace when that is lower: it is admitted.
+func TestDefaultTokenTTLWithinTheServersCap(t *testing.T) {
+	v := validator(nil)
+	var shops vaultv1beta1.VaultServer
+	if err := v.Client.Get(context.Background(), client.ObjectKey{Name: "shops"}, &shops); err != nil {
+		t.Fatal(err)
+	}
+	shops.Spec.Access[0].MaxTokenTTL = &metav1.Duration{Duration: 20 * time.Minute}
+	if err := v.Client.(client.Client).Update(context.Background(), &shops); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		server string
+		want   time.Duration
+	}{{"shops", 20 * time.Minute}, {"teams", time.Hour}, {"", time.Hour}} {
+		a := app(func(a *vaultv1beta1.VaultApp) {
+			if tt.server != "" {
+				a.Spec.ServerRef = &vaultv1beta1.ServerReference{Name: tt.server}
+			}
+		})
+		if err := (&VaultAppDefaulter{Client: v.Client}).Default(context.Background(), a); err != nil {
+			t.Fatal(err)
+		}
+		if got := a.Spec.KubernetesAuth.TokenTTL.Duration; got != tt.want {
+			t.Fatalf("server %q: default TTL %s, want %s", tt.server, got, tt.want)
+		}
+		if tt.server == "shops" {
+			if _, err := v.ValidateCreate(context.Background(), a); err != nil {
+				t.Fatalf("the defaulted VaultApp is refused: %v", err)
+			}
 		}
 	}
 }
