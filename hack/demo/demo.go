@@ -17,10 +17,12 @@ limitations under the License.
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -28,8 +30,10 @@ import (
 	vaultapi "github.com/hashicorp/vault/api"
 	"golang.org/x/sync/errgroup"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
 	"github.com/carbogame/vault-keycloak-operator/internal/operator"
 	vaultclient "github.com/carbogame/vault-keycloak-operator/internal/vault"
 	"github.com/carbogame/vault-keycloak-operator/test/harness"
@@ -53,9 +57,13 @@ func run(ctx context.Context, out io.Writer, once bool) error {
 	}
 	say("Vault    %s", vault.Addr)
 	say("Keycloak %s", keycloak.URL)
+	// No Vault in the operator's environment: a VaultServer says where
+	// Vault is. The manager logs in with its ServiceAccount's token, as a
+	// pod does (the file is written once the ServiceAccount exists).
 	vaultCfg := vaultclient.ConfigFromEnv()
-	vaultCfg.Address, vaultCfg.Token = vault.Addr, vault.Token
-	op, err := harness.Start(harness.Config{Options: operator.Options{Vault: vaultCfg, LegacyVaultEnvironment: true, OperatorNamespace: operatorNamespace}})
+	vaultCfg.Address, vaultCfg.Token = "", ""
+	vaultCfg.ServiceAccountTokenPath = filepath.Join(logDir, "sa-token")
+	op, err := harness.Start(harness.Config{Options: operator.Options{Vault: vaultCfg, OperatorNamespace: operatorNamespace}})
 	if err != nil {
 		return err
 	}
@@ -67,9 +75,17 @@ func run(ctx context.Context, out io.Writer, once bool) error {
 	if err := harness.AdminSetup(ctx, op.Client, op.Config, vault, keycloak, operatorNamespace, "vault-keycloak-operator"); err != nil {
 		return err
 	}
-	say("Vault: Kubernetes auth method enabled and pointed at the API server")
+	if _, _, err := harness.OperatorIdentity(ctx, op.Client, op.Config, vault, operatorNamespace, operatorServiceAccount, logDir); err != nil {
+		return err
+	}
+	say("Vault: Kubernetes auth method enabled and pointed at the API server; role vault-keycloak-operator for the operator's ServiceAccount")
 	say("Keycloak: realm \"operator\" with confidential client \"gitea\"; operator client in realm master")
 	say("Secret %s/prod-keycloak-credentials holds the operator's Keycloak credentials", operatorNamespace)
+
+	section("kubectl apply -f config/samples/vault_v1beta1_vaultserver.yaml (where Vault is, and the grants)")
+	if err := applyVaultServer(ctx, op, logDir, vault.Addr, say); err != nil {
+		return err
+	}
 
 	section("kubectl apply -f config/samples (both groups, both versions)")
 	// The VaultApp sample's refresh is shortened so that drift repair shows quickly.
@@ -92,7 +108,7 @@ func run(ctx context.Context, out io.Writer, once bool) error {
 	}
 
 	section("kubectl get")
-	for _, args := range [][]string{{"get", "vaultapps", "-n", "default"}, {"get", "keycloakservers"}, {"get", "keycloakclientcredentials", "-n", "default"}} {
+	for _, args := range [][]string{{"get", "vaultservers"}, {"get", "vaultapps", "-n", "default"}, {"get", "keycloakservers"}, {"get", "keycloakclientcredentials", "-n", "default"}} {
 		table, err := op.RunKubectl(args...)
 		if err != nil {
 			return err
@@ -157,6 +173,37 @@ func run(ctx context.Context, out io.Writer, once bool) error {
 	}
 	say("The operator keeps running; try kubectl --kubeconfig %s get vaultapps -A. Ctrl-C stops everything.", op.Kubeconfig)
 	<-ctx.Done()
+	return nil
+}
+
+// operatorServiceAccount is the ServiceAccount the demo's manager logs in
+// to Vault as.
+const operatorServiceAccount = "vault-keycloak-operator-controller-manager"
+
+// applyVaultServer applies the VaultServer sample, pointed at the demo's
+// Vault, and waits until the operator has logged in to it.
+func applyVaultServer(ctx context.Context, op *harness.Operator, dir, vaultAddr string, say func(string, ...any)) error {
+	sample, err := os.ReadFile(filepath.Join(harness.RepoRoot(), "config", "samples", "vault_v1beta1_vaultserver.yaml"))
+	if err != nil {
+		return err
+	}
+	file := filepath.Join(dir, "vaultserver.yaml")
+	if err := os.WriteFile(file, bytes.ReplaceAll(sample, []byte("http://127.0.0.1:8200"), []byte(vaultAddr)), 0o600); err != nil {
+		return err
+	}
+	applied, err := op.RunKubectl("apply", "-f", file)
+	if err != nil {
+		return err
+	}
+	say("%s", strings.TrimSpace(applied))
+	took, err := until(ctx, time.Minute, func() bool {
+		var s vaultv1beta1.VaultServer
+		return op.Client.Get(ctx, client.ObjectKey{Name: "central-vault"}, &s) == nil && meta.IsStatusConditionTrue(s.Status.Conditions, "Connected")
+	})
+	if err != nil {
+		return fmt.Errorf("VaultServer central-vault not Connected: %w", err)
+	}
+	say("VaultServer central-vault: Connected=True after %s (the operator logged in with its ServiceAccount)", took.Round(time.Millisecond))
 	return nil
 }
 

@@ -46,6 +46,7 @@ func TestDemoOnePass(t *testing.T) {
 	}
 	text := out.String()
 	for _, want := range []string{
+		`(?m)^VaultServer central-vault: Connected=True after `,
 		`(?m)^VaultApp vault.exemple.com/v1beta1 shop-api: Ready=True$`,
 		`(?m)^VaultApp vault.exemple.com/v1alpha1 legacy-api: Ready=True$`,
 		`(?m)^KeycloakServer secrets.carbogame.com/v1beta1 prod-keycloak: Connected=True$`,

@@ -137,7 +137,7 @@ func (f *fleet) convergePair(b *testing.B, workers, n int, limitRun, opRun strin
 		f.startManager(b, workers)
 		f.waitLeader(b)
 		waitQuiet(b)
-		before, cpuBefore := f.vaultProxy.Counts(), harness.CPUByCommand()
+		before, cpuBefore := f.vaultCounts(), harness.CPUByCommand()
 		var profiles sync.WaitGroup
 		if out := os.Getenv("VKO_BENCH_PROFILE"); out != "" && keep {
 			profiles.Go(func() { f.profile(out, 8*time.Second) })
@@ -152,7 +152,7 @@ func (f *fleet) convergePair(b *testing.B, workers, n int, limitRun, opRun strin
 		if m, err := f.manager.Metrics(); err == nil {
 			res.Reconcile, _ = harness.HistogramMean(m, "controller_runtime_reconcile_time_seconds", map[string]string{"controller": "vaultapp"})
 		}
-		res.OperatorVault = perObject(harness.Difference(f.vaultProxy.Counts(), before), n)
+		res.OperatorVault = perObject(harness.Difference(f.vaultCounts(), before), n)
 		profiles.Wait()
 		if !keep {
 			f.deleteRun(b, opRun, n)

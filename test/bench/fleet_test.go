@@ -34,7 +34,6 @@ import (
 
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
-	"github.com/carbogame/vault-keycloak-operator/internal/operator"
 	"github.com/carbogame/vault-keycloak-operator/test/harness"
 )
 
@@ -66,9 +65,10 @@ type fleet struct {
 	c        client.Client
 	vault    *harness.Vault
 	keycloak *harness.Keycloak
-	// vaultProxy and keycloakProxy stand between the manager and the
-	// services; limitProxy between the bare-client limit and Vault.
-	vaultProxy, keycloakProxy, limitProxy *harness.CountingProxy
+	// vaultProxy and vaultProxyB (the addresses of the two VaultServers,
+	// one Vault behind both) and keycloakProxy stand between the manager
+	// and the services; limitProxy between the bare-client limit and Vault.
+	vaultProxy, vaultProxyB, keycloakProxy, limitProxy *harness.CountingProxy
 	tokenPath, saToken                    string
 	manager                               *harness.Manager
 	managers                              int
@@ -119,7 +119,8 @@ func newFleet(b *testing.B) *fleet {
 		proxy    **harness.CountingProxy
 		target   string
 		classify func(*http.Request) string
-	}{{&f.vaultProxy, f.vault.Addr, harness.ClassifyVault}, {&f.keycloakProxy, f.keycloak.URL, classifyKeycloak}, {&f.limitProxy, f.vault.Addr, harness.ClassifyVault}} {
+	}{{&f.vaultProxy, f.vault.Addr, harness.ClassifyVault}, {&f.vaultProxyB, f.vault.Addr, harness.ClassifyVault},
+		{&f.keycloakProxy, f.keycloak.URL, classifyKeycloak}, {&f.limitProxy, f.vault.Addr, harness.ClassifyVault}} {
 		if *p.proxy, err = harness.StartCountingProxy(p.target, p.classify); err != nil {
 			b.Fatal(err)
 		}
@@ -174,6 +175,13 @@ func newFleet(b *testing.B) *fleet {
 	if err := f.c.Create(ctx, server); err != nil {
 		b.Fatal(err)
 	}
+	// The VaultApps are spread over two VaultServers, as the README sets
+	// them up (the default one takes those that name none).
+	for _, v := range []*vaultv1beta1.VaultServer{vaultServer(vaultServerA, f.vaultProxy.URL), vaultServer(vaultServerB, f.vaultProxyB.URL)} {
+		if err := f.c.Create(ctx, v); err != nil {
+			b.Fatal(err)
+		}
+	}
 	f.createUnrelatedSecrets(b)
 	return f
 }
@@ -197,7 +205,7 @@ func (f *fleet) startManager(b *testing.B, workers int) {
 	f.stopManager()
 	f.managers++
 	m, err := f.cluster.StartManager(context.Background(), fmt.Sprintf("manager-%02d", f.managers),
-		[]string{"VAULT_ADDR=" + f.vaultProxy.URL, operator.EnvLegacyVaultEnvironment + "=true"},
+		nil,
 		"--operator-namespace="+operatorNamespace,
 		"--vault-service-account-token-path="+f.tokenPath,
 		fmt.Sprintf("--max-concurrent-reconciles=%d", workers))
@@ -254,14 +262,62 @@ func (f *fleet) waitLeader(b *testing.B) {
 	b.Fatalf("no manager took the lease within a minute; log:\n%s", f.manager.LogTail(30))
 }
 
+// The two VaultServers the fleet's VaultApps are spread over: one Vault
+// behind two addresses (counting proxies), so that each has its own client,
+// login and outage probe in the manager.
+const (
+	vaultServerA = "fleet-vault-a"
+	vaultServerB = "fleet-vault-b"
+	// vaultServers is how many the manager logs in to.
+	vaultServers = 2
+)
+
+func vaultServer(name, address string) *vaultv1beta1.VaultServer {
+	s := &vaultv1beta1.VaultServer{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: vaultv1beta1.VaultServerSpec{
+			Address: address,
+			Login:   vaultv1beta1.VaultLogin{Kubernetes: &vaultv1beta1.VaultRoleLogin{Mount: "kubernetes", Role: "vault-keycloak-operator"}},
+			AppAuth: vaultv1beta1.VaultAuthMethod{Kubernetes: &vaultv1beta1.VaultAuthMount{Mount: "kubernetes"}},
+			Access: []vaultv1beta1.VaultAccessGrant{{Namespaces: []string{"fleet-*"}, Paths: []vaultv1beta1.VaultPathGrant{
+				{Template: "secret/data/{namespace}/*", Capabilities: []vaultv1beta1.Capability{vaultv1beta1.CapabilityRead, vaultv1beta1.CapabilityList}}}}},
+		},
+	}
+	if name == vaultServerA {
+		s.Annotations = map[string]string{vaultv1beta1.DefaultServerAnnotation: "true"}
+	}
+	return s
+}
+
+// vaultApp is the i-th VaultApp of a run: even ones on the default
+// VaultServer, odd ones naming the other.
 func vaultApp(run string, i int) *vaultv1beta1.VaultApp {
-	return &vaultv1beta1.VaultApp{
+	app := &vaultv1beta1.VaultApp{
 		ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("%s-%04d", run, i), Namespace: nsName(i), Labels: map[string]string{runLabel: run}},
 		Spec: vaultv1beta1.VaultAppSpec{
 			Policy:          vaultv1beta1.PolicySpec{Rules: []vaultv1beta1.PolicyRule{{Path: "app/*", Capabilities: []vaultv1beta1.Capability{vaultv1beta1.CapabilityRead}}}},
 			RefreshInterval: &metav1.Duration{Duration: refresh},
 		},
 	}
+	if i%2 == 1 {
+		app.Spec.ServerRef = &vaultv1beta1.ServerReference{Name: vaultServerB}
+	}
+	return app
+}
+
+// vaultCounts are the manager's Vault requests through both VaultServers'
+// addresses, by class.
+func (f *fleet) vaultCounts() map[string]int {
+	out := f.vaultProxy.Counts()
+	for class, n := range f.vaultProxyB.Counts() {
+		out[class] += n
+	}
+	return out
+}
+
+// vaultStatuses is how many of the manager's Vault requests got code.
+func (f *fleet) vaultStatuses(code int) int {
+	return f.vaultProxy.Statuses()[code] + f.vaultProxyB.Statuses()[code]
 }
 
 func credential(run string, i int) *secretsv1beta1.KeycloakClientCredential {

@@ -58,7 +58,7 @@ func (f *fleet) repairUnderLoad(b *testing.B, run string) repair {
 	b.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*refresh)
 	defer cancel()
-	reads := func() int { return f.vaultProxy.Counts()["read"] + f.keycloakProxy.Counts()["read"] }
+	reads := func() int { return f.vaultCounts()["read"] + f.keycloakProxy.Counts()["read"] }
 	base := reads()
 	for reads() < base+100 {
 		if ctx.Err() != nil {

@@ -46,7 +46,7 @@ type steadyState struct {
 func (f *fleet) restartInStep(b *testing.B) steadyState {
 	b.Helper()
 	f.stopManager() // hands the lease back
-	vBefore, kBefore := f.vaultProxy.Counts(), f.keycloakProxy.Counts()
+	vBefore, kBefore := f.vaultCounts(), f.keycloakProxy.Counts()
 	f.auditSince(b)
 	start := time.Now()
 	f.startManager(b, defaultWorkers)
@@ -55,7 +55,7 @@ func (f *fleet) restartInStep(b *testing.B) steadyState {
 	time.Sleep(time.Until(start.Add(refresh)))
 	st := steadyState{
 		Window:    refresh,
-		Vault:     harness.Difference(f.vaultProxy.Counts(), vBefore),
+		Vault:     harness.Difference(f.vaultCounts(), vBefore),
 		Keycloak:  harness.Difference(f.keycloakProxy.Counts(), kBefore),
 		APIWrites: map[string]int{},
 	}
@@ -119,12 +119,12 @@ path "auth/kubernetes/role/app.*" { capabilities = ["read"] }
 	if err := admin.Sys().PutPolicyWithContext(ctx, "vault-keycloak-operator", broken); err != nil {
 		b.Fatal(err)
 	}
-	before, statuses := f.vaultProxy.Counts(), f.vaultProxy.Statuses()[403]
+	before, statuses := f.vaultCounts(), f.vaultStatuses(403)
 	const n = 20
 	parallel(b, n, 4, func(i int) error { return f.c.Create(ctx, vaultApp("refused", i)) })
 	time.Sleep(20 * time.Second)
-	refused = f.vaultProxy.Statuses()[403] - statuses
-	loginsWhileRefused = harness.Difference(f.vaultProxy.Counts(), before)["login"]
+	refused = f.vaultStatuses(403) - statuses
+	loginsWhileRefused = harness.Difference(f.vaultCounts(), before)["login"]
 	if err := admin.Sys().PutPolicyWithContext(ctx, "vault-keycloak-operator", harness.OperatorVaultPolicy); err != nil {
 		b.Fatal(err)
 	}
@@ -160,9 +160,10 @@ func (f *fleet) loginCounts(b *testing.B, tokenTTL time.Duration) logins {
 		KeycloakTokenTTL: tokenTTL,
 		// One at start, then at most one per token lifetime begun.
 		KeycloakAllowed: 1 + int(math.Ceil(life.Seconds()/tokenTTL.Seconds())),
-		VaultLogins:     harness.Difference(f.vaultProxy.Counts(), f.processVault)["login"],
-		// The operator's Vault token lives an hour (AllowOperator's role).
-		VaultAllowed: 1 + int(life/time.Hour),
+		VaultLogins:     harness.Difference(f.vaultCounts(), f.processVault)["login"],
+		// The operator's Vault token lives an hour (AllowOperator's role),
+		// one per VaultServer.
+		VaultAllowed: vaultServers * (1 + int(life/time.Hour)),
 	}
 	return l
 }
@@ -193,7 +194,7 @@ func (f *fleet) crossCheck(b *testing.B) (bool, string) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		vault := harness.Difference(f.vaultProxy.Counts(), f.processVault)
+		vault := harness.Difference(f.vaultCounts(), f.processVault)
 		keycloak := harness.Difference(f.keycloakProxy.Counts(), f.processKeycloak)
 		m2, err := f.manager.Metrics()
 		if err != nil {

@@ -74,14 +74,6 @@ type sweep struct {
 	*OrphanSweeper
 	Vault    VaultAPI
 	Identity Identity
-	// server is the VaultServer swept; "" for the environment's Vault.
-	server string
-}
-
-// uses reports whether a VaultApp uses (or may yet choose) the server
-// swept: the live set, whose policies are not even read.
-func (s *sweep) uses(app *vaultv1beta1.VaultApp) bool {
-	return app.Status.Server == s.server || !wroteAnywhere(app)
 }
 
 // NeedLeaderElection: only the leader writes to Vault.
@@ -118,7 +110,7 @@ func (s *OrphanSweeper) Sweep(ctx context.Context) ([]string, error) {
 	var removed []string
 	servers, errs := s.Servers.All(ctx)
 	for _, srv := range servers {
-		names, err := (&sweep{OrphanSweeper: s, Vault: srv.Vault, Identity: srv.Identity, server: srv.Name}).run(ctx)
+		names, err := (&sweep{OrphanSweeper: s, Vault: srv.Vault, Identity: srv.Identity}).run(ctx)
 		removed = append(removed, names...)
 		if err != nil {
 			errs = errors.Join(errs, fmt.Errorf("sweep %s: %w", serverLabel(srv.Name), err))
@@ -172,8 +164,11 @@ func (s *sweep) run(ctx context.Context) ([]string, error) {
 	return removed, errs
 }
 
-// livePolicies are the policy names of the VaultApps in the cache; none
-// without a cache.
+// livePolicies are the policy names of the VaultApps in the cache, under
+// this server's identity; none without a cache. Every VaultApp counts,
+// whichever server it uses: a policy whose VaultApp exists is kept anyway
+// (see orphaned), so reading it would be a request for nothing, and with
+// several servers one Vault would cost a read per VaultApp of the others.
 func (s *sweep) livePolicies(ctx context.Context) (map[string]bool, error) {
 	live := map[string]bool{}
 	if s.Cache == nil {
@@ -184,9 +179,7 @@ func (s *sweep) livePolicies(ctx context.Context) (map[string]bool, error) {
 		return nil, fmt.Errorf("list VaultApps: %w", err)
 	}
 	for i := range apps.Items {
-		if app := &apps.Items[i]; s.uses(app) {
-			live[s.Identity.policyName(app.Namespace, app.Name)] = true
-		}
+		live[s.Identity.policyName(apps.Items[i].Namespace, apps.Items[i].Name)] = true
 	}
 	return live, nil
 }
