@@ -72,10 +72,7 @@ func run(ctx context.Context, out io.Writer, once bool) error {
 	say("KUBECONFIG=%s", op.Kubeconfig)
 
 	section("What the Vault and Keycloak admins do once")
-	if err := harness.AdminSetup(ctx, op.Client, op.Config, vault, keycloak, operatorNamespace, "vault-keycloak-operator"); err != nil {
-		return err
-	}
-	if _, _, err := harness.OperatorIdentity(ctx, op.Client, op.Config, vault, operatorNamespace, operatorServiceAccount, logDir); err != nil {
+	if err := adminSetup(ctx, op, vault, keycloak, logDir); err != nil {
 		return err
 	}
 	say("Vault: Kubernetes auth method enabled and pointed at the API server; role vault-keycloak-operator for the operator's ServiceAccount")
@@ -174,6 +171,16 @@ func run(ctx context.Context, out io.Writer, once bool) error {
 	say("The operator keeps running; try kubectl --kubeconfig %s get vaultapps -A. Ctrl-C stops everything.", op.Kubeconfig)
 	<-ctx.Done()
 	return nil
+}
+
+// adminSetup is what the Vault and Keycloak admins do once, and the
+// operator's ServiceAccount token a pod would have mounted.
+func adminSetup(ctx context.Context, op *harness.Operator, vault *harness.Vault, keycloak *harness.Keycloak, dir string) error {
+	if err := harness.AdminSetup(ctx, op.Client, op.Config, vault, keycloak, operatorNamespace, "vault-keycloak-operator"); err != nil {
+		return err
+	}
+	_, _, err := harness.OperatorIdentity(ctx, op.Client, op.Config, vault, operatorNamespace, operatorServiceAccount, dir)
+	return err
 }
 
 // operatorServiceAccount is the ServiceAccount the demo's manager logs in

@@ -69,10 +69,10 @@ type fleet struct {
 	// one Vault behind both) and keycloakProxy stand between the manager
 	// and the services; limitProxy between the bare-client limit and Vault.
 	vaultProxy, vaultProxyB, keycloakProxy, limitProxy *harness.CountingProxy
-	tokenPath, saToken                    string
-	manager                               *harness.Manager
-	managers                              int
-	all                                   []*harness.Manager
+	tokenPath, saToken                                 string
+	manager                                            *harness.Manager
+	managers                                           int
+	all                                                []*harness.Manager
 	// processStart and the proxies' counts then: the manager started by
 	// restartInStep, whose whole life P3 and P5 judge.
 	processStart                  time.Time
