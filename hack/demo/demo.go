@@ -17,7 +17,6 @@ limitations under the License.
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -30,10 +29,8 @@ import (
 	vaultapi "github.com/hashicorp/vault/api"
 	"golang.org/x/sync/errgroup"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
 	"github.com/carbogame/vault-keycloak-operator/internal/operator"
 	vaultclient "github.com/carbogame/vault-keycloak-operator/internal/vault"
 	"github.com/carbogame/vault-keycloak-operator/test/harness"
@@ -190,12 +187,8 @@ const operatorServiceAccount = "vault-keycloak-operator-controller-manager"
 // applyVaultServer applies the VaultServer sample, pointed at the demo's
 // Vault, and waits until the operator has logged in to it.
 func applyVaultServer(ctx context.Context, op *harness.Operator, dir, vaultAddr string, say func(string, ...any)) error {
-	sample, err := os.ReadFile(filepath.Join(harness.RepoRoot(), "config", "samples", "vault_v1beta1_vaultserver.yaml"))
+	file, err := harness.RenderVaultServerSample(dir, vaultAddr)
 	if err != nil {
-		return err
-	}
-	file := filepath.Join(dir, "vaultserver.yaml")
-	if err := os.WriteFile(file, bytes.ReplaceAll(sample, []byte("http://127.0.0.1:8200"), []byte(vaultAddr)), 0o600); err != nil {
 		return err
 	}
 	applied, err := op.RunKubectl("apply", "-f", file)
@@ -203,14 +196,11 @@ func applyVaultServer(ctx context.Context, op *harness.Operator, dir, vaultAddr 
 		return err
 	}
 	say("%s", strings.TrimSpace(applied))
-	took, err := until(ctx, time.Minute, func() bool {
-		var s vaultv1beta1.VaultServer
-		return op.Client.Get(ctx, client.ObjectKey{Name: "central-vault"}, &s) == nil && meta.IsStatusConditionTrue(s.Status.Conditions, "Connected")
-	})
+	took, err := harness.WaitVaultServerConnected(ctx, op.Client, harness.VaultServerSample, time.Minute)
 	if err != nil {
-		return fmt.Errorf("VaultServer central-vault not Connected: %w", err)
+		return err
 	}
-	say("VaultServer central-vault: Connected=True after %s (the operator logged in with its ServiceAccount)", took.Round(time.Millisecond))
+	say("VaultServer %s: Connected=True after %s (the operator logged in with its ServiceAccount)", harness.VaultServerSample, took.Round(time.Millisecond))
 	return nil
 }
 

@@ -123,6 +123,10 @@ func ClassifyVault(r *http.Request) string {
 		return "renew"
 	case strings.HasSuffix(r.URL.Path, "/lookup-self"):
 		return "lookup"
+	case strings.HasSuffix(r.URL.Path, "/sys/health"):
+		// A server's check (VaultServer status, outage probe), not a read
+		// of any object's.
+		return "health"
 	case r.Method == "LIST" || r.URL.Query().Get("list") == "true":
 		return "list"
 	case r.Method == http.MethodGet:

@@ -33,6 +33,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
 )
 
 // Sample is one file of config/samples, with the condition that says it works.
@@ -164,4 +166,47 @@ func AdminSetup(ctx context.Context, c client.Client, cfg *rest.Config, vault *V
 		}
 	}
 	return nil
+}
+
+// VaultServerSample is config/samples' VaultServer: the default server,
+// granting the samples' namespace what the VaultApp samples ask.
+const VaultServerSample = "central-vault"
+
+// RenderVaultServerSample writes config/samples' VaultServer, pointed at
+// this Vault, into dir, and returns the file.
+func RenderVaultServerSample(dir, vaultAddr string) (string, error) {
+	sample, err := os.ReadFile(filepath.Join(RepoRoot(), "config", "samples", "vault_v1beta1_vaultserver.yaml"))
+	if err != nil {
+		return "", err
+	}
+	file := filepath.Join(dir, "vaultserver.yaml")
+	return file, os.WriteFile(file, bytes.ReplaceAll(sample, []byte("http://127.0.0.1:8200"), []byte(vaultAddr)), 0o600)
+}
+
+// WaitVaultServerConnected waits until the operator has logged in to the
+// VaultServer, and returns how long that took. It reads the VaultServer
+// unstructured, so that any client will do, whatever its scheme.
+func WaitVaultServerConnected(ctx context.Context, c client.Reader, name string, timeout time.Duration) (time.Duration, error) {
+	start := time.Now()
+	var last error
+	for {
+		s := &unstructured.Unstructured{}
+		s.SetGroupVersionKind(vaultv1beta1.GroupVersion.WithKind("VaultServer"))
+		if last = c.Get(ctx, client.ObjectKey{Name: name}, s); last == nil {
+			conditions, _, _ := unstructured.NestedSlice(s.Object, "status", "conditions")
+			for _, raw := range conditions {
+				if c, ok := raw.(map[string]any); ok && c["type"] == "Connected" && c["status"] == "True" {
+					return time.Since(start), nil
+				}
+			}
+		}
+		if time.Since(start) > timeout {
+			return 0, fmt.Errorf("VaultServer %s not Connected within %s (last read: %v)", name, timeout, last)
+		}
+		select {
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
 }

@@ -51,11 +51,23 @@ func (e *env) runFirstManager(t *testing.T, csv *operatorsv1alpha1.ClusterServic
 	}
 	e.startManager(t, csv)
 
-	samples, err := harness.RenderSamples(e.dir, e.keycloak.URL)
+	// Where Vault is, and the grants: the VaultServer sample, the default.
+	server, err := harness.RenderVaultServerSample(e.dir, e.vault.Addr)
 	if err != nil {
 		t.Fatal(err)
 	}
 	kubectl := filepath.Join(os.Getenv("KUBEBUILDER_ASSETS"), "kubectl")
+	if out, err := exec.Command(kubectl, "--kubeconfig", e.cluster.Kubeconfig, "apply", "-f", server).CombinedOutput(); err != nil {
+		t.Fatalf("kubectl apply the VaultServer sample: %v\n%s", err, out)
+	}
+	if _, err := harness.WaitVaultServerConnected(ctx, e.c, harness.VaultServerSample, time.Minute); err != nil {
+		t.Fatalf("%v; manager log:\n%s", err, e.manager.LogTail(30))
+	}
+
+	samples, err := harness.RenderSamples(e.dir, e.keycloak.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
 	// Applied as the admin; the webhooks (served by the manager) default
 	// and validate, the conversion webhook serves the v1alpha1 samples.
 	if out, err := exec.Command(kubectl, "--kubeconfig", e.cluster.Kubeconfig, "apply", "-n", harness.SamplesNamespace, "-f", samples).CombinedOutput(); err != nil {
@@ -71,7 +83,7 @@ func (e *env) runFirstManager(t *testing.T, csv *operatorsv1alpha1.ClusterServic
 		"spec":     map[string]any{"vaultPolicy": "read-write", "secretPaths": []any{"db"}},
 	}}
 	err = e.c.Create(ctx, bad)
-	const want = `spec.vaultPolicy: Forbidden: create, update, patch, delete not allowed in namespace "default"`
+	const want = `spec.vaultPolicy: Forbidden: create, update, patch, delete on "db" (secret/data/default/db) not granted to namespace "default" by VaultServer "central-vault"`
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("a v1alpha1 VaultApp asking for more than the namespace may use: %v; want the webhook's %q", err, want)
 	}

@@ -156,11 +156,8 @@ func (e *env) install(t *testing.T) *operatorsv1alpha1.ClusterServiceVersion {
 			Spec: &operatorsv1alpha1.SubscriptionSpec{
 				CatalogSource: packageName, CatalogSourceNamespace: harness.OLMNamespace,
 				Package: packageName, Channel: "stable", InstallPlanApproval: operatorsv1alpha1.ApprovalAutomatic,
-				// The configuration of releases before VaultServer, which
-				// an admin keeps by opting in: OLM puts the Subscription's
-				// env into the Deployment it makes.
-				Config: &operatorsv1alpha1.SubscriptionConfig{Env: []corev1.EnvVar{
-					{Name: "VAULT_ADDR", Value: e.vault.Addr}, {Name: operator.EnvLegacyVaultEnvironment, Value: "true"}}},
+				// No config: the operator needs no environment; a
+				// VaultServer says where Vault is.
 			},
 		},
 	} {

@@ -41,7 +41,7 @@ import (
 
 // startManager runs the manager binary on this machine in the place of the
 // pod of the Deployment OLM made, as that pod would run: the container's
-// args and env (the Subscription's VAULT_ADDR among them), the webhook
+// args and env (the Subscription's, if any), the webhook
 // certificate OLM put in its Secret, a ServiceAccount token as the kubelet
 // would mount it (the manager logs in to Vault with it), and the API
 // access of the ServiceAccount OLM created (impersonated). It listens on the
@@ -61,7 +61,11 @@ func (e *env) startManager(t *testing.T, csv *operatorsv1alpha1.ClusterServiceVe
 	if err := e.c.Get(ctx, client.ObjectKey{Namespace: installNamespace, Name: packageName}, &sub); err != nil {
 		t.Fatal(err)
 	}
-	dep, pod := waitPod(t, e.c, client.ObjectKey{Namespace: installNamespace, Name: depName}, depName+"-service", sub.Spec.Config.Env)
+	var subEnv []corev1.EnvVar
+	if sub.Spec.Config != nil {
+		subEnv = sub.Spec.Config.Env
+	}
+	dep, pod := waitPod(t, e.c, client.ObjectKey{Namespace: installNamespace, Name: depName}, depName+"-service", subEnv)
 
 	var cert corev1.Secret
 	if err := e.c.Get(ctx, client.ObjectKey{Namespace: installNamespace, Name: depName + "-service-cert"}, &cert); err != nil {

@@ -28,6 +28,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -150,6 +151,10 @@ func TestTenantCannotEscalate(t *testing.T) {
 			a.Spec.Policy.VaultPaths = []vaultv1beta1.VaultPathRule{{Path: "database/creds/" + own, Capabilities: []vaultv1beta1.Capability{"read"}}}
 			return tenant.Create(ctx, a)
 		}, refused: appDenied("v-db", `spec.policy.vaultPaths[0].path: Forbidden: only a VaultServer's spec.access grants paths outside the namespace's KV prefix`)},
+		{name: "widen a VaultServer's grants", try: func(t *testing.T) error {
+			patch := []byte(`{"spec":{"access":[{"namespaces":["*"],"paths":[{"template":"secret/*","capabilities":["read"]}]}]}}`)
+			return tenant.Patch(ctx, &vaultv1beta1.VaultServer{ObjectMeta: metav1.ObjectMeta{Name: ownServer(t)}}, client.RawPatch(types.MergePatchType, patch))
+		}, refused: fmt.Sprintf(`vaultservers.vault.exemple.com "own-vault-%s" is forbidden: User "%s" cannot patch resource "vaultservers" in API group "vault.exemple.com" at the cluster scope`, own, tenantUser)},
 		{name: "read the VaultServers' grants", try: func(*testing.T) error { return tenant.List(ctx, &vaultv1beta1.VaultServerList{}) },
 			refused: `vaultservers.vault.exemple.com is forbidden: User "` + tenantUser + `" cannot list resource "vaultservers" in API group "vault.exemple.com" at the cluster scope`},
 		// Keycloak: realms, clients and rotation outside the grants.

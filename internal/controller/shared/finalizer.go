@@ -32,8 +32,12 @@ import (
 // that bumps the generation.
 func SetFinalizer(ctx context.Context, c client.Client, obj client.Object, finalizer string, present bool) error {
 	before := obj.DeepCopyObject().(client.Object)
-	changed := controllerutil.AddFinalizer(obj, finalizer)
-	if !present {
+	// One or the other: adding first and then removing would report a
+	// change where there was none, and send an empty patch.
+	var changed bool
+	if present {
+		changed = controllerutil.AddFinalizer(obj, finalizer)
+	} else {
 		changed = controllerutil.RemoveFinalizer(obj, finalizer)
 	}
 	if !changed {

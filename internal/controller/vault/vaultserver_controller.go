@@ -20,10 +20,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -53,6 +56,18 @@ type VaultServerReconciler struct {
 	// a server's marks when the server names none.
 	ClusterUID string
 	MaxBackoff time.Duration
+
+	// checked remembers each server's last successful check: a reconcile
+	// that only recounts its VaultApps (a burst of them written) does not
+	// ask Vault again before ServerCheckInterval.
+	mu      sync.Mutex
+	checked map[string]serverCheck
+}
+
+// serverCheck is a successful check of one generation of a server.
+type serverCheck struct {
+	generation int64
+	at         time.Time
 }
 
 // Reconcile observes the server through its client, decides its
@@ -62,10 +77,12 @@ func (r *VaultServerReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 	if err := r.Get(ctx, req.NamespacedName, &server); err != nil {
 		if client.IgnoreNotFound(err) == nil {
 			r.Clients.Forget(req.Name)
+			r.noteCheck(&vaultv1beta1.VaultServer{ObjectMeta: metav1.ObjectMeta{Name: req.Name}}, errServerDeleted)
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if !server.DeletionTimestamp.IsZero() {
+		r.noteCheck(&server, errServerDeleted)
 		return r.finalizeServer(ctx, &server)
 	}
 	if err := shared.SetFinalizer(ctx, r.Client, &server, vaultv1beta1.ServerFinalizer, server.Spec.DeletionPolicy == vaultv1beta1.DeletionPolicyDelete); err != nil {
@@ -73,7 +90,12 @@ func (r *VaultServerReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 	}
 	before := server.Status.DeepCopy()
 
+	if r.checkedLately(&server, before) {
+		// Only the count changed: the last check stands.
+		return r.recount(ctx, &server, before)
+	}
 	version, err := r.check(ctx, &server)
+	r.noteCheck(&server, err)
 	connected := serverConnection(server.Spec.Address, version, err)
 	shared.SetCondition(&server.Status.Conditions, server.Generation, shared.TypeConnected, err == nil, connected.reason, connected.message)
 	shared.SetCondition(&server.Status.Conditions, server.Generation, shared.TypeReady, err == nil, connected.reason, connected.message)
@@ -107,6 +129,46 @@ func (r *VaultServerReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 	return ctrl.Result{RequeueAfter: ServerCheckInterval}, nil
 }
 
+// checkedLately reports whether this generation of the server was checked
+// successfully less than ServerCheckInterval ago, and its status says so.
+func (r *VaultServerReconciler) checkedLately(server *vaultv1beta1.VaultServer, status *vaultv1beta1.VaultServerStatus) bool {
+	r.mu.Lock()
+	last, ok := r.checked[server.Name]
+	r.mu.Unlock()
+	return ok && last.generation == server.Generation && time.Since(last.at) < ServerCheckInterval &&
+		status.ObservedGeneration == server.Generation && meta.IsStatusConditionTrue(status.Conditions, shared.TypeConnected)
+}
+
+func (r *VaultServerReconciler) noteCheck(server *vaultv1beta1.VaultServer, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.checked == nil {
+		r.checked = map[string]serverCheck{}
+	}
+	if err != nil {
+		delete(r.checked, server.Name)
+		return
+	}
+	r.checked[server.Name] = serverCheck{generation: server.Generation, at: time.Now()}
+}
+
+// recount writes the number of VaultApps on the server, and comes back
+// when the next check is due.
+func (r *VaultServerReconciler) recount(ctx context.Context, server *vaultv1beta1.VaultServer, before *vaultv1beta1.VaultServerStatus) (ctrl.Result, error) {
+	apps, err := r.vaultAppsOn(ctx, server.Name)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	server.Status.VaultApps = apps
+	if err := shared.UpdateStatus(ctx, r.Client, server, before, &server.Status); err != nil {
+		return ctrl.Result{}, err
+	}
+	r.mu.Lock()
+	due := ServerCheckInterval - time.Since(r.checked[server.Name].at)
+	r.mu.Unlock()
+	return ctrl.Result{RequeueAfter: max(due, time.Second)}, nil
+}
+
 func (r *VaultServerReconciler) check(ctx context.Context, server *vaultv1beta1.VaultServer) (string, error) {
 	vc, err := r.Clients.For(ctx, server)
 	if err != nil {
@@ -138,6 +200,9 @@ func serverOf(_ context.Context, app client.Object) []reconcile.Request {
 	}
 	return nil
 }
+
+// errServerDeleted forgets a deleted server's last check.
+var errServerDeleted = errors.New("VaultServer deleted")
 
 // connection is a Connected condition's reason and message.
 type connection struct{ reason, message string }

@@ -236,3 +236,60 @@ func TestVaultServerDeletionPolicyDelete(t *testing.T) {
 		t.Fatalf("still there after a pass that found nothing: finalizers %v", got.Finalizers)
 	}
 }
+
+// A burst of VaultApps written to a server recounts them without asking
+// Vault again: the check runs once per ServerCheckInterval, or when the
+// server changes.
+func TestVaultServerRecountsWithoutAskingVault(t *testing.T) {
+	server := centralVault()
+	scheme := runtime.NewScheme()
+	_ = corev1.AddToScheme(scheme)
+	_ = vaultv1beta1.AddToScheme(scheme)
+	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(server).WithStatusSubresource(server).Build()
+	checks := 0
+	checker := &countingChecker{fakeChecker: fakeChecker{fakeVault: newFakeVault(), version: "1.21.0"}, checks: &checks}
+	r := &VaultServerReconciler{Client: c, Recorder: events.NewFakeRecorder(10), ClusterUID: "uid-1",
+		Clients: &ServerClients{Reader: c, New: func(vaultclient.Config) (ServerClient, error) { return checker, nil }}}
+	reconcile := func() {
+		t.Helper()
+		if _, err := r.Reconcile(context.Background(), ctrl.Request{NamespacedName: client.ObjectKey{Name: "central"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reconcile()
+	for i := range 5 {
+		app := shopAPI()
+		app.Name = fmt.Sprintf("api-%d", i)
+		app.Status.Server = "central"
+		if err := c.Create(context.Background(), app); err != nil {
+			t.Fatal(err)
+		}
+		reconcile()
+	}
+	var got vaultv1beta1.VaultServer
+	if err := c.Get(context.Background(), client.ObjectKey{Name: "central"}, &got); err != nil {
+		t.Fatal(err)
+	}
+	if checks != 1 || got.Status.VaultApps != 5 {
+		t.Fatalf("%d checks, %d VaultApps counted; want 1 and 5", checks, got.Status.VaultApps)
+	}
+	got.Spec.Namespace = "team-other"
+	got.Generation++
+	if err := c.Update(context.Background(), &got); err != nil {
+		t.Fatal(err)
+	}
+	reconcile()
+	if checks != 2 {
+		t.Fatalf("a changed server not checked again: %d checks", checks)
+	}
+}
+
+type countingChecker struct {
+	fakeChecker
+	checks *int
+}
+
+func (c *countingChecker) Check(ctx context.Context) (string, error) {
+	*c.checks++
+	return c.fakeChecker.Check(ctx)
+}
