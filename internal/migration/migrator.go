@@ -281,25 +281,18 @@ func (m *Migrator) rewriteAll(ctx context.Context, crd *apiextensionsv1.CustomRe
 }
 
 // rewrite updates an object unchanged: the API server stores it again, in
-// the storage version. A conflict means someone else just wrote it — and so
-// stored it in the storage version already — but it is rewritten again
-// from a fresh read to be sure.
+// the storage version. A conflict means someone wrote the object after it
+// was listed, so after the storage version took effect: it is stored in
+// that version already, and is done whoever wrote it (a tenant writing her
+// own object meanwhile cannot make the run fail). Gone meanwhile, nothing
+// is left to migrate.
 func (m *Migrator) rewrite(ctx context.Context, obj *unstructured.Unstructured) error {
-	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		err := m.Client.Update(ctx, obj)
-		if apierrors.IsConflict(err) {
-			if gerr := m.Client.Get(ctx, client.ObjectKeyFromObject(obj), obj); gerr != nil {
-				return gerr
-			}
-		}
-		if apierrors.IsNotFound(err) {
-			return nil // deleted meanwhile: nothing left to migrate
-		}
-		if err != nil && !apierrors.IsConflict(err) {
-			return fmt.Errorf("rewrite %s %s: %w", obj.GetKind(), client.ObjectKeyFromObject(obj), err)
-		}
-		return err
-	})
+	switch err := m.Client.Update(ctx, obj); {
+	case err == nil, apierrors.IsConflict(err), apierrors.IsNotFound(err):
+		return nil
+	default:
+		return fmt.Errorf("rewrite %s %s: %w", obj.GetKind(), client.ObjectKeyFromObject(obj), err)
+	}
 }
 
 // storage returns the CRD and its storage version.

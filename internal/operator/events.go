@@ -58,17 +58,28 @@ const (
 const EventsFlushTimeout = 5 * time.Second
 
 // pacedSink writes Events through sink, new ones no faster than limiter
-// allows until flushing is closed. Series patches are not paced.
+// allows until flushing is closed. Series patches are not paced. The
+// turns go round the namespaces with Events waiting, one Event each: a
+// burst in one namespace (a thousand VaultApps created together) does not
+// hold back the first Events of another.
 type pacedSink struct {
 	sink     events.EventSink
 	limiter  *rate.Limiter
 	flushing chan struct{}
 	// writing counts the writes under way, waiting ones included.
 	writing atomic.Int64
+
+	mu sync.Mutex
+	// waiting holds, by namespace, the Events waiting for their turn;
+	// ring the namespaces that have some, in the order their turns come.
+	waiting map[string][]chan struct{}
+	ring    []string
+	// dealing is true while a goroutine hands out the turns.
+	dealing bool
 }
 
 func newPacedSink(sink events.EventSink, limiter *rate.Limiter) *pacedSink {
-	return &pacedSink{sink: sink, limiter: limiter, flushing: make(chan struct{})}
+	return &pacedSink{sink: sink, limiter: limiter, flushing: make(chan struct{}), waiting: map[string][]chan struct{}{}}
 }
 
 func (p *pacedSink) Create(ctx context.Context, event *eventsv1.Event) (*eventsv1.Event, error) {
@@ -83,7 +94,7 @@ func (p *pacedSink) Update(ctx context.Context, event *eventsv1.Event) (*eventsv
 func (p *pacedSink) paced(ctx context.Context, event *eventsv1.Event, write func(context.Context, *eventsv1.Event) (*eventsv1.Event, error)) (*eventsv1.Event, error) {
 	p.writing.Add(1)
 	defer p.writing.Add(-1)
-	if !p.turn(ctx) {
+	if !p.turn(ctx, event.Namespace) {
 		return event, nil
 	}
 	return write(ctx, event)
@@ -98,29 +109,71 @@ func (p *pacedSink) Patch(ctx context.Context, old *eventsv1.Event, data []byte)
 	return p.sink.Patch(ctx, old, data)
 }
 
-// turn waits for an Event's turn; false when the recording has stopped.
-// Such an Event is dropped without an error: client-go would log each one
-// (a thousand lines when a burst is cut short).
-func (p *pacedSink) turn(ctx context.Context) bool {
+// turn waits for an Event's turn in its namespace; false when the
+// recording has stopped. Such an Event is dropped without an error:
+// client-go would log each one (a thousand lines when a burst is cut
+// short).
+func (p *pacedSink) turn(ctx context.Context, namespace string) bool {
 	if ctx.Err() != nil {
 		return false
 	}
-	r := p.limiter.Reserve()
-	wait := r.Delay()
-	if wait == 0 {
+	p.mu.Lock()
+	if len(p.ring) == 0 && p.limiter.Allow() {
+		// Nothing waits and a turn is free: at once.
+		p.mu.Unlock()
 		return true
 	}
-	timer := time.NewTimer(wait)
-	defer timer.Stop()
+	mine := make(chan struct{})
+	if len(p.waiting[namespace]) == 0 {
+		p.ring = append(p.ring, namespace)
+	}
+	p.waiting[namespace] = append(p.waiting[namespace], mine)
+	if !p.dealing {
+		p.dealing = true
+		go p.deal()
+	}
+	p.mu.Unlock()
 	select {
-	case <-timer.C:
+	case <-mine:
 		return true
 	case <-p.flushing:
-		r.Cancel()
 		return ctx.Err() == nil
 	case <-ctx.Done():
-		r.Cancel()
 		return false
+	}
+}
+
+// deal hands out turns at the limiter's pace, one namespace after the
+// other, until no Event waits or the recording flushes.
+func (p *pacedSink) deal() {
+	for {
+		r := p.limiter.Reserve()
+		timer := time.NewTimer(r.Delay())
+		select {
+		case <-timer.C:
+		case <-p.flushing:
+			timer.Stop()
+			r.Cancel()
+			return
+		}
+		p.mu.Lock()
+		if len(p.ring) == 0 {
+			p.dealing = false
+			p.mu.Unlock()
+			r.Cancel()
+			return
+		}
+		namespace := p.ring[0]
+		p.ring = p.ring[1:]
+		queue := p.waiting[namespace]
+		close(queue[0])
+		if rest := queue[1:]; len(rest) > 0 {
+			p.waiting[namespace] = rest
+			p.ring = append(p.ring, namespace)
+		} else {
+			delete(p.waiting, namespace)
+		}
+		p.mu.Unlock()
 	}
 }
 

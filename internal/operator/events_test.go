@@ -259,3 +259,35 @@ func TestEventsAreLoggedAtDebugLevel(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// A burst of Events in one namespace does not hold back another
+// namespace's first Event: the turns go round the namespaces.
+func TestOneNamespacesBurstDoesNotDelayAnothersEvents(t *testing.T) {
+	sink := &countingSink{}
+	limiter := rate.NewLimiter(rate.Every(20*time.Millisecond), 1)
+	paced := newPacedSink(sink, limiter)
+	defer close(paced.flushing)
+	var wg sync.WaitGroup
+	for i := range 40 {
+		wg.Go(func() {
+			_, _ = paced.Create(context.Background(), &eventsv1.Event{ObjectMeta: metav1.ObjectMeta{Namespace: "busy", Name: fmt.Sprint(i)}})
+		})
+	}
+	sink.waitWritten(t, 3) // the busy namespace's burst is under way
+	wg.Go(func() {
+		_, _ = paced.Create(context.Background(), &eventsv1.Event{ObjectMeta: metav1.ObjectMeta{Namespace: "quiet", Name: "first"}})
+	})
+	got := sink.waitWritten(t, 41)
+	wg.Wait()
+	quiet := -1
+	for i, e := range got {
+		if e.Namespace == "quiet" {
+			quiet = i
+		}
+	}
+	// Written within a turn or two of being recorded, not after the 37
+	// busy ones still waiting (about 0.75 s at this pace).
+	if quiet < 0 || quiet > 6 {
+		t.Fatalf("the quiet namespace's Event was written %dth of %d", quiet+1, len(got))
+	}
+}

@@ -244,6 +244,25 @@ func TestTenantCannotEscalate(t *testing.T) {
 			if err := op.Client.Status().Update(ctx, &k); err != nil {
 				t.Fatal(err)
 			}
+			// A status write is not reconciled: a spec change is, and the
+			// pass that follows finds the rotation due.
+			if err := op.Client.Get(ctx, key, &k); err != nil {
+				t.Fatal(err)
+			}
+			k.Spec.RefreshInterval = &metav1.Duration{Duration: 31 * time.Second}
+			if err := op.Client.Update(ctx, &k); err != nil {
+				t.Fatal(err)
+			}
+			NewWithT(t).Eventually(func() string {
+				var now secretsv1beta1.KeycloakClientCredential
+				if err := op.Client.Get(ctx, key, &now); err != nil {
+					t.Fatal(err)
+				}
+				if c := meta.FindStatusCondition(now.Status.Conditions, shared.TypeReady); c != nil && c.ObservedGeneration == k.Generation {
+					return c.Reason
+				}
+				return "not reconciled since the spec changed"
+			}).WithTimeout(settle).Should(Equal(shared.ReasonAccessNotGranted), "the due rotation's pass never ran")
 			NewWithT(t).Consistently(func() string { return keycloakSecret(t, appsRealm, "team-a-web") }).
 				WithTimeout(3*time.Second).WithPolling(500*time.Millisecond).Should(Equal(before), "the secret was regenerated in Keycloak")
 		}},
@@ -678,5 +697,8 @@ func TestOrphanIsSwept(t *testing.T) {
 	NewWithT(t).Eventually(func() string { return policy(t, name) }).WithTimeout(settle).Should(BeEmpty(), "orphaned policy not swept")
 	NewWithT(t).Expect(role(t, name)).To(BeNil(), "orphaned role not swept")
 	NewWithT(t).Expect(policy(t, policyName(own, "v-kept"))).To(Equal(retained), "a retained policy was swept")
-	NewWithT(t).Eventually(func() map[string][]string { return op.Events(t, "", own) }).WithTimeout(settle).Should(HaveKey(shared.ReasonOrphanRemoved))
+	// Said in the tenant's own namespace, about the VaultApp that is gone;
+	// nothing about it in default, where other tenants may read.
+	NewWithT(t).Eventually(func() map[string][]string { return op.Events(t, own, "v-gone") }).WithTimeout(settle).Should(HaveKey(shared.ReasonOrphanRemoved))
+	NewWithT(t).Expect(op.Events(t, "default", own)).NotTo(HaveKey(shared.ReasonOrphanRemoved))
 }

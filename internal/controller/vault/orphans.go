@@ -26,6 +26,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
@@ -158,7 +159,10 @@ func (s *sweep) run(ctx context.Context) ([]string, error) {
 			continue
 		}
 		removed = append(removed, name)
-		s.Recorder.Eventf(&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: owner.Namespace}}, nil, corev1.EventTypeNormal,
+		// Regarding the VaultApp that is gone, so that the Event is in its
+		// namespace: not in default, where any tenant might read it.
+		deleted := &vaultv1beta1.VaultApp{ObjectMeta: metav1.ObjectMeta{Namespace: owner.Namespace, Name: owner.Name, UID: types.UID(owner.UID)}}
+		s.Recorder.Eventf(deleted, nil, corev1.EventTypeNormal,
 			shared.ReasonOrphanRemoved, "Sweep", "removed policy and role %s from Vault: VaultApp %s/%s (uid %s) no longer exists", name, owner.Namespace, owner.Name, owner.UID)
 	}
 	return removed, errs

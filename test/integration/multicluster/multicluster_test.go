@@ -331,7 +331,7 @@ func TestTwoClustersOnOneVaultWithoutPrefixes(t *testing.T) {
 		}
 		return nil
 	})
-	west.op.WaitEvent(t, "", "shop", shared.ReasonOrphanRemoved)
+	west.op.WaitEvent(t, "shop", "west-orphan", shared.ReasonOrphanRemoved)
 
 	// Deletions in one cluster take only that cluster's.
 	before = vaultState(t, mounts...)
