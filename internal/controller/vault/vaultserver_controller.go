@@ -56,6 +56,8 @@ type VaultServerReconciler struct {
 	// a server's marks when the server names none.
 	ClusterUID string
 	MaxBackoff time.Duration
+	// CountInterval: DefaultCountInterval when zero.
+	CountInterval time.Duration
 
 	// checked remembers each server's last successful check: a reconcile
 	// that only recounts its VaultApps (a burst of them written) does not
@@ -64,11 +66,18 @@ type VaultServerReconciler struct {
 	checked map[string]serverCheck
 }
 
-// serverCheck is a successful check of one generation of a server.
+// serverCheck is a successful check of one generation of a server, and
+// when its count of VaultApps was last written.
 type serverCheck struct {
 	generation int64
 	at         time.Time
+	countedAt  time.Time
 }
+
+// DefaultCountInterval is the least time between two writes of a server's
+// count of VaultApps: a thousand VaultApps created at once cost a few
+// status writes, not one each.
+const DefaultCountInterval = 5 * time.Second
 
 // Reconcile observes the server through its client, decides its
 // conditions, and writes the status once.
@@ -149,12 +158,23 @@ func (r *VaultServerReconciler) noteCheck(server *vaultv1beta1.VaultServer, err 
 		delete(r.checked, server.Name)
 		return
 	}
-	r.checked[server.Name] = serverCheck{generation: server.Generation, at: time.Now()}
+	now := time.Now()
+	r.checked[server.Name] = serverCheck{generation: server.Generation, at: now, countedAt: now}
 }
 
 // recount writes the number of VaultApps on the server, and comes back
 // when the next check is due.
 func (r *VaultServerReconciler) recount(ctx context.Context, server *vaultv1beta1.VaultServer, before *vaultv1beta1.VaultServerStatus) (ctrl.Result, error) {
+	r.mu.Lock()
+	last := r.checked[server.Name]
+	r.mu.Unlock()
+	interval := r.CountInterval
+	if interval == 0 {
+		interval = DefaultCountInterval
+	}
+	if wait := interval - time.Since(last.countedAt); wait > 0 {
+		return ctrl.Result{RequeueAfter: wait}, nil
+	}
 	apps, err := r.vaultAppsOn(ctx, server.Name)
 	if err != nil {
 		return ctrl.Result{}, err
@@ -164,9 +184,12 @@ func (r *VaultServerReconciler) recount(ctx context.Context, server *vaultv1beta
 		return ctrl.Result{}, err
 	}
 	r.mu.Lock()
-	due := ServerCheckInterval - time.Since(r.checked[server.Name].at)
+	if c, ok := r.checked[server.Name]; ok {
+		c.countedAt = time.Now()
+		r.checked[server.Name] = c
+	}
 	r.mu.Unlock()
-	return ctrl.Result{RequeueAfter: max(due, time.Second)}, nil
+	return ctrl.Result{RequeueAfter: max(ServerCheckInterval-time.Since(last.at), time.Second)}, nil
 }
 
 func (r *VaultServerReconciler) check(ctx context.Context, server *vaultv1beta1.VaultServer) (string, error) {

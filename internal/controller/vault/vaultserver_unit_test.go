@@ -250,12 +250,23 @@ func TestVaultServerRecountsWithoutAskingVault(t *testing.T) {
 	checker := &countingChecker{fakeChecker: fakeChecker{fakeVault: newFakeVault(), version: "1.21.0"}, checks: &checks}
 	r := &VaultServerReconciler{Client: c, Recorder: events.NewFakeRecorder(10), ClusterUID: "uid-1",
 		Clients: &ServerClients{Reader: c, New: func(vaultclient.Config) (ServerClient, error) { return checker, nil }}}
+	var last ctrl.Result
 	reconcile := func() {
 		t.Helper()
-		if _, err := r.Reconcile(context.Background(), ctrl.Request{NamespacedName: client.ObjectKey{Name: "central"}}); err != nil {
+		var err error
+		if last, err = r.Reconcile(context.Background(), ctrl.Request{NamespacedName: client.ObjectKey{Name: "central"}}); err != nil {
 			t.Fatal(err)
 		}
 	}
+	count := func() int32 {
+		t.Helper()
+		var got vaultv1beta1.VaultServer
+		if err := c.Get(context.Background(), client.ObjectKey{Name: "central"}, &got); err != nil {
+			t.Fatal(err)
+		}
+		return got.Status.VaultApps
+	}
+	r.CountInterval = time.Hour
 	reconcile()
 	for i := range 5 {
 		app := shopAPI()
@@ -266,12 +277,18 @@ func TestVaultServerRecountsWithoutAskingVault(t *testing.T) {
 		}
 		reconcile()
 	}
+	// Within the count interval: no write, a reconcile when it is over.
+	if n := count(); checks != 1 || n != 0 || last.RequeueAfter <= 0 || last.RequeueAfter > time.Hour {
+		t.Fatalf("%d checks, %d VaultApps counted, requeued after %s; want 1, 0 and at most the interval", checks, n, last.RequeueAfter)
+	}
+	r.CountInterval = time.Nanosecond
+	reconcile()
+	if n := count(); checks != 1 || n != 5 {
+		t.Fatalf("%d checks, %d VaultApps counted; want 1 and 5", checks, n)
+	}
 	var got vaultv1beta1.VaultServer
 	if err := c.Get(context.Background(), client.ObjectKey{Name: "central"}, &got); err != nil {
 		t.Fatal(err)
-	}
-	if checks != 1 || got.Status.VaultApps != 5 {
-		t.Fatalf("%d checks, %d VaultApps counted; want 1 and 5", checks, got.Status.VaultApps)
 	}
 	got.Spec.Namespace = "team-other"
 	got.Generation++

@@ -209,8 +209,9 @@ func TestTwoVaultsBehindOneManager(t *testing.T) {
 	east.wait(t, onEnv, metav1.ConditionTrue, shared.ReasonSynced)
 	east.wait(t, client.ObjectKeyFromObject(onSecond), metav1.ConditionTrue, shared.ReasonSynced)
 
-	// kubectl get vaultservers counts the VaultApps written there.
-	harness.Eventually(t, 10*time.Second, func() error {
+	// kubectl get vaultservers counts the VaultApps written there (the
+	// count is written at most every 5 s).
+	harness.Eventually(t, 20*time.Second, func() error {
 		var got vaultv1beta1.VaultServer
 		if err := east.op.Client.Get(ctx, client.ObjectKey{Name: "second"}, &got); err != nil {
 			return err
