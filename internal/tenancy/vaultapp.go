@@ -177,13 +177,7 @@ func GrantedRules(app *vaultv1beta1.VaultApp, ns *corev1.Namespace) []vaultv1bet
 	allowed := AllowedCapabilities(ns)
 	var out []vaultv1beta1.PolicyRule
 	for _, r := range app.Spec.Policy.Rules {
-		var caps []vaultv1beta1.Capability
-		for _, c := range r.Capabilities {
-			if slices.Contains(allowed, c) {
-				caps = append(caps, c)
-			}
-		}
-		if len(caps) > 0 {
+		if caps := keep(r.Capabilities, allowed); len(caps) > 0 {
 			out = append(out, vaultv1beta1.PolicyRule{Path: r.Path, Capabilities: caps})
 		}
 	}

@@ -25,12 +25,10 @@ import (
 
 	"github.com/Nerzal/gocloak/v13"
 	vaultapi "github.com/hashicorp/vault/api"
-	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
@@ -148,6 +146,17 @@ func (v *Vault) AllowOperator(ctx context.Context, namespace, serviceAccount str
 // and its role vault-keycloak-operator at the Kubernetes auth mount, bound
 // to the operator's ServiceAccount.
 func (v *Vault) AllowOperatorAt(ctx context.Context, mount, policyName, text, namespace, serviceAccount string) error {
+	return v.allowOperator(ctx, mount, policyName, text, map[string]any{
+		"bound_service_account_names":      []string{serviceAccount},
+		"bound_service_account_namespaces": []string{namespace},
+		"token_policies":                   []string{policyName},
+		"token_ttl":                        3600,
+	})
+}
+
+// allowOperator writes the operator's policy under policyName, and its role
+// vault-keycloak-operator at mount with role's bindings.
+func (v *Vault) allowOperator(ctx context.Context, mount, policyName, text string, role map[string]any) error {
 	admin, err := v.AdminClient()
 	if err != nil {
 		return err
@@ -155,32 +164,16 @@ func (v *Vault) AllowOperatorAt(ctx context.Context, mount, policyName, text, na
 	if err := admin.Sys().PutPolicyWithContext(ctx, policyName, text); err != nil {
 		return fmt.Errorf("write the operator's policy %s: %w", policyName, err)
 	}
-	if _, err := admin.Logical().WriteWithContext(ctx, "auth/"+mount+"/role/vault-keycloak-operator", map[string]any{
-		"bound_service_account_names":      []string{serviceAccount},
-		"bound_service_account_namespaces": []string{namespace},
-		"token_policies":                   []string{policyName},
-		"token_ttl":                        3600,
-	}); err != nil {
+	if _, err := admin.Logical().WriteWithContext(ctx, "auth/"+mount+"/role/vault-keycloak-operator", role); err != nil {
 		return fmt.Errorf("write the operator's role at %s: %w", mount, err)
 	}
 	return nil
 }
 
 // ServiceAccountToken asks the API server for a token of the ServiceAccount,
-// as the kubelet does for a pod.
+// as the kubelet does for a pod (the API server's own audience).
 func ServiceAccountToken(ctx context.Context, cfg *rest.Config, namespace, name string) (string, error) {
-	cs, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		return "", err
-	}
-	expiry := int64(600)
-	tr, err := cs.CoreV1().ServiceAccounts(namespace).CreateToken(ctx, name,
-		&authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: &expiry}}, metav1.CreateOptions{})
-	if err != nil {
-		return "", fmt.Errorf("request a token for %s/%s: %w", namespace, name, err)
-	}
-	KeepSecret(tr.Status.Token)
-	return tr.Status.Token, nil
+	return ServiceAccountTokenFor(ctx, cfg, namespace, name, "")
 }
 
 // KeycloakAdmin is a session of Keycloak's bootstrap admin.

@@ -34,6 +34,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
 )
 
 // OperatorVaultJWTPolicy is what the README tells a Vault admin to grant
@@ -92,36 +93,28 @@ func (v *Vault) ConfigureJWTAuthAt(ctx context.Context, mount string, cfg *rest.
 // vault-keycloak-operator at mount, bound to the operator's ServiceAccount
 // and to the audience of the tokens it logs in with.
 func (v *Vault) AllowOperatorJWTAt(ctx context.Context, mount, policyName, text, namespace, serviceAccount, audience string) error {
-	admin, err := v.AdminClient()
-	if err != nil {
-		return err
-	}
-	if err := admin.Sys().PutPolicyWithContext(ctx, policyName, text); err != nil {
-		return fmt.Errorf("write the operator's policy %s: %w", policyName, err)
-	}
-	if _, err := admin.Logical().WriteWithContext(ctx, "auth/"+mount+"/role/vault-keycloak-operator", map[string]any{
+	return v.allowOperator(ctx, mount, policyName, text, map[string]any{
 		"role_type":       "jwt",
 		"user_claim":      "sub",
 		"bound_audiences": []string{audience},
 		"bound_subject":   "system:serviceaccount:" + namespace + ":" + serviceAccount,
 		"token_policies":  []string{policyName},
 		"token_ttl":       3600,
-	}); err != nil {
-		return fmt.Errorf("write the operator's role at %s: %w", mount, err)
-	}
-	return nil
+	})
 }
 
 // ServiceAccountTokenFor requests a token of a ServiceAccount for an
-// audience, as a projected volume gives a pod.
+// audience, as a projected volume gives a pod ("": the API server's own).
 func ServiceAccountTokenFor(ctx context.Context, cfg *rest.Config, namespace, name, audience string) (string, error) {
 	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return "", err
 	}
-	expiry := int64(600)
-	tr, err := cs.CoreV1().ServiceAccounts(namespace).CreateToken(ctx, name, &authenticationv1.TokenRequest{
-		Spec: authenticationv1.TokenRequestSpec{Audiences: []string{audience}, ExpirationSeconds: &expiry}}, metav1.CreateOptions{})
+	spec := authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To[int64](600)}
+	if audience != "" {
+		spec.Audiences = []string{audience}
+	}
+	tr, err := cs.CoreV1().ServiceAccounts(namespace).CreateToken(ctx, name, &authenticationv1.TokenRequest{Spec: spec}, metav1.CreateOptions{})
 	if err != nil {
 		return "", fmt.Errorf("request a token for %s/%s: %w", namespace, name, err)
 	}
