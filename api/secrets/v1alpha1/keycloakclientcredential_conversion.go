@@ -103,6 +103,9 @@ func credentialStatusToHub(in KeycloakClientCredentialStatus) v1beta1.KeycloakCl
 	for _, t := range in.Targets {
 		out.Targets = append(out.Targets, v1beta1.TargetStatus(t))
 	}
+	for _, w := range in.Secrets {
+		out.Secrets = append(out.Secrets, v1beta1.WrittenSecret(w))
+	}
 	return out
 }
 
@@ -116,6 +119,9 @@ func credentialStatusFromHub(in v1beta1.KeycloakClientCredentialStatus) Keycloak
 	}
 	for _, t := range in.Targets {
 		out.Targets = append(out.Targets, TargetStatus(t))
+	}
+	for _, w := range in.Secrets {
+		out.Secrets = append(out.Secrets, WrittenSecret(w))
 	}
 	return out
 }

@@ -18,6 +18,7 @@ package v1alpha1
 
 import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // Source is the Keycloak client whose secret is copied.
@@ -77,6 +78,20 @@ type TargetStatus struct {
 	Message string `json:"message,omitempty"`
 }
 
+// WrittenSecret is a Secret the operator created for this resource and has not
+// removed yet. Only a Secret whose UID is recorded here counts as the
+// operator's: a copy carries the same labels and annotations, never the UID.
+type WrittenSecret struct {
+	// Namespace of the Secret.
+	Namespace string `json:"namespace"`
+
+	// Name of the Secret.
+	Name string `json:"name"`
+
+	// UID of the Secret the operator created (or adopted, see the README).
+	UID types.UID `json:"uid"`
+}
+
 // KeycloakClientCredentialStatus is what the operator observed and did.
 type KeycloakClientCredentialStatus struct {
 	// Conditions: Ready (the summary), SourceAvailable, SecretsSynced.
@@ -89,6 +104,14 @@ type KeycloakClientCredentialStatus struct {
 	// +listType=map
 	// +listMapKey=namespace
 	Targets []TargetStatus `json:"targets,omitempty"`
+
+	// Secrets are the Secrets the operator wrote for this resource: what it
+	// updates, prunes and removes, and nothing else.
+	// +optional
+	// +listType=map
+	// +listMapKey=namespace
+	// +listMapKey=name
+	Secrets []WrittenSecret `json:"secrets,omitempty"`
 	// LastSyncTime is when every target was last found in step with Keycloak.
 	// +optional
 	LastSyncTime *metav1.Time `json:"lastSyncTime,omitempty"`

@@ -18,10 +18,8 @@ package secrets
 
 import (
 	"context"
-	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
@@ -35,16 +33,17 @@ func (r *KeycloakClientCredentialReconciler) finalize(ctx context.Context, kcc *
 		return nil
 	}
 	if kcc.Spec.DeletionPolicy != secretsv1beta1.DeletionPolicyRetain {
-		written, err := r.writtenSecrets(ctx, kcc, &kcc.Status)
-		if err != nil {
-			return err
-		}
-		for _, s := range written {
-			if err := r.Delete(ctx, s); client.IgnoreNotFound(err) != nil {
-				return fmt.Errorf("delete Secret %s/%s: %w", s.Namespace, s.Name, err)
+		released := 0
+		for _, w := range r.writtenSecrets(ctx, kcc, &kcc.Status) {
+			did, err := r.release(ctx, w)
+			if err != nil {
+				return err
+			}
+			if did != "" {
+				released++
 			}
 		}
-		r.Recorder.Eventf(kcc, nil, corev1.EventTypeNormal, shared.ReasonDeleted, "Delete", "deleted %d Secret(s)", len(written))
+		r.Recorder.Eventf(kcc, nil, corev1.EventTypeNormal, shared.ReasonDeleted, "Delete", "released %d Secret(s): deleted, or only the operator's keys removed where others added keys", released)
 	} else {
 		r.Recorder.Eventf(kcc, nil, corev1.EventTypeNormal, shared.ReasonRetained, "Delete", "left the Secrets in place (deletionPolicy Retain)")
 	}

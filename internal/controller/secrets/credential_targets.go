@@ -25,6 +25,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
@@ -62,94 +63,124 @@ func (r *KeycloakClientCredentialReconciler) syncTarget(ctx context.Context, kcc
 
 	var current corev1.Secret
 	err := r.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &current)
-	taken := foreignKeys(&current, data) // none when there is no Secret yet
-	switch {
-	case apierrors.IsNotFound(err):
+	if apierrors.IsNotFound(err) {
 		// Not in the cache: it may still exist, unmanaged. A create never
 		// replaces anything, so it is tried first, and only a Secret in the
 		// way (AlreadyExists) is read from the API server to say whose it is:
 		// a repaired deletion costs one request, not two.
-		if err := r.Create(ctx, newTargetSecret(kcc, ns, data)); apierrors.IsAlreadyExists(err) {
-			var existing corev1.Secret
-			if ferr := r.Reader.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &existing); ferr != nil {
-				return fail(shared.ReasonTargetFailed, ferr.Error(), ferr)
+		created := newTargetSecret(kcc, ns, data)
+		err = r.Create(ctx, created)
+		if err == nil {
+			record(&kcc.Status, created)
+			reason, verb := shared.ReasonCreated, "created"
+			if wasSynced(before, ns) {
+				reason, verb = shared.ReasonDriftRepaired, "re-created deleted"
 			}
-			if isOwnedBy(&existing, kcc, before) {
-				// Written by this resource, not yet in the cache: look again.
-				lag := fmt.Errorf("secret %s/%s is not in the cache yet", ns, name)
-				return fail(shared.ReasonTargetFailed, lag.Error(), lag)
-			}
-			return fail(shared.ReasonSecretNotOwned, fmt.Sprintf("Secret %s/%s exists and was not written for this resource: left untouched", ns, name), nil)
-		} else if err != nil {
+			r.Recorder.Eventf(kcc, nil, corev1.EventTypeNormal, reason, "Sync", "%s Secret %s/%s", verb, ns, name)
+			res.Synced, res.Reason = true, shared.ReasonSynced
+			return res, nil
+		}
+		if !apierrors.IsAlreadyExists(err) {
 			return fail(shared.ReasonTargetFailed, "create Secret: "+err.Error(), err)
 		}
-		reason, verb := shared.ReasonCreated, "created"
-		if wasSynced(before, ns) {
-			reason, verb = shared.ReasonDriftRepaired, "re-created deleted"
+		// In the way: the operator's own Secret not in the cache yet (or
+		// stripped of its labels), or someone else's.
+		if err = r.Reader.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &current); err != nil {
+			return fail(shared.ReasonTargetFailed, err.Error(), client.IgnoreNotFound(err))
 		}
-		r.Recorder.Eventf(kcc, nil, corev1.EventTypeNormal, reason, "Sync", "%s Secret %s/%s", verb, ns, name)
-	case err != nil:
+	} else if err != nil {
 		return fail(shared.ReasonTargetFailed, err.Error(), err)
-	case !isOwnedBy(&current, kcc, before):
-		return fail(shared.ReasonSecretNotOwned, fmt.Sprintf("Secret %s/%s is managed for another resource: left untouched", ns, name), nil)
-	case len(taken) > 0:
+	}
+
+	switch {
+	case isOwnedBy(&current, &kcc.Status):
+	case isAdoptable(&current, kcc, &kcc.Status):
+		record(&kcc.Status, &current)
+	default:
+		return fail(shared.ReasonSecretNotOwned, fmt.Sprintf("Secret %s/%s exists and was not written for this resource: left untouched", ns, name), nil)
+	}
+	if taken := foreignKeys(&current, data); len(taken) > 0 {
 		return fail(shared.ReasonSecretNotOwned, fmt.Sprintf("Secret %s/%s holds key(s) %s that the operator did not write: left untouched (choose other keys in spec.target.keys)",
 			ns, name, strings.Join(taken, ", ")), nil)
-	default:
-		wasEdited := edited(&current)
-		if applyDesired(&current, kcc, data) {
-			// Updated in place: tools such as Reloader watch updates.
-			if err := r.Update(ctx, &current); err != nil {
-				return fail(shared.ReasonTargetFailed, "update Secret: "+err.Error(), err)
-			}
-			reason, msg := shared.ReasonUpdated, "updated Secret %s/%s"
-			if wasEdited {
-				reason, msg = shared.ReasonDriftRepaired, "restored edited Secret %s/%s"
-			}
-			r.Recorder.Eventf(kcc, nil, corev1.EventTypeNormal, reason, "Sync", msg, ns, name)
+	}
+	wasEdited := edited(&current)
+	if applyDesired(&current, kcc, data) {
+		// Updated in place: tools such as Reloader watch updates.
+		if err := r.Update(ctx, &current); err != nil {
+			return fail(shared.ReasonTargetFailed, "update Secret: "+err.Error(), err)
 		}
+		reason, msg := shared.ReasonUpdated, "updated Secret %s/%s"
+		if wasEdited {
+			reason, msg = shared.ReasonDriftRepaired, "restored edited Secret %s/%s"
+		}
+		r.Recorder.Eventf(kcc, nil, corev1.EventTypeNormal, reason, "Sync", msg, ns, name)
 	}
 	res.Synced, res.Reason = true, shared.ReasonSynced
 	return res, nil
 }
 
-func wasSynced(status *secretsv1beta1.KeycloakClientCredentialStatus, ns string) bool {
-	return slices.ContainsFunc(status.Targets, func(t secretsv1beta1.TargetStatus) bool { return t.Namespace == ns && t.Synced })
-}
-
-// pruneUntargeted removes the Secrets this resource wrote in namespaces it
-// no longer targets (or under a name it no longer uses).
+// pruneUntargeted releases the Secrets this resource wrote where it no
+// longer writes (another namespace, another name). A Secret it could not
+// release stays recorded, and is tried again.
 func (r *KeycloakClientCredentialReconciler) pruneUntargeted(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential, before *secretsv1beta1.KeycloakClientCredentialStatus) error {
-	written, err := r.writtenSecrets(ctx, kcc, before)
-	if err != nil {
-		return err
-	}
 	targets := tenancy.TargetNamespaces(kcc)
 	var errs error
-	for _, s := range written {
-		if slices.Contains(targets, s.Namespace) && s.Name == kcc.Spec.Target.SecretName {
+	for _, w := range r.writtenSecrets(ctx, kcc, before) {
+		if slices.Contains(targets, w.Namespace) && w.Name == kcc.Spec.Target.SecretName {
 			continue
 		}
-		if err := r.Delete(ctx, s); client.IgnoreNotFound(err) != nil {
-			errs = errors.Join(errs, fmt.Errorf("delete Secret %s/%s no longer targeted: %w", s.Namespace, s.Name, err))
+		did, err := r.release(ctx, w)
+		if err != nil {
+			errs = errors.Join(errs, fmt.Errorf("no longer a target: %w", err))
 			continue
 		}
-		r.Recorder.Eventf(kcc, nil, corev1.EventTypeNormal, shared.ReasonDeleted, "Prune", "deleted Secret %s/%s, no longer a target", s.Namespace, s.Name)
+		forget(&kcc.Status, w.Namespace, w.Name)
+		if did != "" {
+			r.Recorder.Eventf(kcc, nil, corev1.EventTypeNormal, shared.ReasonDeleted, "Prune", "%s, no longer a target", did)
+		}
 	}
 	return errs
 }
 
-// writtenSecrets are the Secrets the operator wrote for kcc (isOwnedBy).
-func (r *KeycloakClientCredentialReconciler) writtenSecrets(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential, status *secretsv1beta1.KeycloakClientCredentialStatus) ([]*corev1.Secret, error) {
-	var list corev1.SecretList
-	if err := r.List(ctx, &list, client.MatchingLabels(ownedBy(kcc))); err != nil {
-		return nil, fmt.Errorf("list owned Secrets: %w", err)
+// writtenSecrets are the Secrets the operator wrote for kcc: the ones the
+// status records, and the adoptable ones at its targets (isAdoptable) —
+// for a resource last reconciled by a release that recorded none.
+func (r *KeycloakClientCredentialReconciler) writtenSecrets(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential, status *secretsv1beta1.KeycloakClientCredentialStatus) []secretsv1beta1.WrittenSecret {
+	out := slices.Clone(status.Secrets)
+	places := tenancy.TargetNamespaces(kcc)
+	for _, t := range status.Targets {
+		places = append(places, t.Namespace)
 	}
-	var out []*corev1.Secret
-	for i := range list.Items {
-		if isOwnedBy(&list.Items[i], kcc, status) {
-			out = append(out, &list.Items[i])
+	slices.Sort(places)
+	for _, ns := range slices.Compact(places) {
+		var s corev1.Secret
+		if err := r.Get(ctx, client.ObjectKey{Namespace: ns, Name: kcc.Spec.Target.SecretName}, &s); err == nil && isAdoptable(&s, kcc, status) {
+			out = append(out, secretsv1beta1.WrittenSecret{Namespace: s.Namespace, Name: s.Name, UID: s.UID})
 		}
 	}
-	return out, nil
+	return out
+}
+
+// release gives up one Secret the operator wrote. It deletes the Secret
+// when only the operator's keys are in it; when others added keys, it
+// removes the operator's keys and marks and leaves the rest. A Secret that
+// is gone, or is another Secret now (another UID), is left alone. It says
+// what it did, for the caller's Event.
+func (r *KeycloakClientCredentialReconciler) release(ctx context.Context, w secretsv1beta1.WrittenSecret) (string, error) {
+	var s corev1.Secret
+	if err := r.Get(ctx, client.ObjectKey{Namespace: w.Namespace, Name: w.Name}, &s); apierrors.IsNotFound(err) || (err == nil && s.UID != w.UID) {
+		return "", nil
+	} else if err != nil {
+		return "", fmt.Errorf("read Secret %s/%s: %w", w.Namespace, w.Name, err)
+	}
+	if othersKeys(&s) {
+		if err := r.Patch(ctx, &s, client.RawPatch(types.MergePatchType, releasePatch(&s))); client.IgnoreNotFound(err) != nil {
+			return "", fmt.Errorf("remove the operator's keys from Secret %s/%s: %w", w.Namespace, w.Name, err)
+		}
+		return fmt.Sprintf("removed the operator's keys from Secret %s/%s and kept the keys others added", w.Namespace, w.Name), nil
+	}
+	if err := r.Delete(ctx, &s, client.Preconditions{UID: &w.UID}); client.IgnoreNotFound(err) != nil {
+		return "", fmt.Errorf("delete Secret %s/%s: %w", w.Namespace, w.Name, err)
+	}
+	return fmt.Sprintf("deleted Secret %s/%s", w.Namespace, w.Name), nil
 }

@@ -19,6 +19,7 @@ package secrets
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"maps"
 	"slices"
 	"strings"
@@ -26,8 +27,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
 
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
+	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
 )
 
 // Labels and annotations that mark a Secret as written by the operator for
@@ -47,8 +50,9 @@ const (
 	// that others added to the Secret.
 	ManagedKeysAnnotation = "secrets.carbogame.com/managed-keys"
 	// OwnerUIDAnnotation is the UID of the KeycloakClientCredential the
-	// Secret was written for. Labels name an owner; the UID tells that very
-	// resource from an earlier one of the same name (or a copied Secret).
+	// Secret was written for. It is a hint, never a proof (a copy carries
+	// it too): it decides only whether a Secret the status does not record
+	// may be adopted (isAdoptable).
 	OwnerUIDAnnotation = "secrets.carbogame.com/owner-uid"
 )
 
@@ -62,18 +66,89 @@ func ownedBy(kcc *secretsv1beta1.KeycloakClientCredential) labels.Set {
 	return labels.Set{ManagedByLabel: ManagedByValue, OwnerNamespaceLabel: kcc.Namespace, OwnerNameLabel: kcc.Name}
 }
 
-// isOwnedBy reports whether the Secret was written for this resource. Labels
-// alone prove nothing — anyone who may create a Secret can copy them — so it
-// must also carry the resource's UID, or, written before the UID was
-// recorded (0.1), lie in a namespace the status says was written to.
-func isOwnedBy(s *corev1.Secret, kcc *secretsv1beta1.KeycloakClientCredential, status *secretsv1beta1.KeycloakClientCredentialStatus) bool {
-	if !labels.SelectorFromSet(ownedBy(kcc)).Matches(labels.Set(s.Labels)) {
+// recordedUID is the UID the status records for the Secret namespace/name.
+func recordedUID(status *secretsv1beta1.KeycloakClientCredentialStatus, namespace, name string) (types.UID, bool) {
+	for _, w := range status.Secrets {
+		if w.Namespace == namespace && w.Name == name {
+			return w.UID, true
+		}
+	}
+	return "", false
+}
+
+// isOwnedBy reports whether s is a Secret the operator wrote for this
+// resource: its UID is recorded in the resource's status, which tenants
+// cannot write. Labels and annotations prove nothing — `kubectl get -o yaml`
+// and `create` under another name copy them — and a copy never has the UID.
+func isOwnedBy(s *corev1.Secret, status *secretsv1beta1.KeycloakClientCredentialStatus) bool {
+	uid, ok := recordedUID(status, s.Namespace, s.Name)
+	return ok && uid == s.UID
+}
+
+// isAdoptable is the one rule by which the operator takes a Secret it has
+// not recorded as its own (docs/design.md, "Which Secrets are the
+// operator's"): it covers the Secrets of releases that recorded no UID, and
+// a Secret created just before the status write that would have recorded
+// it failed (or the manager stopped). The Secret must
+//   - sit at this resource's own target: spec.target.secretName in a target
+//     namespace, or in a namespace the status reports synced;
+//   - be recorded nowhere at that place: once a UID is recorded there, a
+//     Secret that replaced it (a copy made after a deletion) is not adopted;
+//   - carry the owner labels and this resource's UID in the owner-uid
+//     annotation, or, written by 0.1 before that annotation existed, no
+//     owner-uid at all in a namespace the status reports synced.
+//
+// A copy under another name or in another namespace never qualifies.
+func isAdoptable(s *corev1.Secret, kcc *secretsv1beta1.KeycloakClientCredential, status *secretsv1beta1.KeycloakClientCredentialStatus) bool {
+	if s.Name != kcc.Spec.Target.SecretName || !labels.SelectorFromSet(ownedBy(kcc)).Matches(labels.Set(s.Labels)) {
 		return false
 	}
-	if uid, recorded := s.Annotations[OwnerUIDAnnotation]; recorded {
+	if _, recorded := recordedUID(status, s.Namespace, s.Name); recorded {
+		return false
+	}
+	synced := wasSynced(status, s.Namespace)
+	if !synced && !slices.Contains(tenancy.TargetNamespaces(kcc), s.Namespace) {
+		return false
+	}
+	if uid, marked := s.Annotations[OwnerUIDAnnotation]; marked {
 		return uid == string(kcc.UID)
 	}
-	return slices.ContainsFunc(status.Targets, func(t secretsv1beta1.TargetStatus) bool { return t.Namespace == s.Namespace && t.Synced })
+	return synced
+}
+
+// record sets the Secret of one place in the status's list of written Secrets.
+func record(status *secretsv1beta1.KeycloakClientCredentialStatus, s *corev1.Secret) {
+	forget(status, s.Namespace, s.Name)
+	status.Secrets = append(status.Secrets, secretsv1beta1.WrittenSecret{Namespace: s.Namespace, Name: s.Name, UID: s.UID})
+	slices.SortFunc(status.Secrets, func(a, b secretsv1beta1.WrittenSecret) int {
+		return strings.Compare(a.Namespace+"/"+a.Name, b.Namespace+"/"+b.Name)
+	})
+}
+
+// forget drops the record of one place.
+func forget(status *secretsv1beta1.KeycloakClientCredentialStatus, namespace, name string) {
+	status.Secrets = slices.DeleteFunc(status.Secrets, func(w secretsv1beta1.WrittenSecret) bool {
+		return w.Namespace == namespace && w.Name == name
+	})
+	if len(status.Secrets) == 0 {
+		status.Secrets = nil
+	}
+}
+
+func wasSynced(status *secretsv1beta1.KeycloakClientCredentialStatus, ns string) bool {
+	return slices.ContainsFunc(status.Targets, func(t secretsv1beta1.TargetStatus) bool { return t.Namespace == ns && t.Synced })
+}
+
+// othersKeys reports whether s holds data keys the operator did not write:
+// then releasing it removes the operator's keys, not the Secret.
+func othersKeys(s *corev1.Secret) bool {
+	mine := managedKeys(s)
+	for k := range s.Data {
+		if !slices.Contains(mine, k) {
+			return true
+		}
+	}
+	return false
 }
 
 // foreignKeys are the keys of data that s already holds and the operator did
@@ -187,6 +262,32 @@ func applyDesired(s *corev1.Secret, kcc *secretsv1beta1.KeycloakClientCredential
 		s.Annotations[OwnerUIDAnnotation] = string(kcc.UID)
 	}
 	return !maps.Equal(before.Labels, s.Labels) || !maps.Equal(before.Annotations, s.Annotations) || !dataEqual(before.Data, s.Data)
+}
+
+// releasePatch is the merge patch that removes from s the data keys the
+// operator wrote and its marks (so it leaves the cache of managed Secrets),
+// conditional on s being unchanged since it was read.
+func releasePatch(s *corev1.Secret) []byte {
+	nulls := func(keys ...string) map[string]any {
+		m := map[string]any{}
+		for _, k := range keys {
+			m[k] = nil
+		}
+		return m
+	}
+	patch := map[string]any{
+		"metadata": map[string]any{
+			"resourceVersion": s.ResourceVersion,
+			"labels":          nulls(ManagedByLabel, OwnerNamespaceLabel, OwnerNameLabel),
+			"annotations":     nulls(DataHashAnnotation, ManagedKeysAnnotation, OwnerUIDAnnotation),
+		},
+		"data": nulls(managedKeys(s)...),
+	}
+	out, err := json.Marshal(patch)
+	if err != nil {
+		panic(err) // maps of strings and nils always marshal
+	}
+	return out
 }
 
 func dataEqual(a, b map[string][]byte) bool {

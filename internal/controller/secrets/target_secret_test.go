@@ -25,6 +25,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -127,61 +128,95 @@ func TestAKeyOthersWroteIsNotTakenOver(t *testing.T) {
 	}
 }
 
-func TestOwnershipNeedsTheUIDWhenRecorded(t *testing.T) {
+func TestOnlyARecordedUIDMakesASecretTheOperators(t *testing.T) {
 	kcc := gitea()
-	kcc.UID = "uid-1"
-	s := newTargetSecret(kcc, "gitea", map[string][]byte{"secret": []byte("s1")})
-	none := &secretsv1beta1.KeycloakClientCredentialStatus{}
-	if !isOwnedBy(s, kcc, none) {
-		t.Fatal("its own Secret is not owned")
+	kcc.UID = "kcc-1"
+	secret := func(ns, name, uid, ownerUID string) *corev1.Secret {
+		s := newTargetSecret(kcc, ns, map[string][]byte{"secret": []byte("s1")})
+		s.Name, s.UID = name, types.UID(uid)
+		if ownerUID == "" {
+			delete(s.Annotations, OwnerUIDAnnotation)
+		} else {
+			s.Annotations[OwnerUIDAnnotation] = ownerUID
+		}
+		return s
 	}
-	later := gitea()
-	later.UID = "uid-2" // a later resource of the same name
-	if isOwnedBy(s, later, none) {
-		t.Fatal("a Secret of an earlier resource of the same name counts as owned")
-	}
-	delete(s.Annotations, OwnerUIDAnnotation) // written before the UID was recorded
-	if isOwnedBy(s, later, none) {
-		t.Fatal("a Secret without a recorded UID, in a namespace never written to, counts as owned")
-	}
-	synced := &secretsv1beta1.KeycloakClientCredentialStatus{Targets: []secretsv1beta1.TargetStatus{{Namespace: "gitea", Synced: true}}}
-	if !isOwnedBy(s, later, synced) {
-		t.Fatal("a Secret written before UIDs were recorded, in a namespace written to, is not owned")
+	recorded := []secretsv1beta1.WrittenSecret{{Namespace: "gitea", Name: "gitea-creds", UID: "s-1"}}
+	synced := []secretsv1beta1.TargetStatus{{Namespace: "gitea", Synced: true}, {Namespace: "dropped", Synced: true}}
+	for _, tc := range []struct {
+		name            string
+		secret          *corev1.Secret
+		status          secretsv1beta1.KeycloakClientCredentialStatus
+		owned, adoptable bool
+	}{
+		{"the Secret it created", secret("gitea", "gitea-creds", "s-1", "kcc-1"), secretsv1beta1.KeycloakClientCredentialStatus{Secrets: recorded}, true, false},
+		{"a copy under another name", secret("gitea", "gitea-creds-copy", "s-2", "kcc-1"), secretsv1beta1.KeycloakClientCredentialStatus{Secrets: recorded, Targets: synced}, false, false},
+		{"a copy in a namespace it does not target", secret("elsewhere", "gitea-creds", "s-3", "kcc-1"), secretsv1beta1.KeycloakClientCredentialStatus{Secrets: recorded, Targets: synced}, false, false},
+		{"a copy where the recorded Secret was deleted", secret("gitea", "gitea-creds", "s-4", "kcc-1"), secretsv1beta1.KeycloakClientCredentialStatus{Secrets: recorded, Targets: synced}, false, false},
+		{"unrecorded at its target with its UID (earlier release, or a lost status write)", secret("gitea", "gitea-creds", "s-5", "kcc-1"), secretsv1beta1.KeycloakClientCredentialStatus{}, false, true},
+		{"unrecorded at its target with another resource's UID", secret("gitea", "gitea-creds", "s-6", "kcc-0"), secretsv1beta1.KeycloakClientCredentialStatus{Targets: synced}, false, false},
+		{"written by 0.1 (no owner UID) where the status says synced", secret("dropped", "gitea-creds", "s-7", ""), secretsv1beta1.KeycloakClientCredentialStatus{Targets: synced}, false, true},
+		{"no owner UID where it never synced", secret("gitea", "gitea-creds", "s-8", ""), secretsv1beta1.KeycloakClientCredentialStatus{}, false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := isOwnedBy(tc.secret, &tc.status); got != tc.owned {
+				t.Errorf("isOwnedBy = %v, want %v", got, tc.owned)
+			}
+			if got := isAdoptable(tc.secret, kcc, &tc.status); got != tc.adoptable {
+				t.Errorf("isAdoptable = %v, want %v", got, tc.adoptable)
+			}
+		})
 	}
 }
 
-func TestCleanupTouchesOnlySecretsItWrote(t *testing.T) {
+func TestReleaseTouchesOnlySecretsItWroteAndKeepsOthersKeys(t *testing.T) {
 	scheme := runtime.NewScheme()
 	_ = secretsv1beta1.AddToScheme(scheme)
 	_ = corev1.AddToScheme(scheme)
 	kcc := gitea()
-	kcc.UID = "uid-1"
-	labelled := func(ns, uid string) *corev1.Secret {
-		s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "gitea-creds", Labels: map[string]string(ownedBy(kcc))}}
-		if uid != "" {
-			s.Annotations = map[string]string{OwnerUIDAnnotation: uid}
-		}
+	kcc.UID = "kcc-1"
+	kcc.Spec.Target.Namespaces = []string{"gitea", "shared"}
+	written := func(ns, name, uid string) *corev1.Secret {
+		s := newTargetSecret(kcc, ns, map[string][]byte{"id": []byte("gitea"), "secret": []byte("s1")})
+		s.Name, s.UID = name, types.UID(uid)
 		return s
 	}
+	shared := written("shared", "gitea-creds", "s-2")
+	shared.Data["ca.crt"] = []byte("a tool's") // a key someone added
 	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(
-		labelled("written", "uid-1"),   // written by it
-		labelled("old-synced", ""),     // written before UIDs, in a namespace it synced
-		labelled("never-synced", ""),   // labels copied into a namespace it never wrote to
-		labelled("other-uid", "uid-0"), // an earlier resource of the same name
+		written("gitea", "gitea-creds", "s-1"),
+		shared,
+		written("gitea", "gitea-creds-copy", "s-3"), // a copy: same labels and annotations
 	).Build()
 	r := &KeycloakClientCredentialReconciler{Client: c}
-	status := &secretsv1beta1.KeycloakClientCredentialStatus{Targets: []secretsv1beta1.TargetStatus{
-		{Namespace: "old-synced", Synced: true}, {Namespace: "never-synced", Synced: false}}}
-	got, err := r.writtenSecrets(context.Background(), kcc, status)
-	if err != nil {
+	kcc.Status.Secrets = []secretsv1beta1.WrittenSecret{{Namespace: "gitea", Name: "gitea-creds", UID: "s-1"}, {Namespace: "shared", Name: "gitea-creds", UID: "s-2"}}
+	for _, w := range r.writtenSecrets(context.Background(), kcc, &kcc.Status) {
+		if _, err := r.release(context.Background(), w); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var left corev1.SecretList
+	if err := c.List(context.Background(), &left); err != nil {
 		t.Fatal(err)
 	}
-	var namespaces []string
-	for _, s := range got {
-		namespaces = append(namespaces, s.Namespace)
+	var names []string
+	for _, s := range left.Items {
+		names = append(names, s.Namespace+"/"+s.Name)
+		if s.Namespace == "shared" {
+			if !maps.Equal(map[string]string{"ca.crt": "a tool's"}, stringData(s.Data)) || s.Labels[ManagedByLabel] != "" || s.Annotations[OwnerUIDAnnotation] != "" {
+				t.Errorf("the shared Secret after release: data %v, labels %v, annotations %v", stringData(s.Data), s.Labels, s.Annotations)
+			}
+		}
 	}
-	slices.Sort(namespaces)
-	if !slices.Equal(namespaces, []string{"old-synced", "written"}) {
-		t.Fatalf("would clean up in %v", namespaces)
+	if !slices.Equal(names, []string{"gitea/gitea-creds-copy", "shared/gitea-creds"}) {
+		t.Fatalf("Secrets left: %v, want the copy and the shared Secret", names)
 	}
+}
+
+func stringData(data map[string][]byte) map[string]string {
+	out := map[string]string{}
+	for k, v := range data {
+		out[k] = string(v)
+	}
+	return out
 }

@@ -69,7 +69,7 @@ func (r *pass) removeFormer(ctx context.Context, app *vaultv1beta1.VaultApp, for
 	if err != nil || !ours {
 		return false, err
 	}
-	return true, deletePolicyAndItsRole(ctx, r.Vault, former)
+	return true, deletePolicyAndItsRole(ctx, r.Vault, former, app.Namespace)
 }
 
 // formerPolicy reads the policy under a former name, and reports whether

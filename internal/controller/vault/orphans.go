@@ -20,7 +20,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -238,18 +237,19 @@ func (s *sweep) remove(ctx context.Context, name string, owner vaultclient.Owner
 	if err != nil || !found || vaultclient.MarkOf(text).Owner != owner {
 		return err
 	}
-	return deletePolicyAndItsRole(ctx, s.Vault, name)
+	return deletePolicyAndItsRole(ctx, s.Vault, name, owner.Namespace)
 }
 
-// deletePolicyAndItsRole deletes the role of the policy's name when it
-// grants that policy (a role that grants another is someone else's), then
-// the policy; the caller has judged the policy the operator's.
-func deletePolicyAndItsRole(ctx context.Context, v VaultAPI, name string) error {
+// deletePolicyAndItsRole deletes the role of the policy's name when it has
+// the shape the operator writes for a VaultApp of namespace (roleShapedFor:
+// a role that grants another policy, or binds another namespace, is someone
+// else's), then the policy; the caller has judged the policy the operator's.
+func deletePolicyAndItsRole(ctx context.Context, v VaultAPI, name, namespace string) error {
 	role, found, err := v.ReadRole(ctx, name)
 	if err != nil {
 		return err
 	}
-	if found && slices.Contains(role.Policies, name) {
+	if found && roleShapedFor(role, namespace, name) {
 		if err := v.DeleteRole(ctx, name); err != nil {
 			return err
 		}

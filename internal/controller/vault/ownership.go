@@ -46,12 +46,16 @@ import (
 //     says the operator already had it in step (a hand edit that dropped the
 //     mark is drift, and is repaired). A policy with the retained mark was
 //     released by deletionPolicy Retain and is no longer the operator's.
-//   - A role is the VaultApp's when it grants the VaultApp's own policy
-//     (token_policies holds its name), or when the status says the operator
-//     had it in step. Vault keeps no metadata on Kubernetes-auth roles
-//     outside Enterprise (alias_metadata), so this is the strongest mark a
-//     role can carry; the policy is judged first, so a role is never taken
-//     from beside another cluster's policy.
+//   - A role is the VaultApp's when it has the shape the operator writes for
+//     it (roleShapedFor: its policy alone, bound to ServiceAccounts of the
+//     VaultApp's namespace alone), or when the status says the operator had
+//     it in step (a hand edit since is drift, and is repaired). Vault OSS
+//     keeps no metadata on auth roles (alias_metadata is Enterprise), so a
+//     role carries no mark: a role an admin wrote under the name, granting
+//     another policy too or binding another namespace, is not the
+//     operator's, and is neither rewritten nor deleted. The policy is
+//     judged first, so a role is never taken from beside another cluster's
+//     policy.
 //
 // The status is the operator's alone: the editor roles grant no write on
 // vaultapps/status, and a create ignores a status sent with it.
@@ -102,11 +106,20 @@ func ownsPolicy(id Identity, app *vaultv1beta1.VaultApp, status *vaultv1beta1.Va
 
 // ownsRole judges a role found under the VaultApp's name, once its policy
 // was judged the VaultApp's (or absent).
-func ownsRole(status *vaultv1beta1.VaultAppStatus, name string, role vaultclient.Role) *errNotOwned {
-	if slices.Contains(role.Policies, name) || hadInStep(status, name, shared.TypeRoleSynced) {
+func ownsRole(app *vaultv1beta1.VaultApp, status *vaultv1beta1.VaultAppStatus, name string, role vaultclient.Role) *errNotOwned {
+	if roleShapedFor(role, app.Namespace, name) || hadInStep(status, name, shared.TypeRoleSynced) {
 		return nil
 	}
-	return &errNotOwned{kind: kindRole, name: name, why: fmt.Sprintf("its token_policies %v do not grant policy %s", role.Policies, name)}
+	return &errNotOwned{kind: kindRole, name: name, why: fmt.Sprintf("it grants policies %v to ServiceAccounts of %s, where the operator writes policy %s alone for namespace %s",
+		role.Policies, role.Namespace, name, app.Namespace)}
+}
+
+// roleShapedFor reports whether a role has the shape the operator writes
+// for the VaultApp of namespace whose policy is policy: that policy and no
+// other, for ServiceAccounts of that namespace alone (which ones, and the
+// TTLs, may differ: the spec changes, and hand edits of them are drift).
+func roleShapedFor(role vaultclient.Role, namespace, policy string) bool {
+	return role.Namespace == namespace && slices.Equal(role.Policies, []string{policy})
 }
 
 // hadInStep reports whether the status says the operator had the object

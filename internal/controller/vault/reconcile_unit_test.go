@@ -237,7 +237,13 @@ func TestVaultObjectsTheOperatorDidNotWriteAreLeftAlone(t *testing.T) {
 			"policy app.shop.api exists in Vault and was not written for this VaultApp"},
 		{"retained policy with its role", retained, &vaultclient.Role{Policies: []string{testPolicy}, Namespace: "shop"}, "it was retained from VaultApp"},
 		{"role that grants other policies", "", &vaultclient.Role{Policies: []string{"admin"}, Namespace: "shop"},
-			"role app.shop.api exists in Vault and was not written for this VaultApp (its token_policies [admin] do not grant policy app.shop.api)"},
+			"role app.shop.api exists in Vault and was not written for this VaultApp (it grants policies [admin] to ServiceAccounts of shop, where the operator writes policy app.shop.api alone for namespace shop)"},
+		// An admin's role under the name, granting the VaultApp's policy
+		// among others, or to another namespace's ServiceAccounts.
+		{"role that grants its policy and another", "", &vaultclient.Role{Policies: []string{testPolicy, "admin"}, Namespace: "shop", ServiceAccounts: []string{"api"}},
+			"role app.shop.api exists in Vault and was not written for this VaultApp (it grants policies [app.shop.api admin] to ServiceAccounts of shop"},
+		{"role that binds another namespace", "", &vaultclient.Role{Policies: []string{testPolicy}, Namespace: "ops", ServiceAccounts: []string{"deployer"}},
+			"(it grants policies [app.shop.api] to ServiceAccounts of ops, where the operator writes policy app.shop.api alone for namespace shop)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -349,7 +355,7 @@ func TestOrphanSweep(t *testing.T) {
 	w.reconcile() // app.shop.api, whose VaultApp exists
 	gone := vaultclient.Owner{Namespace: "shop", Name: "gone", UID: "3333", Cluster: testCluster}
 	w.vault.policies["app.shop.gone"] = vaultclient.RenderPolicy("secret", gone, nil)
-	w.vault.roles["app.shop.gone"] = vaultclient.Role{Policies: []string{"app.shop.gone"}}
+	w.vault.roles["app.shop.gone"] = vaultclient.Role{Policies: []string{"app.shop.gone"}, Namespace: "shop"}
 	kept := vaultclient.Owner{Namespace: "shop", Name: "kept", UID: "4444"}
 	w.vault.policies["app.shop.kept"] = vaultclient.RetainedText(vaultclient.RenderPolicy("secret", kept, nil), kept)
 	w.vault.policies["app.shop.foreign"] = `path "x" { capabilities = ["read"] }`

@@ -112,7 +112,7 @@ func cleanServer(ctx context.Context, v VaultAPI, id Identity, elsewhere func(va
 			errs = errors.Join(errs, err)
 			continue
 		}
-		if err := deletePolicyAndItsRole(ctx, v, name); err != nil {
+		if err := deletePolicyAndItsRole(ctx, v, name, vaultclient.MarkOf(text).Owner.Namespace); err != nil {
 			errs = errors.Join(errs, err)
 			continue
 		}

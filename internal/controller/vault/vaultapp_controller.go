@@ -384,7 +384,7 @@ func (r *pass) observe(ctx context.Context, app *vaultv1beta1.VaultApp, status *
 		return st, roleErr
 	}
 	if st.roleFound {
-		if notOwned := ownsRole(status, name, st.role); notOwned != nil {
+		if notOwned := ownsRole(app, status, name, st.role); notOwned != nil {
 			return st, notOwned
 		}
 	}
