@@ -30,12 +30,21 @@ limitations under the License.
 //
 // Each object carries at most one saved value, so one annotation suffices.
 // Every annotation other than that key is copied unchanged.
+//
+// The API server bounds an object's annotations (256 KiB in all) and checks
+// the converted object against that bound: a conversion that returned more
+// would fail every LIST and WATCH of that version, cluster-wide. So a saved
+// value that does not fit is not saved: that one view is lossy, and the
+// stored object keeps everything. The validating webhooks refuse, through
+// Fits, any object whose views would need that; only objects admitted
+// before they did can still meet it.
 package lossless
 
 import (
 	"encoding/json"
 
 	"k8s.io/apimachinery/pkg/api/equality"
+	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -54,10 +63,12 @@ func Convert[Src, Dst any](key string, srcObj, dstObj metav1.Object, src Src, to
 		if err != nil {
 			return result, err
 		}
-		if annotations == nil {
-			annotations = map[string]string{}
+		if size(annotations)+len(key)+len(saved) <= apivalidation.TotalAnnotationSizeLimitB {
+			if annotations == nil {
+				annotations = map[string]string{}
+			}
+			annotations[key] = string(saved)
 		}
-		annotations[key] = string(saved)
 	}
 	dstObj.SetAnnotations(annotations)
 	return result, nil
@@ -89,4 +100,13 @@ func copyWithout(in map[string]string, key string) map[string]string {
 		out[k] = v
 	}
 	return out
+}
+
+// size is what annotations count against the API server's bound.
+func size(annotations map[string]string) int {
+	n := 0
+	for k, v := range annotations {
+		n += len(k) + len(v)
+	}
+	return n
 }

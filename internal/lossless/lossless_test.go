@@ -81,4 +81,16 @@ func TestConvert(t *testing.T) {
 			t.Fatalf("got %+v, %v", w, err)
 		}
 	})
+
+	t.Run("saved data that would not fit the API server's bound is not saved", func(t *testing.T) {
+		full := strings.Repeat("x", 256*1024-len("team")-10)
+		hub := &metav1.ObjectMeta{Annotations: map[string]string{"team": full}}
+		spoke := &metav1.ObjectMeta{}
+		if _, err := Convert(key, hub, spoke, wide{Name: "x", Extra: "lost"}, toNarrow, fromNarrow); err != nil {
+			t.Fatal(err)
+		}
+		if _, saved := spoke.Annotations[key]; saved || size(spoke.Annotations) > 256*1024 {
+			t.Fatalf("the view's annotations take %d bytes", size(spoke.Annotations))
+		}
+	})
 }

@@ -144,9 +144,9 @@ func TestOnlyARecordedUIDMakesASecretTheOperators(t *testing.T) {
 	recorded := []secretsv1beta1.WrittenSecret{{Namespace: "gitea", Name: "gitea-creds", UID: "s-1"}}
 	synced := []secretsv1beta1.TargetStatus{{Namespace: "gitea", Synced: true}, {Namespace: "dropped", Synced: true}}
 	for _, tc := range []struct {
-		name            string
-		secret          *corev1.Secret
-		status          secretsv1beta1.KeycloakClientCredentialStatus
+		name             string
+		secret           *corev1.Secret
+		status           secretsv1beta1.KeycloakClientCredentialStatus
 		owned, adoptable bool
 	}{
 		{"the Secret it created", secret("gitea", "gitea-creds", "s-1", "kcc-1"), secretsv1beta1.KeycloakClientCredentialStatus{Secrets: recorded}, true, false},

@@ -30,10 +30,12 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/conversion"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	secretsv1alpha1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1alpha1"
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
+	"github.com/carbogame/vault-keycloak-operator/internal/lossless"
 	"github.com/carbogame/vault-keycloak-operator/internal/schema"
 	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
 	"github.com/carbogame/vault-keycloak-operator/internal/webhook/defaults"
@@ -94,6 +96,9 @@ type KeycloakClientCredentialValidator struct {
 
 // ValidateCreate checks a new resource.
 func (v *KeycloakClientCredentialValidator) ValidateCreate(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential) (admission.Warnings, error) {
+	if err := keycloakClientCredentialFits(nil, kcc); err != nil {
+		return nil, err
+	}
 	return v.validate(ctx, kcc)
 }
 
@@ -101,6 +106,9 @@ func (v *KeycloakClientCredentialValidator) ValidateCreate(ctx context.Context, 
 // resource is being deleted: nothing validated it then, and the cleanup
 // must act on what was granted.
 func (v *KeycloakClientCredentialValidator) ValidateUpdate(ctx context.Context, old, kcc *secretsv1beta1.KeycloakClientCredential) (admission.Warnings, error) {
+	if err := keycloakClientCredentialFits(old, kcc); err != nil {
+		return nil, err
+	}
 	if equality.Semantic.DeepEqual(old.Spec, kcc.Spec) {
 		return nil, nil
 	}
@@ -176,4 +184,20 @@ var credentialV1alpha1Fields = []terms.Rename{
 	{Hub: regexp.MustCompile(`^spec\.target\.namespaces(.*)$`), Spoke: "spec.target.namespace$1"},
 	{Hub: regexp.MustCompile(`^spec\.target\.keys\.(clientId|clientSecret)$`), Spoke: "spec.target.fields.$1"},
 	{Hub: regexp.MustCompile(`^spec\.refreshInterval$`), Spoke: "spec.target.refreshPeriod"},
+}
+
+// keycloakClientCredentialFits refuses a KeycloakClientCredential whose v1alpha1 view would not fit its
+// conversion data under the API server's bound on annotations (lossless.Fits).
+func keycloakClientCredentialFits(old, obj *secretsv1beta1.KeycloakClientCredential) error {
+	var before lossless.Hub
+	if old != nil {
+		before = old
+	}
+	ferr := lossless.Fits(secretsv1alpha1.ConversionDataAnnotation, before, obj, func() (conversion.Convertible, lossless.Hub) {
+		return &secretsv1alpha1.KeycloakClientCredential{TypeMeta: metav1.TypeMeta{APIVersion: secretsv1alpha1.GroupVersion.String(), Kind: "KeycloakClientCredential"}}, &secretsv1beta1.KeycloakClientCredential{}
+	})
+	if ferr != nil {
+		return apierrors.NewInvalid(secretsv1beta1.GroupVersion.WithKind("KeycloakClientCredential").GroupKind(), obj.Name, field.ErrorList{ferr})
+	}
+	return nil
 }

@@ -24,13 +24,16 @@ import (
 	"regexp"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/conversion"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	secretsv1alpha1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1alpha1"
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
+	"github.com/carbogame/vault-keycloak-operator/internal/lossless"
 	"github.com/carbogame/vault-keycloak-operator/internal/schema"
 	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
 	"github.com/carbogame/vault-keycloak-operator/internal/webhook/terms"
@@ -68,11 +71,17 @@ type KeycloakServerValidator struct{}
 
 // ValidateCreate checks a new server.
 func (v *KeycloakServerValidator) ValidateCreate(ctx context.Context, s *secretsv1beta1.KeycloakServer) (admission.Warnings, error) {
+	if err := keycloakServerFits(nil, s); err != nil {
+		return nil, err
+	}
 	return serverWarnings(s), validateServer(ctx, s)
 }
 
 // ValidateUpdate checks a changed server.
-func (v *KeycloakServerValidator) ValidateUpdate(ctx context.Context, _, s *secretsv1beta1.KeycloakServer) (admission.Warnings, error) {
+func (v *KeycloakServerValidator) ValidateUpdate(ctx context.Context, old, s *secretsv1beta1.KeycloakServer) (admission.Warnings, error) {
+	if err := keycloakServerFits(old, s); err != nil {
+		return nil, err
+	}
 	if s.DeletionTimestamp != nil {
 		return nil, nil
 	}
@@ -139,4 +148,20 @@ func serverWarnings(s *secretsv1beta1.KeycloakServer) admission.Warnings {
 
 var serverV1alpha1Fields = []terms.Rename{
 	{Hub: regexp.MustCompile(`^spec\.credentialsSecretRef\.name$`), Spoke: "spec.credentialsSecret"},
+}
+
+// keycloakServerFits refuses a KeycloakServer whose v1alpha1 view would not fit its
+// conversion data under the API server's bound on annotations (lossless.Fits).
+func keycloakServerFits(old, obj *secretsv1beta1.KeycloakServer) error {
+	var before lossless.Hub
+	if old != nil {
+		before = old
+	}
+	ferr := lossless.Fits(secretsv1alpha1.ConversionDataAnnotation, before, obj, func() (conversion.Convertible, lossless.Hub) {
+		return &secretsv1alpha1.KeycloakServer{TypeMeta: metav1.TypeMeta{APIVersion: secretsv1alpha1.GroupVersion.String(), Kind: "KeycloakServer"}}, &secretsv1beta1.KeycloakServer{}
+	})
+	if ferr != nil {
+		return apierrors.NewInvalid(secretsv1beta1.GroupVersion.WithKind("KeycloakServer").GroupKind(), obj.Name, field.ErrorList{ferr})
+	}
+	return nil
 }

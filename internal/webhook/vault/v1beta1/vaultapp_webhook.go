@@ -32,10 +32,12 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/conversion"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	vaultv1alpha1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1alpha1"
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
+	"github.com/carbogame/vault-keycloak-operator/internal/lossless"
 	"github.com/carbogame/vault-keycloak-operator/internal/schema"
 	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
 	"github.com/carbogame/vault-keycloak-operator/internal/webhook/defaults"
@@ -110,6 +112,9 @@ type VaultAppValidator struct {
 
 // ValidateCreate checks a new VaultApp.
 func (v *VaultAppValidator) ValidateCreate(ctx context.Context, app *vaultv1beta1.VaultApp) (admission.Warnings, error) {
+	if err := vaultAppFits(nil, app); err != nil {
+		return nil, err
+	}
 	return nil, v.validate(ctx, app, nil)
 }
 
@@ -120,6 +125,9 @@ func (v *VaultAppValidator) ValidateCreate(ctx context.Context, app *vaultv1beta
 // live in Vault to the grant. A spec may not change once the VaultApp is
 // being deleted (a switch to Retain then would keep grants nobody checked).
 func (v *VaultAppValidator) ValidateUpdate(ctx context.Context, old, app *vaultv1beta1.VaultApp) (admission.Warnings, error) {
+	if err := vaultAppFits(old, app); err != nil {
+		return nil, err
+	}
 	if equality.Semantic.DeepEqual(old.Spec, app.Spec) {
 		return nil, nil
 	}
@@ -211,4 +219,20 @@ var v1alpha1Fields = []terms.Rename{
 	{Hub: regexp.MustCompile(`^spec\.policy\.rules\[(\d+)\]\.path$`), Spoke: "spec.secretPaths[$1]"},
 	{Hub: regexp.MustCompile(`^spec\.policy\.rules\[\d+\]\.capabilities$`), Spoke: "spec.vaultPolicy"},
 	{Hub: regexp.MustCompile(`^spec\.kubernetesAuth\.serviceAccounts\[0\]$`), Spoke: "spec.serviceAccount"},
+}
+
+// vaultAppFits refuses a VaultApp whose v1alpha1 view would not fit its
+// conversion data under the API server's bound on annotations (lossless.Fits).
+func vaultAppFits(old, obj *vaultv1beta1.VaultApp) error {
+	var before lossless.Hub
+	if old != nil {
+		before = old
+	}
+	ferr := lossless.Fits(vaultv1alpha1.ConversionDataAnnotation, before, obj, func() (conversion.Convertible, lossless.Hub) {
+		return &vaultv1alpha1.VaultApp{TypeMeta: metav1.TypeMeta{APIVersion: vaultv1alpha1.GroupVersion.String(), Kind: "VaultApp"}}, &vaultv1beta1.VaultApp{}
+	})
+	if ferr != nil {
+		return apierrors.NewInvalid(vaultv1beta1.GroupVersion.WithKind("VaultApp").GroupKind(), obj.Name, field.ErrorList{ferr})
+	}
+	return nil
 }

@@ -187,3 +187,34 @@ func TestDefaultTokenTTLWithinTheServersCap(t *testing.T) {
 		}
 	}
 }
+
+func TestAnnotationsLeaveRoomForTheV1alpha1View(t *testing.T) {
+	// serverRef has no v1alpha1 field: the v1alpha1 view saves the spec
+	// (about 200 bytes) in the conversion-data annotation.
+	withAnnotation := func(size int) *vaultv1beta1.VaultApp {
+		return app(func(a *vaultv1beta1.VaultApp) {
+			a.Spec.ServerRef = &vaultv1beta1.ServerReference{Name: "shops"}
+			a.Annotations = map[string]string{"note": strings.Repeat("x", size)}
+		})
+	}
+	v := validator(nil)
+	const limit = 256 * 1024
+	if _, err := v.ValidateCreate(context.Background(), withAnnotation(limit-len("note")-1000)); err != nil {
+		t.Fatalf("an object with room for its v1alpha1 view refused: %v", err)
+	}
+	full := withAnnotation(limit - len("note"))
+	_, err := v.ValidateCreate(context.Background(), full)
+	want := `VaultApp.vault.exemple.com "api" is invalid: metadata.annotations: Forbidden: take 262144 bytes, which leaves too little room under the API server's limit of 262144 bytes for the vault.exemple.com/conversion-data annotation that the v1alpha1 view of this object needs to convert without loss`
+	if err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Fatalf("got %v\nwant %s", err, want)
+	}
+	// Admitted before this check: it may still be edited without growing
+	// (its finalizer removed), not grown.
+	if _, err := v.ValidateUpdate(context.Background(), full, full.DeepCopy()); err != nil {
+		t.Fatalf("an update that does not grow the annotations refused: %v", err)
+	}
+	smaller := withAnnotation(limit - len("note") - 10)
+	if _, err := v.ValidateUpdate(context.Background(), smaller, full); err == nil {
+		t.Fatal("an update that grows the annotations past the room was admitted")
+	}
+}
