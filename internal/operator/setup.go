@@ -62,16 +62,18 @@ func NewScheme() *runtime.Scheme {
 	return s
 }
 
-// CacheOptions limit the manager's cache of Secrets to the ones the operator
-// manages: it watches those (a deleted or edited target is repaired at once)
-// without holding every Secret of the cluster in memory. Other Secrets (a
-// KeycloakServer's credentials, a foreign Secret in the way) are read from
-// the API server directly; see credentialsCache for how the credentials
-// are watched.
+// CacheOptions limit the manager's cache of Secrets to the ones with the
+// operator's labels: it watches those (a deleted or edited target is
+// repaired at once) without holding every Secret of the cluster in memory.
+// Anyone may forge the labels, so the cache holds those Secrets as digests
+// (secrets.DigestSecret), never their values: a forged Secret costs a few
+// bytes per key. Other Secrets (a KeycloakServer's credentials, a CA, a
+// foreign Secret in the way) are read from the API server directly; see
+// credentialsCache for how the credentials are watched.
 func CacheOptions() cache.Options {
 	return cache.Options{
 		ByObject: map[client.Object]cache.ByObject{
-			&corev1.Secret{}: {Label: secretscontroller.ManagedSecrets()},
+			&corev1.Secret{}: {Label: secretscontroller.ManagedSecrets(), Transform: secretscontroller.DigestSecret},
 		},
 		// managedFields are never read, and are most of an object's
 		// metadata: a forged Secret with the operator's labels costs less.
@@ -237,6 +239,7 @@ func setupControllers(mgr ctrl.Manager, opts Options, recorder func(controller s
 		Vault:                   vault,
 		Identity:                identity,
 		Recorder:                recorder("vaultapp-controller"),
+		EventNamespace:          opts.OperatorNamespace,
 		MaxConcurrentReconciles: opts.MaxConcurrentReconciles,
 		MaxBackoff:              opts.MaxBackoff,
 	}).SetupWithManager(mgr); err != nil {

@@ -200,17 +200,28 @@ func toldWhy(ctx context.Context, c client.Client, namespace string, n int) erro
 	if told != n {
 		return fmt.Errorf("%d of %d VaultApps say %s: Vault does not answer", told, n, shared.ReasonDeleteFailed)
 	}
-	var events eventsv1.EventList
-	if err := c.List(ctx, &events, client.InNamespace(metav1.NamespaceDefault)); err != nil {
-		return err
-	}
-	for _, e := range events.Items {
-		if e.Regarding.Kind == "Namespace" && e.Regarding.Name == namespace && e.Reason == shared.ReasonDeleteFailed &&
-			strings.Contains(e.Note, "keeps finalizer") {
-			return nil
+	// In the operator's namespace, never in default, where every tenant
+	// would read another team's names and failures.
+	toldIn := func(in string) (bool, error) {
+		var events eventsv1.EventList
+		if err := c.List(ctx, &events, client.InNamespace(in)); err != nil {
+			return false, err
 		}
+		for _, e := range events.Items {
+			if e.Regarding.Kind == "Namespace" && e.Regarding.Name == namespace && e.Reason == shared.ReasonDeleteFailed &&
+				strings.Contains(e.Note, "keeps finalizer") {
+				return true, nil
+			}
+		}
+		return false, nil
 	}
-	return fmt.Errorf("no %s Event on namespace %s", shared.ReasonDeleteFailed, namespace)
+	if inDefault, err := toldIn(metav1.NamespaceDefault); err != nil || inDefault {
+		return fmt.Errorf("the Event on namespace %s is in default (err %v)", namespace, err)
+	}
+	if ok, err := toldIn(operatorNamespace); err != nil || !ok {
+		return fmt.Errorf("no %s Event on namespace %s in %s (err %v)", shared.ReasonDeleteFailed, namespace, operatorNamespace, err)
+	}
+	return nil
 }
 
 // leftBehind says what the deleted namespace left: policies or roles in

@@ -347,7 +347,13 @@ func HistogramMean(families map[string]*dto.MetricFamily, name string, match map
 }
 
 // PeakRSS is the manager's peak resident set size (VmHWM), in bytes.
-func (m *Manager) PeakRSS() (int64, error) {
+func (m *Manager) PeakRSS() (int64, error) { return m.status("VmHWM") }
+
+// RSS is the manager's resident set size now (VmRSS), in bytes.
+func (m *Manager) RSS() (int64, error) { return m.status("VmRSS") }
+
+// status reads one size, in bytes, from the manager's /proc status.
+func (m *Manager) status(field string) (int64, error) {
 	f, err := os.Open(fmt.Sprintf("/proc/%d/status", m.PID()))
 	if err != nil {
 		return 0, err
@@ -355,12 +361,12 @@ func (m *Manager) PeakRSS() (int64, error) {
 	defer func() { _ = f.Close() }()
 	s := bufio.NewScanner(f)
 	for s.Scan() {
-		if rest, ok := strings.CutPrefix(s.Text(), "VmHWM:"); ok {
+		if rest, ok := strings.CutPrefix(s.Text(), field+":"); ok {
 			kib, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
 			return kib * 1024, err
 		}
 	}
-	return 0, fmt.Errorf("no VmHWM in /proc/%d/status", m.PID())
+	return 0, fmt.Errorf("no %s in /proc/%d/status", field, m.PID())
 }
 
 // AuditEvent is what the tests read of an audit log line.

@@ -92,6 +92,7 @@ func (r *KeycloakClientCredentialReconciler) syncTarget(ctx context.Context, kcc
 		return fail(shared.ReasonTargetFailed, err.Error(), err)
 	}
 
+	digest(&current) // the cache's form, whichever way it was read
 	switch {
 	case isOwnedBy(&current, &kcc.Status):
 	case isAdoptable(&current, kcc, &kcc.Status):
@@ -104,9 +105,9 @@ func (r *KeycloakClientCredentialReconciler) syncTarget(ctx context.Context, kcc
 			ns, name, strings.Join(taken, ", ")), nil)
 	}
 	wasEdited := edited(&current)
-	if applyDesired(&current, kcc, data) {
+	if patch := updatePatch(&current, kcc, data); patch != nil {
 		// Updated in place: tools such as Reloader watch updates.
-		if err := r.Update(ctx, &current); err != nil {
+		if err := r.Patch(ctx, &current, client.RawPatch(types.MergePatchType, patch)); err != nil {
 			return fail(shared.ReasonTargetFailed, "update Secret: "+err.Error(), err)
 		}
 		reason, msg := shared.ReasonUpdated, "updated Secret %s/%s"

@@ -19,13 +19,11 @@ package secrets
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"maps"
 	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -189,23 +187,6 @@ func managedKeys(s *corev1.Secret) []string {
 	return slices.Sorted(maps.Keys(s.Data))
 }
 
-// managedData is the part of s's data that the operator wrote.
-func managedData(s *corev1.Secret) map[string][]byte {
-	out := map[string][]byte{}
-	for _, k := range managedKeys(s) {
-		if v, ok := s.Data[k]; ok {
-			out[k] = v
-		}
-	}
-	return out
-}
-
-// edited reports whether someone changed the keys the operator wrote since
-// it last wrote them.
-func edited(s *corev1.Secret) bool {
-	return s.Annotations[DataHashAnnotation] != dataHash(managedData(s))
-}
-
 // dataHash is a digest of a Secret's data, in key order.
 func dataHash(data map[string][]byte) string {
 	h := sha256.New()
@@ -216,80 +197,4 @@ func dataHash(data map[string][]byte) string {
 		h.Write([]byte{0})
 	}
 	return hex.EncodeToString(h.Sum(nil))
-}
-
-// newTargetSecret is the Secret to create in namespace.
-func newTargetSecret(kcc *secretsv1beta1.KeycloakClientCredential, namespace string, data map[string][]byte) *corev1.Secret {
-	s := &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Name: kcc.Spec.Target.SecretName, Namespace: namespace},
-		Type:       kcc.Spec.Target.Type,
-	}
-	if s.Type == "" {
-		s.Type = corev1.SecretTypeOpaque
-	}
-	applyDesired(s, kcc, data)
-	return s
-}
-
-// applyDesired sets what the operator owns on a Secret: the data keys it
-// writes, the spec's labels and annotations, and the ownership marks. Data
-// keys, labels and annotations that others added (tools, admins) are kept;
-// a key the operator wrote before and no longer writes is removed. It
-// reports whether anything changed.
-func applyDesired(s *corev1.Secret, kcc *secretsv1beta1.KeycloakClientCredential, data map[string][]byte) bool {
-	before := s.DeepCopy()
-	if s.Labels == nil {
-		s.Labels = map[string]string{}
-	}
-	if s.Annotations == nil {
-		s.Annotations = map[string]string{}
-	}
-	maps.Copy(s.Labels, kcc.Spec.Target.Labels)
-	maps.Copy(s.Labels, ownedBy(kcc))
-	maps.Copy(s.Annotations, kcc.Spec.Target.Annotations)
-	for _, k := range managedKeys(s) {
-		if _, keep := data[k]; !keep {
-			delete(s.Data, k)
-		}
-	}
-	if s.Data == nil {
-		s.Data = map[string][]byte{}
-	}
-	maps.Copy(s.Data, data)
-	s.Annotations[ManagedKeysAnnotation] = strings.Join(slices.Sorted(maps.Keys(data)), ",")
-	s.Annotations[DataHashAnnotation] = dataHash(data)
-	if kcc.UID != "" {
-		s.Annotations[OwnerUIDAnnotation] = string(kcc.UID)
-	}
-	return !maps.Equal(before.Labels, s.Labels) || !maps.Equal(before.Annotations, s.Annotations) || !dataEqual(before.Data, s.Data)
-}
-
-// releasePatch is the merge patch that removes from s the data keys the
-// operator wrote and its marks (so it leaves the cache of managed Secrets),
-// conditional on s being unchanged since it was read.
-func releasePatch(s *corev1.Secret) []byte {
-	nulls := func(keys ...string) map[string]any {
-		m := map[string]any{}
-		for _, k := range keys {
-			m[k] = nil
-		}
-		return m
-	}
-	patch := map[string]any{
-		"metadata": map[string]any{
-			"resourceVersion": s.ResourceVersion,
-			"labels":          nulls(ManagedByLabel, OwnerNamespaceLabel, OwnerNameLabel),
-			"annotations":     nulls(DataHashAnnotation, ManagedKeysAnnotation, OwnerUIDAnnotation),
-		},
-		"data": nulls(managedKeys(s)...),
-	}
-	out, err := json.Marshal(patch)
-	if err != nil {
-		panic(err) // maps of strings and nils always marshal
-	}
-	return out
-}
-
-func dataEqual(a, b map[string][]byte) bool {
-	return maps.EqualFunc(a, b, func(x, y []byte) bool { return string(x) == string(y) })
 }

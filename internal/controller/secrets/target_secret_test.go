@@ -17,9 +17,11 @@ limitations under the License.
 package secrets
 
 import (
+	"bytes"
 	"context"
 	"maps"
 	"slices"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -43,40 +45,101 @@ func gitea() *secretsv1beta1.KeycloakClientCredential {
 	}
 }
 
+// patched applies a merge patch of updatePatch to the Secret it was made
+// for, as the API server would, through the fake client.
+func patched(t *testing.T, s *corev1.Secret, patch []byte) *corev1.Secret {
+	t.Helper()
+	scheme := runtime.NewScheme()
+	_ = corev1.AddToScheme(scheme)
+	stored := s.DeepCopy()
+	stored.ResourceVersion = ""
+	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(stored).Build()
+	var current corev1.Secret
+	if err := c.Get(context.Background(), client.ObjectKeyFromObject(s), &current); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Patch(context.Background(), &current, client.RawPatch(types.MergePatchType, bytes.Replace(patch,
+		[]byte(`"resourceVersion":""`), []byte(`"resourceVersion":"`+current.ResourceVersion+`"`), 1))); err != nil {
+		t.Fatal(err)
+	}
+	return &current
+}
+
+func digested(s *corev1.Secret) *corev1.Secret {
+	d := s.DeepCopy()
+	digest(d)
+	return d
+}
+
 func TestOnlyTheKeysTheOperatorWroteAreItsOwn(t *testing.T) {
 	kcc := gitea()
 	s := newTargetSecret(kcc, "gitea", map[string][]byte{"id": []byte("gitea"), "secret": []byte("s1")})
-	if edited(s) {
+	if edited(digested(s)) {
 		t.Fatal("a fresh Secret reads as edited")
 	}
 
 	// Someone adds a key of their own: not drift, and kept.
 	s.Data["ca.crt"] = []byte("pem")
-	if edited(s) {
+	if edited(digested(s)) {
 		t.Fatal("a key the operator did not write counts as drift")
 	}
-	if applyDesired(s, kcc, map[string][]byte{"id": []byte("gitea"), "secret": []byte("s1")}) {
-		t.Fatal("an unchanged value was rewritten because of a foreign key")
+	if p := updatePatch(digested(s), kcc, map[string][]byte{"id": []byte("gitea"), "secret": []byte("s1")}); p != nil {
+		t.Fatalf("an unchanged value was rewritten because of a foreign key: %s", p)
 	}
 	// A new secret from Keycloak, and the spec drops the clientId key.
 	kcc.Spec.Target.Keys.ClientID = ""
-	if !applyDesired(s, kcc, map[string][]byte{"secret": []byte("s2")}) {
-		t.Fatal("no change reported")
+	p := updatePatch(digested(s), kcc, map[string][]byte{"secret": []byte("s2")})
+	if p == nil {
+		t.Fatal("no change")
 	}
-	if got := slices.Sorted(maps.Keys(s.Data)); !slices.Equal(got, []string{"ca.crt", "secret"}) {
-		t.Fatalf("keys = %v: want the foreign key kept, the dropped key removed", got)
+	s = patched(t, s, p)
+	if got := stringData(s.Data); !maps.Equal(got, map[string]string{"ca.crt": "pem", "secret": "s2"}) {
+		t.Fatalf("data = %v: want the foreign key kept, the dropped key removed, the new value written", got)
+	}
+	if edited(digested(s)) {
+		t.Fatal("the operator's own write reads as edited")
 	}
 	// Someone edits a key the operator wrote: drift.
 	s.Data["secret"] = []byte("hand-edited")
-	if !edited(s) {
+	if !edited(digested(s)) {
 		t.Fatal("an edit of the operator's key is not drift")
+	}
+}
+
+func TestTheCacheHoldsDigestsNeverValues(t *testing.T) {
+	kcc := gitea()
+	kcc.Spec.Target.Annotations = map[string]string{"long": strings.Repeat("a", 500)}
+	s := newTargetSecret(kcc, "gitea", map[string][]byte{"id": []byte("gitea"), "secret": []byte("s3cr3t-value")})
+	s.Data["big"] = bytes.Repeat([]byte("x"), 1<<20)
+	s.Annotations["others"] = strings.Repeat("o", 100<<10)
+	out, _ := DigestSecret(s.DeepCopy())
+	d := out.(*corev1.Secret)
+	for k, v := range d.Data {
+		if len(v) != 32 || bytes.Contains(v, []byte("s3cr3t")) {
+			t.Errorf("key %s holds %d bytes, not its digest", k, len(v))
+		}
+	}
+	if len(d.Annotations["others"]) > 100 || len(d.Annotations["long"]) > 100 {
+		t.Errorf("long annotations kept whole")
+	}
+	if d.Annotations[ManagedKeysAnnotation] != s.Annotations[ManagedKeysAnnotation] || edited(d) {
+		t.Errorf("the operator's marks were digested, or the Secret reads as edited")
+	}
+	// In step as it is: no write, though the spec's long annotation is a digest.
+	if p := updatePatch(d, kcc, map[string][]byte{"id": []byte("gitea"), "secret": []byte("s3cr3t-value")}); p != nil {
+		t.Errorf("a Secret in step is patched: %s", p)
+	}
+	// Digesting twice changes nothing.
+	again, _ := DigestSecret(d.DeepCopy())
+	if !maps.EqualFunc(again.(*corev1.Secret).Data, d.Data, bytes.Equal) {
+		t.Error("a digested Secret digested again")
 	}
 }
 
 func TestSecretsWrittenBeforeManagedKeysAreWhollyTheOperators(t *testing.T) {
 	s := &corev1.Secret{Data: map[string][]byte{"id": []byte("gitea"), "secret": []byte("s1")}}
 	s.Annotations = map[string]string{DataHashAnnotation: dataHash(s.Data)}
-	if edited(s) {
+	if edited(digested(s)) {
 		t.Fatal("an old Secret reads as edited")
 	}
 	if got := managedKeys(s); !slices.Equal(got, []string{"id", "secret"}) {

@@ -28,6 +28,7 @@ import (
 
 	vaultapi "github.com/hashicorp/vault/api"
 	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -61,6 +62,7 @@ func newWorld(t *testing.T, nsAnnotations map[string]string, app *vaultv1beta1.V
 	t.Helper()
 	scheme := runtime.NewScheme()
 	_ = corev1.AddToScheme(scheme)
+	_ = eventsv1.AddToScheme(scheme)
 	_ = vaultv1beta1.AddToScheme(scheme)
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "shop", Annotations: nsAnnotations}}
 	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(ns, app).WithStatusSubresource(&vaultv1beta1.VaultApp{}).Build()
@@ -458,6 +460,7 @@ func TestVaultThatDoesNotAnswerIsWaitedFor(t *testing.T) {
 func TestNamespaceDeletedWhileVaultIsDown(t *testing.T) {
 	w := newWorld(t, nil, shopAPI())
 	w.r.Outage = shared.NewOutage(time.Hour)
+	w.r.EventNamespace = "vko-system"
 	w.reconcile()
 	w.event(corev1.EventTypeNormal, shared.ReasonCreated)
 	var ns corev1.Namespace
@@ -481,8 +484,16 @@ func TestNamespaceDeletedWhileVaultIsDown(t *testing.T) {
 	if !strings.Contains(msg, "Vault does not answer") {
 		t.Fatalf("Ready says %q", msg)
 	}
-	if e := w.event(corev1.EventTypeWarning, shared.ReasonDeleteFailed); !strings.Contains(e, "VaultApp api keeps finalizer "+Finalizer) {
-		t.Fatalf("the namespace was not told what holds it: %s", e)
+	w.event(corev1.EventTypeWarning, shared.ReasonDeleteFailed)
+	// The namespace is told too, by an Event in the operator's namespace
+	// (never in default, where every tenant reads it).
+	var told eventsv1.EventList
+	if err := w.client.List(context.Background(), &told, client.InNamespace("vko-system")); err != nil {
+		t.Fatal(err)
+	}
+	if len(told.Items) != 1 || told.Items[0].Regarding.Kind != "Namespace" || told.Items[0].Regarding.Name != "shop" ||
+		!strings.Contains(told.Items[0].Note, "VaultApp api keeps finalizer "+Finalizer) {
+		t.Fatalf("the namespace was not told what holds it, in the operator's namespace: %+v", told.Items)
 	}
 	if w.r.Outage.Waiting((&Server{}).outageKey()) != 1 {
 		t.Fatal("the VaultApp does not wait for Vault")

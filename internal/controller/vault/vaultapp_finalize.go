@@ -19,12 +19,14 @@ package vault
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
 	"github.com/carbogame/vault-keycloak-operator/internal/controller/shared"
@@ -95,17 +97,22 @@ func (r *pass) finalize(ctx context.Context, app *vaultv1beta1.VaultApp, before 
 // tellTerminatingNamespace records the failure on the namespace too when it
 // is being deleted: no Event can be created inside a terminating namespace,
 // and the admin deleting it reads 'kubectl describe namespace' to learn
-// what holds it. Once per change of the VaultApp's conditions.
+// what holds it. The Event goes to the operator's namespace: an Event
+// about a cluster-scoped object would otherwise land in default, where any
+// tenant reads another team's names and failures (kubectl describe finds
+// it there all the same). Once per change of the VaultApp's conditions.
 func (r *VaultAppReconciler) tellTerminatingNamespace(ctx context.Context, app *vaultv1beta1.VaultApp, before *vaultv1beta1.VaultAppStatus, reason, msg string) {
-	if equality.Semantic.DeepEqual(before.Conditions, app.Status.Conditions) {
+	if equality.Semantic.DeepEqual(before.Conditions, app.Status.Conditions) || r.EventNamespace == "" {
 		return
 	}
 	var ns corev1.Namespace
 	if err := r.Get(ctx, client.ObjectKey{Name: app.Namespace}, &ns); err != nil || ns.DeletionTimestamp.IsZero() {
 		return
 	}
-	r.Recorder.Eventf(&ns, app, corev1.EventTypeWarning, reason, "Delete",
-		"VaultApp %s keeps finalizer %s until its policy and role are removed from Vault: %s", app.Name, Finalizer, msg)
+	note := fmt.Sprintf("VaultApp %s keeps finalizer %s until its policy and role are removed from Vault: %s", app.Name, Finalizer, msg)
+	if err := shared.RecordClusterEvent(ctx, r.Client, r.EventNamespace, &ns, app, corev1.EventTypeWarning, reason, "Delete", note); err != nil {
+		logf.FromContext(ctx).Error(err, "record the Event on the terminating namespace", "namespace", app.Namespace)
+	}
 }
 
 // retainAllowed reads the grant for Retain: the VaultServer's, or on the

@@ -1,0 +1,134 @@
+/*
+Copyright 2026 The vault-keycloak-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package secrets
+
+import (
+	"bytes"
+	"encoding/json"
+	"maps"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
+)
+
+// What the operator writes to a target Secret: the whole Secret when it
+// creates one, and afterwards JSON merge patches of its own keys, labels
+// and annotations alone, conditional on the resourceVersion it read. Keys,
+// labels and annotations others added are never in a patch, so they stay.
+
+// newTargetSecret is the Secret to create in namespace.
+func newTargetSecret(kcc *secretsv1beta1.KeycloakClientCredential, namespace string, data map[string][]byte) *corev1.Secret {
+	labels, annotations := desiredMeta(kcc, data)
+	t := kcc.Spec.Target.Type
+	if t == "" {
+		t = corev1.SecretTypeOpaque
+	}
+	return &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Name: kcc.Spec.Target.SecretName, Namespace: namespace, Labels: labels, Annotations: annotations},
+		Type:       t,
+		Data:       maps.Clone(data),
+	}
+}
+
+// desiredMeta are the labels and annotations the operator sets: the spec's,
+// and its marks.
+func desiredMeta(kcc *secretsv1beta1.KeycloakClientCredential, data map[string][]byte) (labels, annotations map[string]string) {
+	labels = maps.Clone(kcc.Spec.Target.Labels)
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	maps.Copy(labels, ownedBy(kcc))
+	annotations = maps.Clone(kcc.Spec.Target.Annotations)
+	if annotations == nil {
+		annotations = map[string]string{}
+	}
+	annotations[ManagedKeysAnnotation] = strings.Join(slices.Sorted(maps.Keys(data)), ",")
+	annotations[DataHashAnnotation] = dataHash(data)
+	if kcc.UID != "" {
+		annotations[OwnerUIDAnnotation] = string(kcc.UID)
+	}
+	return labels, annotations
+}
+
+// updatePatch is the patch that brings a digested Secret s in step: the
+// operator's keys set to data, a key it wrote before and no longer writes
+// removed, its labels and annotations set. Nil when s is in step.
+func updatePatch(s *corev1.Secret, kcc *secretsv1beta1.KeycloakClientCredential, data map[string][]byte) []byte {
+	labels, annotations := desiredMeta(kcc, data)
+	setLabels, setAnnotations, setData := map[string]any{}, map[string]any{}, map[string]any{}
+	for k, v := range labels {
+		if have, ok := s.Labels[k]; !ok || have != v {
+			setLabels[k] = v
+		}
+	}
+	for k, v := range annotations {
+		if have, ok := s.Annotations[k]; !ok || !sameAnnotation(have, v) {
+			setAnnotations[k] = v
+		}
+	}
+	for _, k := range managedKeys(s) {
+		if _, keep := data[k]; !keep {
+			if _, there := s.Data[k]; there {
+				setData[k] = nil
+			}
+		}
+	}
+	for k, v := range data {
+		if have, ok := s.Data[k]; !ok || !bytes.Equal(have, valueDigest(v)) {
+			setData[k] = v // []byte marshals as base64, as Secret data is
+		}
+	}
+	if len(setLabels)+len(setAnnotations)+len(setData) == 0 {
+		return nil
+	}
+	return marshal(map[string]any{
+		"metadata": map[string]any{"resourceVersion": s.ResourceVersion, "labels": setLabels, "annotations": setAnnotations},
+		"data":     setData,
+	})
+}
+
+// releasePatch is the patch that removes from s the data keys the operator
+// wrote and its marks (so it leaves the cache of managed Secrets).
+func releasePatch(s *corev1.Secret) []byte {
+	nulls := func(keys ...string) map[string]any {
+		m := map[string]any{}
+		for _, k := range keys {
+			m[k] = nil
+		}
+		return m
+	}
+	return marshal(map[string]any{
+		"metadata": map[string]any{
+			"resourceVersion": s.ResourceVersion,
+			"labels":          nulls(ManagedByLabel, OwnerNamespaceLabel, OwnerNameLabel),
+			"annotations":     nulls(DataHashAnnotation, ManagedKeysAnnotation, OwnerUIDAnnotation),
+		},
+		"data": nulls(managedKeys(s)...),
+	})
+}
+
+func marshal(patch map[string]any) []byte {
+	out, err := json.Marshal(patch)
+	if err != nil {
+		panic(err) // maps of strings, bytes and nils always marshal
+	}
+	return out
+}

@@ -1,0 +1,112 @@
+/*
+Copyright 2026 The vault-keycloak-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package tenancy
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+	"golang.org/x/sync/errgroup"
+	eventsv1 "k8s.io/api/events/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
+	"github.com/carbogame/vault-keycloak-operator/internal/controller/shared"
+)
+
+// burst is how many VaultApps the tenant creates at once: well past the
+// Events' burst (100), so that hers are still being paced out when the
+// other team's first Event is due.
+const burst = 300
+
+// TestATenantsBurstDoesNotDelayAnothersEvents: the tenant creates 300
+// VaultApps at once; another team then creates one. Its Created Event is
+// written within seconds, while the tenant's are still being written —
+// judged from the Events' own timestamps.
+func TestATenantsBurstDoesNotDelayAnothersEvents(t *testing.T) {
+	ctx := context.Background()
+	g := NewWithT(t)
+	burstLabel := map[string]string{"tenancy-test/burst": "true"}
+	t.Cleanup(func() {
+		_ = op.Client.DeleteAllOf(ctx, &vaultv1beta1.VaultApp{}, client.InNamespace(own), client.MatchingLabels(burstLabel))
+		_ = op.Client.DeleteAllOf(ctx, &vaultv1beta1.VaultApp{}, client.InNamespace(victim), client.MatchingLabels(burstLabel))
+	})
+	var eg errgroup.Group
+	eg.SetLimit(8)
+	for i := range burst {
+		eg.Go(func() error {
+			a := vaultApp(own, fmt.Sprintf("burst-%03d", i))
+			a.Labels = burstLabel
+			return tenant.Create(ctx, a)
+		})
+	}
+	g.Expect(eg.Wait()).To(Succeed())
+	// The tenant's Events are under way when the other team's object
+	// comes (the first hundred at once, then 20 a second).
+	g.Eventually(func() int { return len(createdEvents(t, own, "burst-")) }).WithTimeout(settle).Should(BeNumerically(">=", 100))
+
+	other := vaultApp(victim, "after-the-burst")
+	other.Labels = burstLabel
+	g.Expect(op.Client.Create(ctx, other)).To(Succeed())
+	var first eventsv1.Event
+	g.Eventually(func() bool {
+		e := createdEvents(t, victim, "after-the-burst")
+		if len(e) > 0 {
+			first = e[0]
+		}
+		return len(e) > 0
+	}).WithTimeout(settle).Should(BeTrue(), "the other team's object got no Created Event")
+
+	waited := first.CreationTimestamp.Sub(other.CreationTimestamp.Time)
+	tenants := createdEvents(t, own, "burst-")
+	t.Logf("the other team's first Event was written %s after its object; the tenant had %d of %d Events written then", waited, countBefore(tenants, first.CreationTimestamp.Time), burst)
+	g.Expect(waited).To(BeNumerically("<", 3*time.Second), "the other team's first Event waited behind the tenant's burst")
+	g.Expect(countBefore(tenants, first.CreationTimestamp.Time)).To(BeNumerically("<", burst),
+		"the tenant's burst was written out before the other team's Event was due: the test proves nothing")
+}
+
+// createdEvents are the Created Events about VaultApps whose name starts
+// with prefix, in namespace.
+func createdEvents(t *testing.T, namespace, prefix string) []eventsv1.Event {
+	t.Helper()
+	var list eventsv1.EventList
+	if err := op.Client.List(context.Background(), &list, client.InNamespace(namespace)); err != nil {
+		t.Fatal(err)
+	}
+	var out []eventsv1.Event
+	for _, e := range list.Items {
+		if e.Reason == shared.ReasonCreated && e.Regarding.Kind == "VaultApp" && len(e.Regarding.Name) >= len(prefix) && e.Regarding.Name[:len(prefix)] == prefix {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// countBefore counts the Events written before (or at) t; the API server
+// stamps creationTimestamp to the second, so "at" counts as before.
+func countBefore(events []eventsv1.Event, t time.Time) int {
+	n := 0
+	for _, e := range events {
+		if !e.CreationTimestamp.After(t) {
+			n++
+		}
+	}
+	return n
+}
