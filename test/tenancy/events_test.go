@@ -38,8 +38,10 @@ const burst = 300
 
 // TestATenantsBurstDoesNotDelayAnothersEvents: the tenant creates 300
 // VaultApps at once; another team then creates one. Its Created Event is
-// written within seconds, while the tenant's are still being written —
-// judged from the Events' own timestamps.
+// written as soon as it is recorded, ahead of the tenant's Events recorded
+// before it and still waiting their turn — judged from the Events' own
+// timestamps. (How soon the object is reconciled at all, behind the
+// tenant's 300 in the work queue, is another matter.)
 func TestATenantsBurstDoesNotDelayAnothersEvents(t *testing.T) {
 	ctx := context.Background()
 	g := NewWithT(t)
@@ -74,12 +76,19 @@ func TestATenantsBurstDoesNotDelayAnothersEvents(t *testing.T) {
 		return len(e) > 0
 	}).WithTimeout(settle).Should(BeTrue(), "the other team's object got no Created Event")
 
-	waited := first.CreationTimestamp.Sub(other.CreationTimestamp.Time)
-	tenants := createdEvents(t, own, "burst-")
-	t.Logf("the other team's first Event was written %s after its object; the tenant had %d of %d Events written then", waited, countBefore(tenants, first.CreationTimestamp.Time), burst)
-	g.Expect(waited).To(BeNumerically("<", 3*time.Second), "the other team's first Event waited behind the tenant's burst")
-	g.Expect(countBefore(tenants, first.CreationTimestamp.Time)).To(BeNumerically("<", burst),
-		"the tenant's burst was written out before the other team's Event was due: the test proves nothing")
+	// Each Event keeps the time it was recorded (eventTime); the API
+	// server stamps when it was written (creationTimestamp, to the second).
+	waited := first.CreationTimestamp.Sub(first.EventTime.Time)
+	overtaken := 0
+	for _, e := range createdEvents(t, own, "burst-") {
+		if e.EventTime.Before(&first.EventTime) && e.CreationTimestamp.After(first.CreationTimestamp.Time) {
+			overtaken++
+		}
+	}
+	t.Logf("the other team's first Event was written %s after it was recorded, ahead of %d of the tenant's recorded before it", waited, overtaken)
+	g.Expect(waited).To(BeNumerically("<", 2*time.Second), "the other team's first Event waited for its turn behind the tenant's burst")
+	g.Expect(overtaken).To(BeNumerically(">", 0),
+		"no Event of the tenant's burst was still waiting when the other team's was recorded: the test proves nothing")
 }
 
 // createdEvents are the Created Events about VaultApps whose name starts
@@ -97,16 +106,4 @@ func createdEvents(t *testing.T, namespace, prefix string) []eventsv1.Event {
 		}
 	}
 	return out
-}
-
-// countBefore counts the Events written before (or at) t; the API server
-// stamps creationTimestamp to the second, so "at" counts as before.
-func countBefore(events []eventsv1.Event, t time.Time) int {
-	n := 0
-	for _, e := range events {
-		if !e.CreationTimestamp.After(t) {
-			n++
-		}
-	}
-	return n
 }

@@ -86,13 +86,13 @@ func (r *KeycloakClientCredentialReconciler) syncTarget(ctx context.Context, kcc
 		// In the way: the operator's own Secret not in the cache yet (or
 		// stripped of its labels), or someone else's.
 		if err = r.Reader.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &current); err != nil {
-			return fail(shared.ReasonTargetFailed, err.Error(), client.IgnoreNotFound(err))
+			return fail(shared.ReasonTargetFailed, err.Error(), err) // gone meanwhile: try again
 		}
+		digest(&current) // the cache's form
 	} else if err != nil {
 		return fail(shared.ReasonTargetFailed, err.Error(), err)
 	}
 
-	digest(&current) // the cache's form, whichever way it was read
 	switch {
 	case isOwnedBy(&current, &kcc.Status):
 	case isAdoptable(&current, kcc, &kcc.Status):
@@ -169,9 +169,19 @@ func (r *KeycloakClientCredentialReconciler) writtenSecrets(ctx context.Context,
 // what it did, for the caller's Event.
 func (r *KeycloakClientCredentialReconciler) release(ctx context.Context, w secretsv1beta1.WrittenSecret) (string, error) {
 	var s corev1.Secret
-	if err := r.Get(ctx, client.ObjectKey{Namespace: w.Namespace, Name: w.Name}, &s); apierrors.IsNotFound(err) || (err == nil && s.UID != w.UID) {
+	key := client.ObjectKey{Namespace: w.Namespace, Name: w.Name}
+	err := r.Get(ctx, key, &s)
+	if apierrors.IsNotFound(err) && r.Reader != nil {
+		// Not in the cache: gone, or stripped of the operator's labels
+		// (and then still the operator's, by its UID).
+		if err = r.Reader.Get(ctx, key, &s); err == nil {
+			digest(&s)
+		}
+	}
+	switch {
+	case apierrors.IsNotFound(err) || (err == nil && s.UID != w.UID):
 		return "", nil
-	} else if err != nil {
+	case err != nil:
 		return "", fmt.Errorf("read Secret %s/%s: %w", w.Namespace, w.Name, err)
 	}
 	if othersKeys(&s) {
@@ -180,7 +190,9 @@ func (r *KeycloakClientCredentialReconciler) release(ctx context.Context, w secr
 		}
 		return fmt.Sprintf("removed the operator's keys from Secret %s/%s and kept the keys others added", w.Namespace, w.Name), nil
 	}
-	if err := r.Delete(ctx, &s, client.Preconditions{UID: &w.UID}); client.IgnoreNotFound(err) != nil {
+	// Only as read: a key added since (the cache lags) makes it a conflict,
+	// and the next pass keeps that key.
+	if err := r.Delete(ctx, &s, client.Preconditions{UID: &w.UID, ResourceVersion: &s.ResourceVersion}); client.IgnoreNotFound(err) != nil {
 		return "", fmt.Errorf("delete Secret %s/%s: %w", w.Namespace, w.Name, err)
 	}
 	return fmt.Sprintf("deleted Secret %s/%s", w.Namespace, w.Name), nil

@@ -80,7 +80,7 @@ func newKCCWorld(t *testing.T, kcc *secretsv1beta1.KeycloakClientCredential, ext
 	// through the API reader, and writes go to the API server.
 	reader := fake.NewClientBuilder().WithScheme(scheme).WithObjects(objs...).WithStatusSubresource(&secretsv1beta1.KeycloakClientCredential{}).Build()
 	c := cachedView{reader}
-	w := &kccWorld{t: t, client: c, events: events.NewFakeRecorder(100), kc: &fakeKeycloak{
+	w := &kccWorld{t: t, client: reader, events: events.NewFakeRecorder(100), kc: &fakeKeycloak{
 		login:   "vko-operator",
 		secrets: map[string]string{"apps/team-a-web": "s3cr3t", "apps/team-a-rot": "r0t", "apps/team-b-web": "other", "master/vko-operator": "op", "apps/team-a-masked": "**********"},
 	}}
@@ -89,15 +89,19 @@ func newKCCWorld(t *testing.T, kcc *secretsv1beta1.KeycloakClientCredential, ext
 }
 
 // cachedView is the manager's client over the fake API server: its cache
-// holds Secrets only when the operator's label is on them.
+// holds Secrets only when the operator's label is on them, as digests
+// (DigestSecret). The tests read what the API server holds.
 type cachedView struct{ client.Client }
 
 func (c cachedView) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
 	if err := c.Client.Get(ctx, key, obj, opts...); err != nil {
 		return err
 	}
-	if s, ok := obj.(*corev1.Secret); ok && s.Labels[ManagedByLabel] != ManagedByValue {
-		return apierrors.NewNotFound(corev1.Resource("secrets"), key.Name)
+	if s, ok := obj.(*corev1.Secret); ok {
+		if s.Labels[ManagedByLabel] != ManagedByValue {
+			return apierrors.NewNotFound(corev1.Resource("secrets"), key.Name)
+		}
+		_, _ = DigestSecret(s)
 	}
 	return nil
 }
@@ -128,6 +132,8 @@ func (w *kccWorld) ready(name string) *metav1.Condition {
 	return meta.FindStatusCondition(k.Status.Conditions, shared.TypeReady)
 }
 
+// secret is the Secret the operator wrote at ns/name as the API server
+// holds it; nil when there is none (or only someone else's).
 func (w *kccWorld) secret(ns, name string) *corev1.Secret {
 	var s corev1.Secret
 	if err := w.client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, &s); err != nil {
@@ -135,6 +141,9 @@ func (w *kccWorld) secret(ns, name string) *corev1.Secret {
 			return nil
 		}
 		w.t.Fatal(err)
+	}
+	if s.Labels[ManagedByLabel] != ManagedByValue {
+		return nil
 	}
 	return &s
 }

@@ -32,12 +32,15 @@ import (
 // target Secret (whose keys, edited or not, in step or not) needs only
 // the digests; what it writes goes as a patch of its own keys (patches.go),
 // never as the cached object.
+//
+// The cache's objects went through the transform once; a Secret read from
+// the API server directly goes through digest once, right after the read.
+// Nothing on a Secret says "already digested": anyone could write that.
 const (
-	// digestedAnnotation marks a Secret whose values are digests. It
-	// exists only in memory: digested Secrets are never written back.
-	digestedAnnotation = "secrets.carbogame.com/digested"
 	// observedHashAnnotation is dataHash of the values of the operator's
-	// keys, as the Secret held them (in memory only, as above).
+	// keys, as the Secret held them. It exists only in memory (digested
+	// Secrets are never written back); a value the Secret itself carries
+	// under this key is overwritten.
 	observedHashAnnotation = "secrets.carbogame.com/observed-data-hash"
 	// longAnnotation: an annotation value longer than this (others' or the
 	// spec's, never the operator's marks) is kept as its digest.
@@ -56,12 +59,11 @@ func DigestSecret(obj any) (any, error) {
 	return obj, nil
 }
 
-// digest turns s into its digested form, once; a Secret read from the API
-// server directly goes through it too, so that one path decides.
+// digest turns s, as read from the API server, into its digested form.
+// Called twice on one object it would digest the digests: the callers
+// apply it exactly once (the cache's transform, or right after a direct
+// read).
 func digest(s *corev1.Secret) {
-	if s.Annotations[digestedAnnotation] == "true" {
-		return
-	}
 	observed := dataHash(managedData(s))
 	s.StringData = nil // write-only: never on a read object
 	for k, v := range s.Data {
@@ -75,7 +77,6 @@ func digest(s *corev1.Secret) {
 			s.Annotations[k] = annotationDigest(v)
 		}
 	}
-	s.Annotations[digestedAnnotation] = "true"
 	s.Annotations[observedHashAnnotation] = observed
 }
 

@@ -129,10 +129,15 @@ func TestTheCacheHoldsDigestsNeverValues(t *testing.T) {
 	if p := updatePatch(d, kcc, map[string][]byte{"id": []byte("gitea"), "secret": []byte("s3cr3t-value")}); p != nil {
 		t.Errorf("a Secret in step is patched: %s", p)
 	}
-	// Digesting twice changes nothing.
-	again, _ := DigestSecret(d.DeepCopy())
-	if !maps.EqualFunc(again.(*corev1.Secret).Data, d.Data, bytes.Equal) {
-		t.Error("a digested Secret digested again")
+	// Nothing a Secret carries makes the cache keep its values or trust a
+	// hash it brings: a forged observed hash is replaced.
+	forged := s.DeepCopy()
+	forged.Annotations["secrets.carbogame.com/digested"] = "true"
+	forged.Annotations[observedHashAnnotation] = s.Annotations[DataHashAnnotation]
+	forged.Data["secret"] = []byte("hand-edited")
+	out, _ = DigestSecret(forged)
+	if f := out.(*corev1.Secret); len(f.Data["big"]) != 32 || !edited(f) {
+		t.Errorf("a Secret with forged marks kept %d bytes of a value, or hid its edit", len(f.Data["big"]))
 	}
 }
 

@@ -217,4 +217,18 @@ func TestAnnotationsLeaveRoomForTheV1alpha1View(t *testing.T) {
 	if _, err := v.ValidateUpdate(context.Background(), smaller, full); err == nil {
 		t.Fatal("an update that grows the annotations past the room was admitted")
 	}
+	// An object that fits only because its spec needs no conversion data
+	// may not take a spec that does, even with annotations unchanged.
+	noRef := full.DeepCopy()
+	noRef.Spec.ServerRef = nil
+	if _, err := v.ValidateUpdate(context.Background(), noRef, full); err == nil {
+		t.Fatal("serverRef added to an object whose annotations leave no room for it was admitted")
+	}
+	// Saved data of an older view (stale here) is no part of the object:
+	// it does not make a small object too large.
+	stale := withAnnotation(10)
+	stale.Annotations["vault.exemple.com/conversion-data"] = `{"vaultPolicy":"old"}`
+	if _, err := v.ValidateCreate(context.Background(), stale); err != nil {
+		t.Fatalf("an object carrying stale conversion data refused: %v", err)
+	}
 }
