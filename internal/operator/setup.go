@@ -239,7 +239,6 @@ func setupControllers(mgr ctrl.Manager, opts Options, recorder func(controller s
 		Vault:                   vault,
 		Identity:                identity,
 		Recorder:                recorder("vaultapp-controller"),
-		EventNamespace:          opts.OperatorNamespace,
 		MaxConcurrentReconciles: opts.MaxConcurrentReconciles,
 		MaxBackoff:              opts.MaxBackoff,
 	}).SetupWithManager(mgr); err != nil {

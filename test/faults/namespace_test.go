@@ -200,8 +200,8 @@ func toldWhy(ctx context.Context, c client.Client, namespace string, n int) erro
 	if told != n {
 		return fmt.Errorf("%d of %d VaultApps say %s: Vault does not answer", told, n, shared.ReasonDeleteFailed)
 	}
-	// In the operator's namespace, never in default, where every tenant
-	// would read another team's names and failures.
+	// In kube-system, never in default, where every tenant would read
+	// another team's names and failures.
 	toldIn := func(in string) (bool, error) {
 		var events eventsv1.EventList
 		if err := c.List(ctx, &events, client.InNamespace(in)); err != nil {
@@ -218,8 +218,8 @@ func toldWhy(ctx context.Context, c client.Client, namespace string, n int) erro
 	if inDefault, err := toldIn(metav1.NamespaceDefault); err != nil || inDefault {
 		return fmt.Errorf("the Event on namespace %s is in default (err %v)", namespace, err)
 	}
-	if ok, err := toldIn(operatorNamespace); err != nil || !ok {
-		return fmt.Errorf("no %s Event on namespace %s in %s (err %v)", shared.ReasonDeleteFailed, namespace, operatorNamespace, err)
+	if ok, err := toldIn(metav1.NamespaceSystem); err != nil || !ok {
+		return fmt.Errorf("no %s Event on namespace %s in kube-system (err %v)", shared.ReasonDeleteFailed, namespace, err)
 	}
 	return nil
 }

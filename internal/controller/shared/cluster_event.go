@@ -30,12 +30,18 @@ import (
 // ReportingController names the operator in the Events it writes itself.
 const ReportingController = "vault-keycloak-operator"
 
+// ClusterEventNamespace receives the Events about cluster-scoped objects
+// (a terminating Namespace). client-go's recorder puts them in default,
+// where every tenant may read another team's names and failures; the API
+// server accepts such an Event only in default or kube-system, and
+// kube-system is the admins'. kubectl describe, which searches every
+// namespace for Events about a cluster-scoped object, still shows them.
+const ClusterEventNamespace = metav1.NamespaceSystem
+
 // RecordClusterEvent writes an Event about a cluster-scoped object into
-// namespace. client-go's recorder puts such Events in default, where every
-// tenant may read them; the operator's own namespace keeps them to admins,
-// and kubectl describe, which searches every namespace for Events about a
-// cluster-scoped object, still shows them.
-func RecordClusterEvent(ctx context.Context, c client.Client, namespace string, regarding client.Object, related client.Object, eventType, reason, action, note string) error {
+// ClusterEventNamespace.
+func RecordClusterEvent(ctx context.Context, c client.Client, regarding client.Object, related client.Object, eventType, reason, action, note string) error {
+	namespace := ClusterEventNamespace
 	gvk, err := c.GroupVersionKindFor(regarding)
 	if err != nil {
 		return err

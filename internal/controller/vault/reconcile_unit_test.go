@@ -460,7 +460,6 @@ func TestVaultThatDoesNotAnswerIsWaitedFor(t *testing.T) {
 func TestNamespaceDeletedWhileVaultIsDown(t *testing.T) {
 	w := newWorld(t, nil, shopAPI())
 	w.r.Outage = shared.NewOutage(time.Hour)
-	w.r.EventNamespace = "vko-system"
 	w.reconcile()
 	w.event(corev1.EventTypeNormal, shared.ReasonCreated)
 	var ns corev1.Namespace
@@ -485,15 +484,15 @@ func TestNamespaceDeletedWhileVaultIsDown(t *testing.T) {
 		t.Fatalf("Ready says %q", msg)
 	}
 	w.event(corev1.EventTypeWarning, shared.ReasonDeleteFailed)
-	// The namespace is told too, by an Event in the operator's namespace
-	// (never in default, where every tenant reads it).
+	// The namespace is told too, by an Event in kube-system (never in
+	// default, where every tenant reads it).
 	var told eventsv1.EventList
-	if err := w.client.List(context.Background(), &told, client.InNamespace("vko-system")); err != nil {
+	if err := w.client.List(context.Background(), &told, client.InNamespace("kube-system")); err != nil {
 		t.Fatal(err)
 	}
 	if len(told.Items) != 1 || told.Items[0].Regarding.Kind != "Namespace" || told.Items[0].Regarding.Name != "shop" ||
 		!strings.Contains(told.Items[0].Note, "VaultApp api keeps finalizer "+Finalizer) {
-		t.Fatalf("the namespace was not told what holds it, in the operator's namespace: %+v", told.Items)
+		t.Fatalf("the namespace was not told what holds it, in kube-system: %+v", told.Items)
 	}
 	if w.r.Outage.Waiting((&Server{}).outageKey()) != 1 {
 		t.Fatal("the VaultApp does not wait for Vault")

@@ -58,10 +58,6 @@ type VaultAppReconciler struct {
 	// without a Vault address.
 	Vault    VaultAPI
 	Recorder events.EventRecorder
-	// EventNamespace receives the Events about cluster-scoped objects (a
-	// terminating Namespace): the operator's own, which tenants cannot
-	// read. None are recorded when empty.
-	EventNamespace string
 	// Identity is this cluster's in the marks and names it writes to Vault.
 	Identity Identity
 	// MaxConcurrentReconciles is how many VaultApps are reconciled at once.

@@ -97,12 +97,11 @@ func (r *pass) finalize(ctx context.Context, app *vaultv1beta1.VaultApp, before 
 // tellTerminatingNamespace records the failure on the namespace too when it
 // is being deleted: no Event can be created inside a terminating namespace,
 // and the admin deleting it reads 'kubectl describe namespace' to learn
-// what holds it. The Event goes to the operator's namespace: an Event
-// about a cluster-scoped object would otherwise land in default, where any
-// tenant reads another team's names and failures (kubectl describe finds
-// it there all the same). Once per change of the VaultApp's conditions.
+// what holds it. The Event goes to kube-system, never default, where any
+// tenant reads another team's names and failures (shared.RecordClusterEvent).
+// Once per change of the VaultApp's conditions.
 func (r *VaultAppReconciler) tellTerminatingNamespace(ctx context.Context, app *vaultv1beta1.VaultApp, before *vaultv1beta1.VaultAppStatus, reason, msg string) {
-	if equality.Semantic.DeepEqual(before.Conditions, app.Status.Conditions) || r.EventNamespace == "" {
+	if equality.Semantic.DeepEqual(before.Conditions, app.Status.Conditions)  {
 		return
 	}
 	var ns corev1.Namespace
@@ -110,7 +109,7 @@ func (r *VaultAppReconciler) tellTerminatingNamespace(ctx context.Context, app *
 		return
 	}
 	note := fmt.Sprintf("VaultApp %s keeps finalizer %s until its policy and role are removed from Vault: %s", app.Name, Finalizer, msg)
-	if err := shared.RecordClusterEvent(ctx, r.Client, r.EventNamespace, &ns, app, corev1.EventTypeWarning, reason, "Delete", note); err != nil {
+	if err := shared.RecordClusterEvent(ctx, r.Client, &ns, app, corev1.EventTypeWarning, reason, "Delete", note); err != nil {
 		logf.FromContext(ctx).Error(err, "record the Event on the terminating namespace", "namespace", app.Namespace)
 	}
 }
