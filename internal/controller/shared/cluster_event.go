@@ -46,9 +46,12 @@ func RecordClusterEvent(ctx context.Context, c client.Client, regarding client.O
 	if err != nil {
 		return err
 	}
+	now := metav1.NowMicro()
 	e := &eventsv1.Event{
-		ObjectMeta:          metav1.ObjectMeta{GenerateName: regarding.GetName() + ".", Namespace: namespace},
-		EventTime:           metav1.NowMicro(),
+		// Named as client-go names Events (a generateName ending in "."
+		// is refused by events.k8s.io/v1's validation).
+		ObjectMeta:          metav1.ObjectMeta{Name: fmt.Sprintf("%s.%x", regarding.GetName(), now.UnixNano()), Namespace: namespace},
+		EventTime:           now,
 		ReportingController: ReportingController,
 		ReportingInstance:   reportingInstance(),
 		Action:              action,

@@ -101,7 +101,7 @@ func (r *pass) finalize(ctx context.Context, app *vaultv1beta1.VaultApp, before 
 // tenant reads another team's names and failures (shared.RecordClusterEvent).
 // Once per change of the VaultApp's conditions.
 func (r *VaultAppReconciler) tellTerminatingNamespace(ctx context.Context, app *vaultv1beta1.VaultApp, before *vaultv1beta1.VaultAppStatus, reason, msg string) {
-	if equality.Semantic.DeepEqual(before.Conditions, app.Status.Conditions)  {
+	if equality.Semantic.DeepEqual(before.Conditions, app.Status.Conditions) {
 		return
 	}
 	var ns corev1.Namespace
