@@ -108,6 +108,7 @@ func run(m *testing.M) int {
 	cfg.Address, cfg.Token = vault.Addr, vault.Token
 	if op, err = harness.StartOperator(operator.Options{
 		Vault: cfg, LegacyVaultEnvironment: true, OperatorNamespace: operatorNamespace, MaxBackoff: 2 * time.Second, OrphanSweepInterval: sweepInterval,
+		MaxConcurrentReconciles: 8, // as deployed (--max-concurrent-reconciles)
 	}); err != nil {
 		return fail("start operator", err)
 	}
