@@ -18,8 +18,9 @@ package keycloak
 
 import (
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/testutil"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
+
+	"github.com/carbogame/vault-keycloak-operator/internal/counter"
 )
 
 // requestsTotal counts every request the operator sends to Keycloak.
@@ -54,6 +55,6 @@ func observe(server, op string, err error) {
 // server, of any outcome. Tests use it to prove there is one login per
 // token, not one per reconcile.
 func RequestCount(server, op string) float64 {
-	return testutil.ToFloat64(requestsTotal.WithLabelValues(server, op, "success")) +
-		testutil.ToFloat64(requestsTotal.WithLabelValues(server, op, "error"))
+	return counter.Value(requestsTotal.WithLabelValues(server, op, "success")) +
+		counter.Value(requestsTotal.WithLabelValues(server, op, "error"))
 }

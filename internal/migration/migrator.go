@@ -33,7 +33,6 @@ import (
 
 	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/testutil"
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -44,6 +43,8 @@ import (
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
+
+	"github.com/carbogame/vault-keycloak-operator/internal/counter"
 )
 
 // ReasonMigrated and ReasonMigrationFailed are the reasons of the Events
@@ -326,7 +327,7 @@ func ObjectsMigrated(crd string) prometheus.Counter { return objectsMigrated.Wit
 func RunCount(crd, outcome string) float64 {
 	var n float64
 	for _, path := range []string{"none", string(PathBuiltin), string(PathOperator)} {
-		n += testutil.ToFloat64(runs.WithLabelValues(crd, outcome, path))
+		n += counter.Value(runs.WithLabelValues(crd, outcome, path))
 	}
 	return n
 }

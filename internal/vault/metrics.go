@@ -18,8 +18,9 @@ package vault
 
 import (
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/testutil"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
+
+	"github.com/carbogame/vault-keycloak-operator/internal/counter"
 )
 
 // requestsTotal counts every request the operator sends to Vault. A
@@ -65,7 +66,7 @@ func observe(op string, err error, found bool) {
 func RequestCount(op string) float64 {
 	var total float64
 	for _, outcome := range []string{"success", "not_found", "error"} {
-		total += testutil.ToFloat64(requestsTotal.WithLabelValues(op, outcome))
+		total += counter.Value(requestsTotal.WithLabelValues(op, outcome))
 	}
 	return total
 }
