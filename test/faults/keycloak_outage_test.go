@@ -29,7 +29,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
-	"github.com/carbogame/vault-keycloak-operator/internal/controller/shared"
 	"github.com/carbogame/vault-keycloak-operator/test/harness"
 )
 
@@ -119,7 +118,7 @@ func TestKeycloakDownForAMinute(t *testing.T) {
 		}
 		checks++
 		if told == 0 {
-			n, err := countReason(ctx, w.c, &secretsv1beta1.KeycloakClientCredentialList{}, shared.ReasonKeycloakUnavailable)
+			n, err := countReason(ctx, w.c, &secretsv1beta1.KeycloakClientCredentialList{}, secretsv1beta1.ReasonKeycloakUnavailable)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -130,7 +129,7 @@ func TestKeycloakDownForAMinute(t *testing.T) {
 		time.Sleep(500 * time.Millisecond)
 	}
 	if told == 0 {
-		t.Fatalf("the %d resources changed during the outage did not all say %s", changed, shared.ReasonKeycloakUnavailable)
+		t.Fatalf("the %d resources changed during the outage did not all say %s", changed, secretsv1beta1.ReasonKeycloakUnavailable)
 	}
 	link.Restore()
 	back := time.Now()
@@ -153,7 +152,7 @@ func TestKeycloakDownForAMinute(t *testing.T) {
 	probes := harness.Sum(metrics, "vko_keycloak_requests_total", map[string]string{"operation": "probe"})
 	t.Logf("R2: %d resources, %d changed during a %s outage; every Secret intact at each of %d checks; the changed ones said %s %s into it; "+
 		"Keycloak was probed %.0f times; all Ready %s after it came back",
-		resources, changed, down, checks, shared.ReasonKeycloakUnavailable, told.Round(time.Millisecond), probes, recovered.Round(time.Millisecond))
+		resources, changed, down, checks, secretsv1beta1.ReasonKeycloakUnavailable, told.Round(time.Millisecond), probes, recovered.Round(time.Millisecond))
 }
 
 // waitCredentials waits until n KeycloakClientCredentials in "team" are

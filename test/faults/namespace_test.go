@@ -32,7 +32,6 @@ import (
 
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
-	"github.com/carbogame/vault-keycloak-operator/internal/controller/shared"
 	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
 	"github.com/carbogame/vault-keycloak-operator/test/harness"
 )
@@ -192,13 +191,13 @@ func toldWhy(ctx context.Context, c client.Client, namespace string, n int) erro
 	}
 	told := 0
 	for _, a := range apps.Items {
-		r := meta.FindStatusCondition(a.Status.Conditions, shared.TypeReady)
-		if r != nil && r.Reason == shared.ReasonDeleteFailed && strings.Contains(r.Message, "Vault does not answer") {
+		r := meta.FindStatusCondition(a.Status.Conditions, vaultv1beta1.TypeReady)
+		if r != nil && r.Reason == vaultv1beta1.ReasonDeleteFailed && strings.Contains(r.Message, "Vault does not answer") {
 			told++
 		}
 	}
 	if told != n {
-		return fmt.Errorf("%d of %d VaultApps say %s: Vault does not answer", told, n, shared.ReasonDeleteFailed)
+		return fmt.Errorf("%d of %d VaultApps say %s: Vault does not answer", told, n, vaultv1beta1.ReasonDeleteFailed)
 	}
 	// In kube-system, never in default, where every tenant would read
 	// another team's names and failures.
@@ -208,7 +207,7 @@ func toldWhy(ctx context.Context, c client.Client, namespace string, n int) erro
 			return false, err
 		}
 		for _, e := range events.Items {
-			if e.Regarding.Kind == "Namespace" && e.Regarding.Name == namespace && e.Reason == shared.ReasonDeleteFailed &&
+			if e.Regarding.Kind == "Namespace" && e.Regarding.Name == namespace && e.Reason == vaultv1beta1.ReasonDeleteFailed &&
 				strings.Contains(e.Note, "keeps finalizer") {
 				return true, nil
 			}
@@ -219,7 +218,7 @@ func toldWhy(ctx context.Context, c client.Client, namespace string, n int) erro
 		return fmt.Errorf("the Event on namespace %s is in default (err %v)", namespace, err)
 	}
 	if ok, err := toldIn(metav1.NamespaceSystem); err != nil || !ok {
-		return fmt.Errorf("no %s Event on namespace %s in kube-system (err %v)", shared.ReasonDeleteFailed, namespace, err)
+		return fmt.Errorf("no %s Event on namespace %s in kube-system (err %v)", vaultv1beta1.ReasonDeleteFailed, namespace, err)
 	}
 	return nil
 }

@@ -30,7 +30,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
-	"github.com/carbogame/vault-keycloak-operator/internal/controller/shared"
 	"github.com/carbogame/vault-keycloak-operator/test/harness"
 )
 
@@ -92,7 +91,7 @@ func TestVaultDownForAMinute(t *testing.T) {
 	// Each says why it is not Ready, from its first reconcile on.
 	var told time.Duration
 	for {
-		n, err := countReason(ctx, w.c, &vaultv1beta1.VaultAppList{}, shared.ReasonVaultUnavailable)
+		n, err := countReason(ctx, w.c, &vaultv1beta1.VaultAppList{}, vaultv1beta1.ReasonVaultUnavailable)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -101,7 +100,7 @@ func TestVaultDownForAMinute(t *testing.T) {
 			break
 		}
 		if time.Since(outageStart) > down {
-			t.Fatalf("%d of %d VaultApps say %s %s into the outage", n, len(want), shared.ReasonVaultUnavailable, down)
+			t.Fatalf("%d of %d VaultApps say %s %s into the outage", n, len(want), vaultv1beta1.ReasonVaultUnavailable, down)
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
@@ -110,8 +109,8 @@ func TestVaultDownForAMinute(t *testing.T) {
 		t.Fatal(err)
 	}
 	time.Sleep(sealed)
-	if n, err := countReason(ctx, w.c, &vaultv1beta1.VaultAppList{}, shared.ReasonVaultUnavailable); err != nil || n != len(want) {
-		t.Fatalf("while Vault is sealed, %d of %d VaultApps say %s (err %v)", n, len(want), shared.ReasonVaultUnavailable, err)
+	if n, err := countReason(ctx, w.c, &vaultv1beta1.VaultAppList{}, vaultv1beta1.ReasonVaultUnavailable); err != nil || n != len(want) {
+		t.Fatalf("while Vault is sealed, %d of %d VaultApps say %s (err %v)", n, len(want), vaultv1beta1.ReasonVaultUnavailable, err)
 	}
 	if err := w.vault.Unseal(ctx); err != nil {
 		t.Fatal(err)
@@ -143,7 +142,7 @@ func TestVaultDownForAMinute(t *testing.T) {
 	probes := harness.Sum(metrics, "vko_vault_requests_total", map[string]string{"operation": "health"})
 	t.Logf("R1: %d VaultApps changed in the first %s of a %s outage (%s stopped, %s sealed); all said %s %s into it; "+
 		"Vault was probed %.0f times; all in step %s after it came back, nothing lost or left over",
-		len(want), changed.Round(time.Millisecond), down+sealed, down, sealed, shared.ReasonVaultUnavailable,
+		len(want), changed.Round(time.Millisecond), down+sealed, down, sealed, vaultv1beta1.ReasonVaultUnavailable,
 		told.Round(time.Millisecond), probes, recovered.Round(time.Millisecond))
 }
 
@@ -172,7 +171,7 @@ func countReason(ctx context.Context, c client.Client, list client.ObjectList, r
 		if err := json.Unmarshal(data, &o); err != nil {
 			return 0, err
 		}
-		if r := meta.FindStatusCondition(o.Status.Conditions, shared.TypeReady); r != nil && r.Reason == reason && r.ObservedGeneration == o.Metadata.Generation {
+		if r := meta.FindStatusCondition(o.Status.Conditions, vaultv1beta1.TypeReady); r != nil && r.Reason == reason && r.ObservedGeneration == o.Metadata.Generation {
 			n++
 		}
 	}

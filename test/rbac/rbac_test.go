@@ -39,7 +39,6 @@ import (
 
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
-	"github.com/carbogame/vault-keycloak-operator/internal/controller/shared"
 	"github.com/carbogame/vault-keycloak-operator/internal/migration"
 	"github.com/carbogame/vault-keycloak-operator/internal/operator"
 	vaultclient "github.com/carbogame/vault-keycloak-operator/internal/vault"
@@ -171,7 +170,7 @@ func flows(t *testing.T, op *harness.Operator, within time.Duration) (vault, key
 	}
 	ready := func(conds []metav1.Condition) metav1.Condition {
 		for _, c := range conds {
-			if c.Type == shared.TypeReady {
+			if c.Type == vaultv1beta1.TypeReady { // the same type in both groups
 				return c
 			}
 		}
@@ -252,7 +251,7 @@ func TestWithoutCreatingSecretsTheKeycloakFlowFails(t *testing.T) {
 	vault, keycloak := flows(t, op, 20*time.Second)
 	NewWithT(t).Expect(vault.Status).To(Equal(metav1.ConditionTrue), "VaultApp needs no Secret: %s", vault.Message)
 	NewWithT(t).Expect(keycloak.Status).To(Equal(metav1.ConditionFalse))
-	NewWithT(t).Expect(keycloak.Reason).To(Equal(shared.ReasonTargetFailed))
+	NewWithT(t).Expect(keycloak.Reason).To(Equal(secretsv1beta1.ReasonTargetFailed))
 	if !strings.Contains(keycloak.Message, "forbidden") {
 		t.Errorf("Ready message = %q, want the API server's refusal", keycloak.Message)
 	}

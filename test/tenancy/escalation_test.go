@@ -37,7 +37,6 @@ import (
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
 	vaultv1alpha1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1alpha1"
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
-	"github.com/carbogame/vault-keycloak-operator/internal/controller/shared"
 	vaultcontroller "github.com/carbogame/vault-keycloak-operator/internal/controller/vault"
 	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
 )
@@ -203,7 +202,7 @@ func TestTenantCannotEscalate(t *testing.T) {
 			if err := tenant.Create(ctx, k); err != nil {
 				t.Fatal(err)
 			}
-			waitCredential(t, client.ObjectKeyFromObject(k), shared.TypeReady, metav1.ConditionTrue, shared.ReasonSynced)
+			waitCredential(t, client.ObjectKeyFromObject(k), secretsv1beta1.TypeReady, metav1.ConditionTrue, secretsv1beta1.ReasonSynced)
 			return update(ctx, k, func() { k.Spec.Source.ClientID = "team-b-web" })
 		}, refused: kccDenied("k-switch", `spec.source.clientId: Forbidden: client "team-b-web"`),
 			inert: func(t *testing.T) {
@@ -217,15 +216,15 @@ func TestTenantCannotEscalate(t *testing.T) {
 			}},
 		{name: "webhook down: another team's client", try: create(credential(bypass, "k-bypass", appsRealm, "team-b-web")),
 			inert: func(t *testing.T) {
-				k := waitCredential(t, client.ObjectKey{Namespace: bypass, Name: "k-bypass"}, shared.TypeReady, metav1.ConditionFalse, shared.ReasonAccessNotGranted)
-				if msg := meta.FindStatusCondition(k.Status.Conditions, shared.TypeReady).Message; !strings.Contains(msg, `client "team-b-web" in realm`) {
+				k := waitCredential(t, client.ObjectKey{Namespace: bypass, Name: "k-bypass"}, secretsv1beta1.TypeReady, metav1.ConditionFalse, secretsv1beta1.ReasonAccessNotGranted)
+				if msg := meta.FindStatusCondition(k.Status.Conditions, secretsv1beta1.TypeReady).Message; !strings.Contains(msg, `client "team-b-web" in realm`) {
 					t.Fatalf("Ready message = %q", msg)
 				}
 				noSecret(t, bypass, "k-bypass-creds")
 			}},
 		{name: "webhook down: the operator's login client", try: create(credential(bypass, "k-bypass-login", "master", operatorClientID)),
 			inert: func(t *testing.T) {
-				waitCredential(t, client.ObjectKey{Namespace: bypass, Name: "k-bypass-login"}, shared.TypeReady, metav1.ConditionFalse, shared.ReasonAccessNotGranted)
+				waitCredential(t, client.ObjectKey{Namespace: bypass, Name: "k-bypass-login"}, secretsv1beta1.TypeReady, metav1.ConditionFalse, secretsv1beta1.ReasonAccessNotGranted)
 				noSecret(t, bypass, "k-bypass-login-creds")
 			}},
 		{name: "webhook down: rotation without the grant, due", try: func(t *testing.T) error {
@@ -233,7 +232,7 @@ func TestTenantCannotEscalate(t *testing.T) {
 		}, inert: func(t *testing.T) {
 			before := keycloakSecret(t, appsRealm, "team-a-web")
 			key := client.ObjectKey{Namespace: bypass, Name: "k-bypass-rot"}
-			waitCredential(t, key, shared.TypeReady, metav1.ConditionFalse, shared.ReasonAccessNotGranted)
+			waitCredential(t, key, secretsv1beta1.TypeReady, metav1.ConditionFalse, secretsv1beta1.ReasonAccessNotGranted)
 			// The last rotation "was" two hours ago (as the operator would
 			// record it): one is due now, and must still not happen.
 			var k secretsv1beta1.KeycloakClientCredential
@@ -258,11 +257,11 @@ func TestTenantCannotEscalate(t *testing.T) {
 				if err := op.Client.Get(ctx, key, &now); err != nil {
 					t.Fatal(err)
 				}
-				if c := meta.FindStatusCondition(now.Status.Conditions, shared.TypeReady); c != nil && c.ObservedGeneration == k.Generation {
+				if c := meta.FindStatusCondition(now.Status.Conditions, secretsv1beta1.TypeReady); c != nil && c.ObservedGeneration == k.Generation {
 					return c.Reason
 				}
 				return "not reconciled since the spec changed"
-			}).WithTimeout(settle).Should(Equal(shared.ReasonAccessNotGranted), "the due rotation's pass never ran")
+			}).WithTimeout(settle).Should(Equal(secretsv1beta1.ReasonAccessNotGranted), "the due rotation's pass never ran")
 			NewWithT(t).Consistently(func() string { return keycloakSecret(t, appsRealm, "team-a-web") }).
 				WithTimeout(3*time.Second).WithPolling(500*time.Millisecond).Should(Equal(before), "the secret was regenerated in Keycloak")
 		}},
@@ -271,7 +270,7 @@ func TestTenantCannotEscalate(t *testing.T) {
 			k.Spec.Target.Labels = map[string]string{"secrets.carbogame.com/owner-namespace": victim}
 			return tenant.Create(ctx, k)
 		}, inert: func(t *testing.T) {
-			waitCredential(t, client.ObjectKey{Namespace: bypass, Name: "k-bypass-label"}, shared.TypeReady, metav1.ConditionFalse, shared.ReasonNotAllowed)
+			waitCredential(t, client.ObjectKey{Namespace: bypass, Name: "k-bypass-label"}, secretsv1beta1.TypeReady, metav1.ConditionFalse, secretsv1beta1.ReasonNotAllowed)
 			noSecret(t, bypass, "k-bypass-label-creds")
 		}},
 		{name: "webhook down: a ServiceAccount token Secret", try: func(t *testing.T) error {
@@ -279,7 +278,7 @@ func TestTenantCannotEscalate(t *testing.T) {
 			k.Spec.Target.Type = corev1.SecretTypeServiceAccountToken
 			return tenant.Create(ctx, k)
 		}, inert: func(t *testing.T) {
-			waitCredential(t, client.ObjectKey{Namespace: bypass, Name: "k-bypass-sa"}, shared.TypeReady, metav1.ConditionFalse, shared.ReasonTargetNotAllowed)
+			waitCredential(t, client.ObjectKey{Namespace: bypass, Name: "k-bypass-sa"}, secretsv1beta1.TypeReady, metav1.ConditionFalse, secretsv1beta1.ReasonTargetNotAllowed)
 			noSecret(t, bypass, "k-bypass-sa-creds")
 		}},
 
@@ -306,7 +305,7 @@ func TestTenantCannotEscalate(t *testing.T) {
 			k.Spec.Target.Namespaces = []string{victim}
 			return tenant.Create(ctx, k)
 		}, inert: func(t *testing.T) {
-			waitCredential(t, client.ObjectKey{Namespace: own, Name: "s-victim"}, shared.TypeReady, metav1.ConditionFalse, shared.ReasonTargetNotAllowed)
+			waitCredential(t, client.ObjectKey{Namespace: own, Name: "s-victim"}, secretsv1beta1.TypeReady, metav1.ConditionFalse, secretsv1beta1.ReasonTargetNotAllowed)
 			noSecret(t, victim, "s-victim-creds")
 		}},
 		{name: "overwrite a Secret the operator does not own", try: func(t *testing.T) error {
@@ -316,7 +315,7 @@ func TestTenantCannotEscalate(t *testing.T) {
 			}
 			return tenant.Create(ctx, credential(own, "s-foreign", appsRealm, "team-a-web"))
 		}, inert: func(t *testing.T) {
-			waitCredential(t, client.ObjectKey{Namespace: own, Name: "s-foreign"}, shared.TypeReady, metav1.ConditionFalse, shared.ReasonSecretNotOwned)
+			waitCredential(t, client.ObjectKey{Namespace: own, Name: "s-foreign"}, secretsv1beta1.TypeReady, metav1.ConditionFalse, secretsv1beta1.ReasonSecretNotOwned)
 			var s corev1.Secret
 			if err := op.Client.Get(ctx, client.ObjectKey{Namespace: own, Name: "s-foreign-creds"}, &s); err != nil {
 				t.Fatal(err)
@@ -333,7 +332,7 @@ func TestTenantCannotEscalate(t *testing.T) {
 			if err := op.Client.Create(ctx, victimKcc); err != nil {
 				t.Fatal(err)
 			}
-			waitCredential(t, client.ObjectKeyFromObject(victimKcc), shared.TypeReady, metav1.ConditionTrue, shared.ReasonSynced)
+			waitCredential(t, client.ObjectKeyFromObject(victimKcc), secretsv1beta1.TypeReady, metav1.ConditionTrue, secretsv1beta1.ReasonSynced)
 			return tenant.Create(ctx, &corev1.Secret{
 				ObjectMeta: metav1.ObjectMeta{Name: "victim-creds", Namespace: own, Labels: map[string]string{
 					"app.kubernetes.io/managed-by": "vault-keycloak-operator", "secrets.carbogame.com/owner-namespace": victim, "secrets.carbogame.com/owner-name": "victim",
@@ -402,7 +401,7 @@ func TestTenantCannotEscalate(t *testing.T) {
 			if err := tenant.Create(ctx, a); err != nil {
 				t.Fatal(err)
 			}
-			a = waitApp(t, client.ObjectKeyFromObject(a), shared.TypeReady, metav1.ConditionTrue, shared.ReasonSynced)
+			a = waitApp(t, client.ObjectKeyFromObject(a), vaultv1beta1.TypeReady, metav1.ConditionTrue, vaultv1beta1.ReasonSynced)
 			if err := tenant.Delete(ctx, a); err != nil {
 				t.Fatal(err)
 			}
@@ -428,7 +427,7 @@ func TestTenantCannotEscalate(t *testing.T) {
 			if err := tenant.Create(ctx, a); err != nil {
 				t.Fatal(err)
 			}
-			waitApp(t, client.ObjectKeyFromObject(a), shared.TypeReady, metav1.ConditionTrue, shared.ReasonSynced)
+			waitApp(t, client.ObjectKeyFromObject(a), vaultv1beta1.TypeReady, metav1.ConditionTrue, vaultv1beta1.ReasonSynced)
 			// The operator may put it back at once: the tenant races it.
 			if err := update(ctx, a, func() { controllerutil.RemoveFinalizer(a, vaultcontroller.Finalizer) }); err != nil {
 				t.Fatal(err)
@@ -446,8 +445,8 @@ func TestTenantCannotEscalate(t *testing.T) {
 			return tenant.Create(ctx, vaultApp(own, "v-foreign"))
 		}, inert: func(t *testing.T) {
 			key := client.ObjectKey{Namespace: own, Name: "v-foreign"}
-			a := waitApp(t, key, shared.TypeReady, metav1.ConditionFalse, shared.ReasonNotOwned)
-			if msg := meta.FindStatusCondition(a.Status.Conditions, shared.TypeReady).Message; !strings.Contains(msg, "policy "+policyName(own, "v-foreign")+" exists in Vault and was not written for this VaultApp") {
+			a := waitApp(t, key, vaultv1beta1.TypeReady, metav1.ConditionFalse, vaultv1beta1.ReasonNotOwned)
+			if msg := meta.FindStatusCondition(a.Status.Conditions, vaultv1beta1.TypeReady).Message; !strings.Contains(msg, "policy "+policyName(own, "v-foreign")+" exists in Vault and was not written for this VaultApp") {
 				t.Fatalf("Ready message = %q", msg)
 			}
 			if err := tenant.Delete(ctx, a); err != nil {
@@ -465,7 +464,7 @@ func TestTenantCannotEscalate(t *testing.T) {
 			if err := tenant.Create(ctx, a); err != nil {
 				t.Fatal(err)
 			}
-			meta.SetStatusCondition(&a.Status.Conditions, metav1.Condition{Type: shared.TypePolicySynced, Status: metav1.ConditionTrue, Reason: "Synced", Message: "forged"})
+			meta.SetStatusCondition(&a.Status.Conditions, metav1.Condition{Type: vaultv1beta1.TypePolicySynced, Status: metav1.ConditionTrue, Reason: "Synced", Message: "forged"})
 			return tenant.Status().Update(ctx, a)
 		}, refused: fmt.Sprintf(`vaultapps.vault.exemple.com "v-status" is forbidden: User "%s" cannot update resource "vaultapps/status" in API group "vault.exemple.com" in the namespace "%s"`, tenantUser, own)},
 		{name: "write a KeycloakClientCredential's status", try: func(t *testing.T) error {
@@ -481,7 +480,7 @@ func TestTenantCannotEscalate(t *testing.T) {
 			a.Spec.Policy.Rules[0].Path = "../" + victim + "/db"
 			return tenant.Create(ctx, a)
 		}, inert: func(t *testing.T) {
-			waitApp(t, client.ObjectKey{Namespace: bypass, Name: "v-bypass-escape"}, shared.TypeReady, metav1.ConditionFalse, shared.ReasonNotAllowed)
+			waitApp(t, client.ObjectKey{Namespace: bypass, Name: "v-bypass-escape"}, vaultv1beta1.TypeReady, metav1.ConditionFalse, vaultv1beta1.ReasonNotAllowed)
 			NewWithT(t).Expect(policy(t, policyName(bypass, "v-bypass-escape"))).To(BeEmpty())
 		}},
 		{name: "webhook down: a v1beta1 schema bound", try: func(t *testing.T) error {
@@ -491,8 +490,8 @@ func TestTenantCannotEscalate(t *testing.T) {
 			}
 			return tenant.Create(ctx, alphaOf(t, a))
 		}, inert: func(t *testing.T) {
-			a := waitApp(t, client.ObjectKey{Namespace: bypass, Name: "v-bypass-bounds"}, shared.TypeReady, metav1.ConditionFalse, shared.ReasonNotAllowed)
-			if msg := meta.FindStatusCondition(a.Status.Conditions, shared.TypeReady).Message; !strings.Contains(msg, "must have at most 64 items") {
+			a := waitApp(t, client.ObjectKey{Namespace: bypass, Name: "v-bypass-bounds"}, vaultv1beta1.TypeReady, metav1.ConditionFalse, vaultv1beta1.ReasonNotAllowed)
+			if msg := meta.FindStatusCondition(a.Status.Conditions, vaultv1beta1.TypeReady).Message; !strings.Contains(msg, "must have at most 64 items") {
 				t.Fatalf("Ready message = %q", msg)
 			}
 			NewWithT(t).Expect(policy(t, policyName(bypass, "v-bypass-bounds"))).To(BeEmpty())
@@ -502,7 +501,7 @@ func TestTenantCannotEscalate(t *testing.T) {
 			if err := tenant.Create(ctx, a); err != nil {
 				t.Fatal(err)
 			}
-			waitApp(t, client.ObjectKeyFromObject(a), shared.TypeReady, metav1.ConditionTrue, shared.ReasonSynced)
+			waitApp(t, client.ObjectKeyFromObject(a), vaultv1beta1.TypeReady, metav1.ConditionTrue, vaultv1beta1.ReasonSynced)
 			return update(ctx, a, func() { a.Spec.Policy.Rules[0].Path = "../" + victim + "/db" })
 		}, inert: func(t *testing.T) {
 			// What the earlier spec had live goes: a spec that cannot be
@@ -513,7 +512,7 @@ func TestTenantCannotEscalate(t *testing.T) {
 		}},
 		{name: "webhook down: a capability not granted", try: create(vaultApp(bypass, "v-bypass", "read", "create")),
 			inert: func(t *testing.T) {
-				waitApp(t, client.ObjectKey{Namespace: bypass, Name: "v-bypass"}, shared.TypePolicySynced, metav1.ConditionTrue, shared.ReasonGrantNarrowed)
+				waitApp(t, client.ObjectKey{Namespace: bypass, Name: "v-bypass"}, vaultv1beta1.TypePolicySynced, metav1.ConditionTrue, vaultv1beta1.ReasonGrantNarrowed)
 				text := policy(t, policyName(bypass, "v-bypass"))
 				if strings.Contains(text, "create") || !strings.Contains(text, `capabilities = ["read"]`) {
 					t.Fatalf("Vault holds more than the grant:\n%s", text)
@@ -525,7 +524,7 @@ func TestTenantCannotEscalate(t *testing.T) {
 			if err := tenant.Create(ctx, a); err != nil {
 				t.Fatal(err)
 			}
-			waitApp(t, client.ObjectKeyFromObject(a), shared.TypePolicySynced, metav1.ConditionTrue, shared.ReasonSynced)
+			waitApp(t, client.ObjectKeyFromObject(a), vaultv1beta1.TypePolicySynced, metav1.ConditionTrue, vaultv1beta1.ReasonSynced)
 			return tenant.Delete(ctx, a)
 		}, inert: func(t *testing.T) {
 			NewWithT(t).Eventually(func() string { return policy(t, policyName(bypass, "v-bypass-retain")) }).WithTimeout(settle).Should(BeEmpty(),
@@ -559,7 +558,7 @@ func TestAdminNarrowsAGrant(t *testing.T) {
 		if err := tenant.Create(ctx, k); err != nil {
 			t.Fatal(err)
 		}
-		waitCredential(t, client.ObjectKeyFromObject(k), shared.TypeReady, metav1.ConditionTrue, shared.ReasonSynced)
+		waitCredential(t, client.ObjectKeyFromObject(k), secretsv1beta1.TypeReady, metav1.ConditionTrue, secretsv1beta1.ReasonSynced)
 		var written corev1.Secret
 		if err := op.Client.Get(ctx, client.ObjectKey{Namespace: own, Name: "narrowed-creds"}, &written); err != nil {
 			t.Fatal(err)
@@ -587,7 +586,7 @@ func TestAdminNarrowsAGrant(t *testing.T) {
 				return op.Client.Update(ctx, &now)
 			})
 		})
-		waitCredential(t, client.ObjectKeyFromObject(k), shared.TypeReady, metav1.ConditionFalse, shared.ReasonAccessNotGranted)
+		waitCredential(t, client.ObjectKeyFromObject(k), secretsv1beta1.TypeReady, metav1.ConditionFalse, secretsv1beta1.ReasonAccessNotGranted)
 		var after corev1.Secret
 		if err := op.Client.Get(ctx, client.ObjectKey{Namespace: own, Name: "narrowed-creds"}, &after); err != nil {
 			t.Fatalf("the Secret was removed: %v", err)
@@ -595,7 +594,7 @@ func TestAdminNarrowsAGrant(t *testing.T) {
 		if string(after.Data["secret"]) != string(written.Data["secret"]) || len(after.Data["secret"]) == 0 {
 			t.Fatal("the Secret was blanked or changed")
 		}
-		op.WaitEvent(t, own, "narrowed", shared.ReasonAccessNotGranted)
+		op.WaitEvent(t, own, "narrowed", secretsv1beta1.ReasonAccessNotGranted)
 	})
 
 	t.Run("Vault", func(t *testing.T) {
@@ -605,24 +604,24 @@ func TestAdminNarrowsAGrant(t *testing.T) {
 		if err := tenant.Create(ctx, a); err != nil {
 			t.Fatal(err)
 		}
-		waitApp(t, client.ObjectKeyFromObject(a), shared.TypeReady, metav1.ConditionTrue, shared.ReasonSynced)
+		waitApp(t, client.ObjectKeyFromObject(a), vaultv1beta1.TypeReady, metav1.ConditionTrue, vaultv1beta1.ReasonSynced)
 		name := policyName(bypass, "narrowed")
 		if !strings.Contains(policy(t, name), `["read", "update"]`) {
 			t.Fatalf("policy before narrowing:\n%s", policy(t, name))
 		}
 
 		setNamespaceAnnotation(t, bypass, tenancy.AllowedCapabilitiesAnnotation, "read")
-		waitApp(t, client.ObjectKeyFromObject(a), shared.TypePolicySynced, metav1.ConditionTrue, shared.ReasonGrantNarrowed)
+		waitApp(t, client.ObjectKeyFromObject(a), vaultv1beta1.TypePolicySynced, metav1.ConditionTrue, vaultv1beta1.ReasonGrantNarrowed)
 		if text := policy(t, name); strings.Contains(text, "update") {
 			t.Fatalf("policy after narrowing still grants update:\n%s", text)
 		}
-		op.WaitEvent(t, bypass, "narrowed", shared.ReasonGrantNarrowed)
+		op.WaitEvent(t, bypass, "narrowed", vaultv1beta1.ReasonGrantNarrowed)
 
 		setNamespaceAnnotation(t, bypass, tenancy.AllowedCapabilitiesAnnotation, "create")
-		waitApp(t, client.ObjectKeyFromObject(a), shared.TypeReady, metav1.ConditionFalse, shared.ReasonNotAllowed)
+		waitApp(t, client.ObjectKeyFromObject(a), vaultv1beta1.TypeReady, metav1.ConditionFalse, vaultv1beta1.ReasonNotAllowed)
 		NewWithT(t).Eventually(func() string { return policy(t, name) }).WithTimeout(settle).Should(BeEmpty(), "policy left after the grant was taken back")
 		NewWithT(t).Expect(role(t, name)).To(BeNil(), "role left after the grant was taken back")
-		op.WaitEvent(t, bypass, "narrowed", shared.ReasonGrantRevoked)
+		op.WaitEvent(t, bypass, "narrowed", vaultv1beta1.ReasonGrantRevoked)
 	})
 }
 
@@ -671,7 +670,7 @@ func TestOrphanIsSwept(t *testing.T) {
 	if err := tenant.Create(ctx, a); err != nil {
 		t.Fatal(err)
 	}
-	waitApp(t, client.ObjectKeyFromObject(a), shared.TypeReady, metav1.ConditionTrue, shared.ReasonSynced)
+	waitApp(t, client.ObjectKeyFromObject(a), vaultv1beta1.TypeReady, metav1.ConditionTrue, vaultv1beta1.ReasonSynced)
 	name := policyName(own, "v-gone")
 	text, roleData := policy(t, name), role(t, name)
 	if err := tenant.Delete(ctx, a); err != nil {
@@ -699,6 +698,6 @@ func TestOrphanIsSwept(t *testing.T) {
 	NewWithT(t).Expect(policy(t, policyName(own, "v-kept"))).To(Equal(retained), "a retained policy was swept")
 	// Said in the tenant's own namespace, about the VaultApp that is gone;
 	// nothing about it in default, where other tenants may read.
-	NewWithT(t).Eventually(func() map[string][]string { return op.Events(t, own, "v-gone") }).WithTimeout(settle).Should(HaveKey(shared.ReasonOrphanRemoved))
-	NewWithT(t).Expect(op.Events(t, "default", own)).NotTo(HaveKey(shared.ReasonOrphanRemoved))
+	NewWithT(t).Eventually(func() map[string][]string { return op.Events(t, own, "v-gone") }).WithTimeout(settle).Should(HaveKey(vaultv1beta1.ReasonOrphanRemoved))
+	NewWithT(t).Expect(op.Events(t, "default", own)).NotTo(HaveKey(vaultv1beta1.ReasonOrphanRemoved))
 }

@@ -29,7 +29,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
-	"github.com/carbogame/vault-keycloak-operator/internal/controller/shared"
 )
 
 // burst is how many VaultApps the tenant creates at once: with the
@@ -66,7 +65,7 @@ func TestATenantsBurstDoesNotDelayAnothersEvents(t *testing.T) {
 		g.Expect(op.Client.List(ctx, &list, client.InNamespace(own), client.MatchingLabels(burstLabel))).To(Succeed())
 		ready := 0
 		for _, a := range list.Items {
-			if meta.IsStatusConditionTrue(a.Status.Conditions, shared.TypeReady) {
+			if meta.IsStatusConditionTrue(a.Status.Conditions, vaultv1beta1.TypeReady) {
 				ready++
 			}
 		}
@@ -119,7 +118,7 @@ func createdEvents(t *testing.T, namespace, kind, prefix string) []eventsv1.Even
 	}
 	var out []eventsv1.Event
 	for _, e := range list.Items {
-		if e.Reason == shared.ReasonCreated && e.Regarding.Kind == kind && len(e.Regarding.Name) >= len(prefix) && e.Regarding.Name[:len(prefix)] == prefix {
+		if e.Reason == vaultv1beta1.ReasonCreated /* the same word in both groups */ && e.Regarding.Kind == kind && len(e.Regarding.Name) >= len(prefix) && e.Regarding.Name[:len(prefix)] == prefix {
 			out = append(out, e)
 		}
 	}

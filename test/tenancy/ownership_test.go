@@ -29,7 +29,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/carbogame/vault-keycloak-operator/internal/controller/shared"
+	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
+	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
 	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
 )
 
@@ -50,7 +51,7 @@ func TestAnotherTeamsCopiesAndKeysSurvive(t *testing.T) {
 	if err := tenant.Create(ctx, k); err != nil {
 		t.Fatal(err)
 	}
-	waitCredential(t, client.ObjectKeyFromObject(k), shared.TypeReady, metav1.ConditionTrue, shared.ReasonSynced)
+	waitCredential(t, client.ObjectKeyFromObject(k), secretsv1beta1.TypeReady, metav1.ConditionTrue, secretsv1beta1.ReasonSynced)
 
 	// The second team (its own rights, not the tenant's): a copy under
 	// another name, and a key added to the delivered Secret.
@@ -152,7 +153,7 @@ func TestAVaultAdminsRoleUnderAnAppNameIsLeftAlone(t *testing.T) {
 	if err := tenant.Create(ctx, a); err != nil {
 		t.Fatal(err)
 	}
-	msg := waitApp(t, client.ObjectKeyFromObject(a), shared.TypeReady, metav1.ConditionFalse, shared.ReasonNotOwned).Status.Conditions
+	msg := waitApp(t, client.ObjectKeyFromObject(a), vaultv1beta1.TypeReady, metav1.ConditionFalse, vaultv1beta1.ReasonNotOwned).Status.Conditions
 	g.Expect(fmt.Sprint(msg)).To(ContainSubstring("role " + name + " exists in Vault and was not written for this VaultApp"))
 	g.Expect(role(t, name)).To(Equal(asWritten), "the admin's role was rewritten")
 

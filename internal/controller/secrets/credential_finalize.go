@@ -43,9 +43,9 @@ func (r *KeycloakClientCredentialReconciler) finalize(ctx context.Context, kcc *
 				released++
 			}
 		}
-		r.Recorder.Eventf(kcc, nil, corev1.EventTypeNormal, shared.ReasonDeleted, "Delete", "released %d Secret(s): deleted, or only the operator's keys removed where others added keys", released)
+		r.Recorder.Eventf(kcc, nil, corev1.EventTypeNormal, secretsv1beta1.ReasonDeleted, "Delete", "released %d Secret(s): deleted, or only the operator's keys removed where others added keys", released)
 	} else {
-		r.Recorder.Eventf(kcc, nil, corev1.EventTypeNormal, shared.ReasonRetained, "Delete", "left the Secrets in place (deletionPolicy Retain)")
+		r.Recorder.Eventf(kcc, nil, corev1.EventTypeNormal, secretsv1beta1.ReasonRetained, "Delete", "left the Secrets in place (deletionPolicy Retain)")
 	}
 	return shared.ReleaseFinalizer(ctx, r.Client, kcc, CredentialFinalizer)
 }

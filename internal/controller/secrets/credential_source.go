@@ -30,7 +30,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
-	"github.com/carbogame/vault-keycloak-operator/internal/controller/shared"
 	"github.com/carbogame/vault-keycloak-operator/internal/keycloak"
 	"github.com/carbogame/vault-keycloak-operator/internal/schema"
 	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
@@ -47,14 +46,14 @@ func (r *KeycloakClientCredentialReconciler) source(ctx context.Context, kcc *se
 	// A spec the webhook would refuse (it was down, or the object predates
 	// a rule) is not acted on.
 	if errs := append(tenancy.ValidateKeycloakClientCredential(kcc), schema.Validate(kcc)...); len(errs) > 0 {
-		return nil, 0, &sourceError{reason: shared.ReasonNotAllowed, err: errs.ToAggregate()}
+		return nil, 0, &sourceError{reason: secretsv1beta1.ReasonNotAllowed, err: errs.ToAggregate()}
 	}
 	var server secretsv1beta1.KeycloakServer
 	if err := r.Get(ctx, client.ObjectKey{Name: src.ServerRef.Name}, &server); err != nil {
 		if apierrors.IsNotFound(err) {
-			return nil, 0, &sourceError{reason: shared.ReasonServerNotFound, err: fmt.Errorf("KeycloakServer %q does not exist", src.ServerRef.Name)}
+			return nil, 0, &sourceError{reason: secretsv1beta1.ReasonServerNotFound, err: fmt.Errorf("KeycloakServer %q does not exist", src.ServerRef.Name)}
 		}
-		return nil, 0, &sourceError{reason: shared.ReasonKeycloakError, err: err, retry: true}
+		return nil, 0, &sourceError{reason: secretsv1beta1.ReasonKeycloakError, err: err, retry: true}
 	}
 	// The admin's grants, checked before anything is read for the
 	// resource, and again with the login client the server really uses.
@@ -70,7 +69,7 @@ func (r *KeycloakClientCredentialReconciler) source(ctx context.Context, kcc *se
 	// reconciled as soon as it answers again, whatever its backoff.
 	failed := func(err error) *sourceError {
 		e := classify(err)
-		if e.reason == shared.ReasonKeycloakUnavailable && r.Outage != nil {
+		if e.reason == secretsv1beta1.ReasonKeycloakUnavailable && r.Outage != nil {
 			r.Outage.Wait(keycloakService(&server), kc.Reachable, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(kcc)})
 		}
 		return e
@@ -101,9 +100,9 @@ func (r *KeycloakClientCredentialReconciler) source(ctx context.Context, kcc *se
 // a change of the resource or of its server (both watched) brings the next
 // attempt. The Secrets already written stay as they are.
 func notGranted(errs field.ErrorList) *sourceError {
-	reason := shared.ReasonAccessNotGranted
+	reason := secretsv1beta1.ReasonAccessNotGranted
 	if errs[0].Field == tenancy.ServerRefField.String() {
-		reason = shared.ReasonServerNotAllowed
+		reason = secretsv1beta1.ReasonServerNotAllowed
 	}
 	return &sourceError{reason: reason, err: errs.ToAggregate()}
 }
@@ -113,18 +112,18 @@ func notGranted(errs field.ErrorList) *sourceError {
 // watches (in Keycloak, or in the credentials Secret, which is not cached),
 // so no event would announce the fix.
 func classify(err error) *sourceError {
-	reason := shared.ReasonKeycloakError
+	reason := secretsv1beta1.ReasonKeycloakError
 	switch {
 	case errors.Is(err, errCredentials):
-		reason = shared.ReasonCredentialsInvalid
+		reason = secretsv1beta1.ReasonCredentialsInvalid
 	case errors.Is(err, keycloak.ErrUnauthorized):
-		reason = shared.ReasonUnauthorized
+		reason = secretsv1beta1.ReasonUnauthorized
 	case errors.Is(err, keycloak.ErrClientNotFound):
-		reason = shared.ReasonClientNotFound
+		reason = secretsv1beta1.ReasonClientNotFound
 	case errors.Is(err, keycloak.ErrNoUsableSecret):
-		reason = shared.ReasonNoUsableSecret
+		reason = secretsv1beta1.ReasonNoUsableSecret
 	case keycloak.Unavailable(err):
-		reason = shared.ReasonKeycloakUnavailable
+		reason = secretsv1beta1.ReasonKeycloakUnavailable
 		err = fmt.Errorf("the Keycloak server does not answer; retried as soon as it does: %w", err)
 	}
 	return &sourceError{reason: reason, err: err, retry: true}
@@ -154,7 +153,7 @@ func (r *KeycloakClientCredentialReconciler) rotateIfDue(ctx context.Context, kc
 	if err := r.Status().Patch(ctx, kcc, client.MergeFrom(unrotated)); err != nil {
 		return true, fmt.Errorf("record the rotation of client %q: %w", kcc.Spec.Source.ClientID, err)
 	}
-	r.Recorder.Eventf(kcc, nil, corev1.EventTypeNormal, shared.ReasonRotated, "Rotate",
+	r.Recorder.Eventf(kcc, nil, corev1.EventTypeNormal, secretsv1beta1.ReasonRotated, "Rotate",
 		"regenerated the secret of client %q in Keycloak", kcc.Spec.Source.ClientID)
 	return true, nil
 }

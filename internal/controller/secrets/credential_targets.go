@@ -29,7 +29,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
-	"github.com/carbogame/vault-keycloak-operator/internal/controller/shared"
 	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
 )
 
@@ -51,14 +50,14 @@ func (r *KeycloakClientCredentialReconciler) syncTarget(ctx context.Context, kcc
 
 	var namespace corev1.Namespace
 	if err := r.Get(ctx, client.ObjectKey{Name: ns}, &namespace); err != nil {
-		return fail(shared.ReasonTargetFailed, "read namespace: "+err.Error(), client.IgnoreNotFound(err))
+		return fail(secretsv1beta1.ReasonTargetFailed, "read namespace: "+err.Error(), client.IgnoreNotFound(err))
 	}
 	if !tenancy.ConsentsTo(&namespace, kcc.Namespace) {
-		return fail(shared.ReasonTargetNotAllowed, fmt.Sprintf("namespace %s does not consent: its %s annotation does not list %q",
+		return fail(secretsv1beta1.ReasonTargetNotAllowed, fmt.Sprintf("namespace %s does not consent: its %s annotation does not list %q",
 			ns, tenancy.AllowedSourceNamespacesAnnotation, kcc.Namespace), nil)
 	}
 	if msg := tenancy.SecretTypeRefusal(&namespace, kcc.Spec.Target.Type); msg != "" {
-		return fail(shared.ReasonTargetNotAllowed, msg, nil)
+		return fail(secretsv1beta1.ReasonTargetNotAllowed, msg, nil)
 	}
 
 	var current corev1.Secret
@@ -72,25 +71,25 @@ func (r *KeycloakClientCredentialReconciler) syncTarget(ctx context.Context, kcc
 		err = r.Create(ctx, created)
 		if err == nil {
 			record(&kcc.Status, created)
-			reason, verb := shared.ReasonCreated, "created"
+			reason, verb := secretsv1beta1.ReasonCreated, "created"
 			if wasSynced(before, ns) {
-				reason, verb = shared.ReasonDriftRepaired, "re-created deleted"
+				reason, verb = secretsv1beta1.ReasonDriftRepaired, "re-created deleted"
 			}
 			r.Recorder.Eventf(kcc, nil, corev1.EventTypeNormal, reason, "Sync", "%s Secret %s/%s", verb, ns, name)
-			res.Synced, res.Reason = true, shared.ReasonSynced
+			res.Synced, res.Reason = true, secretsv1beta1.ReasonSynced
 			return res, nil
 		}
 		if !apierrors.IsAlreadyExists(err) {
-			return fail(shared.ReasonTargetFailed, "create Secret: "+err.Error(), err)
+			return fail(secretsv1beta1.ReasonTargetFailed, "create Secret: "+err.Error(), err)
 		}
 		// In the way: the operator's own Secret not in the cache yet (or
 		// stripped of its labels), or someone else's.
 		if err = r.Reader.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &current); err != nil {
-			return fail(shared.ReasonTargetFailed, err.Error(), err) // gone meanwhile: try again
+			return fail(secretsv1beta1.ReasonTargetFailed, err.Error(), err) // gone meanwhile: try again
 		}
 		digest(&current) // the cache's form
 	} else if err != nil {
-		return fail(shared.ReasonTargetFailed, err.Error(), err)
+		return fail(secretsv1beta1.ReasonTargetFailed, err.Error(), err)
 	}
 
 	switch {
@@ -98,25 +97,25 @@ func (r *KeycloakClientCredentialReconciler) syncTarget(ctx context.Context, kcc
 	case isAdoptable(&current, kcc, &kcc.Status):
 		record(&kcc.Status, &current)
 	default:
-		return fail(shared.ReasonSecretNotOwned, fmt.Sprintf("Secret %s/%s exists and was not written for this resource: left untouched", ns, name), nil)
+		return fail(secretsv1beta1.ReasonSecretNotOwned, fmt.Sprintf("Secret %s/%s exists and was not written for this resource: left untouched", ns, name), nil)
 	}
 	if taken := foreignKeys(&current, data); len(taken) > 0 {
-		return fail(shared.ReasonSecretNotOwned, fmt.Sprintf("Secret %s/%s holds key(s) %s that the operator did not write: left untouched (choose other keys in spec.target.keys)",
+		return fail(secretsv1beta1.ReasonSecretNotOwned, fmt.Sprintf("Secret %s/%s holds key(s) %s that the operator did not write: left untouched (choose other keys in spec.target.keys)",
 			ns, name, strings.Join(taken, ", ")), nil)
 	}
 	wasEdited := edited(&current)
 	if patch := updatePatch(&current, kcc, data); patch != nil {
 		// Updated in place: tools such as Reloader watch updates.
 		if err := r.Patch(ctx, &current, client.RawPatch(types.MergePatchType, patch)); err != nil {
-			return fail(shared.ReasonTargetFailed, "update Secret: "+err.Error(), err)
+			return fail(secretsv1beta1.ReasonTargetFailed, "update Secret: "+err.Error(), err)
 		}
-		reason, msg := shared.ReasonUpdated, "updated Secret %s/%s"
+		reason, msg := secretsv1beta1.ReasonUpdated, "updated Secret %s/%s"
 		if wasEdited {
-			reason, msg = shared.ReasonDriftRepaired, "restored edited Secret %s/%s"
+			reason, msg = secretsv1beta1.ReasonDriftRepaired, "restored edited Secret %s/%s"
 		}
 		r.Recorder.Eventf(kcc, nil, corev1.EventTypeNormal, reason, "Sync", msg, ns, name)
 	}
-	res.Synced, res.Reason = true, shared.ReasonSynced
+	res.Synced, res.Reason = true, secretsv1beta1.ReasonSynced
 	return res, nil
 }
 
@@ -137,7 +136,7 @@ func (r *KeycloakClientCredentialReconciler) pruneUntargeted(ctx context.Context
 		}
 		forget(&kcc.Status, w.Namespace, w.Name)
 		if did != "" {
-			r.Recorder.Eventf(kcc, nil, corev1.EventTypeNormal, shared.ReasonDeleted, "Prune", "%s, no longer a target", did)
+			r.Recorder.Eventf(kcc, nil, corev1.EventTypeNormal, secretsv1beta1.ReasonDeleted, "Prune", "%s, no longer a target", did)
 		}
 	}
 	return errs

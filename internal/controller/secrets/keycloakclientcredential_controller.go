@@ -100,8 +100,8 @@ func (r *KeycloakClientCredentialReconciler) Reconcile(ctx context.Context, req 
 	if srcErr != nil {
 		// The last good Secrets stay as they are.
 		log.Info("client secret not available", "reason", srcErr.reason, "error", srcErr.err.Error())
-		shared.SetCondition(&kcc.Status.Conditions, kcc.Generation, shared.TypeSourceAvailable, false, srcErr.reason, srcErr.Error())
-		shared.SetCondition(&kcc.Status.Conditions, kcc.Generation, shared.TypeReady, false, srcErr.reason, srcErr.Error())
+		shared.SetCondition(&kcc.Status.Conditions, kcc.Generation, secretsv1beta1.TypeSourceAvailable, false, srcErr.reason, srcErr.Error())
+		shared.SetCondition(&kcc.Status.Conditions, kcc.Generation, secretsv1beta1.TypeReady, false, srcErr.reason, srcErr.Error())
 		r.warnOnChange(&kcc, before, srcErr.reason, srcErr.Error())
 		if err := r.writeStatus(ctx, &kcc, before); err != nil {
 			return ctrl.Result{}, err
@@ -111,7 +111,7 @@ func (r *KeycloakClientCredentialReconciler) Reconcile(ctx context.Context, req 
 		}
 		return r.refresh.After(req, tenancy.CredentialRefreshInterval(&kcc)), nil
 	}
-	shared.SetCondition(&kcc.Status.Conditions, kcc.Generation, shared.TypeSourceAvailable, true, shared.ReasonSynced,
+	shared.SetCondition(&kcc.Status.Conditions, kcc.Generation, secretsv1beta1.TypeSourceAvailable, true, secretsv1beta1.ReasonSynced,
 		fmt.Sprintf("read the secret of client %q in realm %q", kcc.Spec.Source.ClientID, kcc.Spec.Source.Realm))
 
 	// Compare and act, target by target.
@@ -135,20 +135,20 @@ func (r *KeycloakClientCredentialReconciler) Reconcile(ctx context.Context, req 
 
 	if len(failed) == 0 {
 		msg := fmt.Sprintf("Secret %s is in step in %d namespace(s)", kcc.Spec.Target.SecretName, len(results))
-		shared.SetCondition(&kcc.Status.Conditions, kcc.Generation, shared.TypeSecretsSynced, true, shared.ReasonSynced, msg)
-		shared.SetCondition(&kcc.Status.Conditions, kcc.Generation, shared.TypeReady, true, shared.ReasonSynced, msg)
+		shared.SetCondition(&kcc.Status.Conditions, kcc.Generation, secretsv1beta1.TypeSecretsSynced, true, secretsv1beta1.ReasonSynced, msg)
+		shared.SetCondition(&kcc.Status.Conditions, kcc.Generation, secretsv1beta1.TypeReady, true, secretsv1beta1.ReasonSynced, msg)
 		if kcc.Status.LastSyncTime == nil || !equality.Semantic.DeepEqual(before.Targets, kcc.Status.Targets) {
 			now := metav1.NewTime(r.now())
 			kcc.Status.LastSyncTime = &now
 		}
 	} else {
-		reason := shared.ReasonPartiallySynced
+		reason := secretsv1beta1.ReasonPartiallySynced
 		if len(failed) == len(results) {
 			reason = results[0].Reason
 		}
 		msg := fmt.Sprintf("%d of %d target(s) not in step: %s", len(failed), len(results), joinShort(failed))
-		shared.SetCondition(&kcc.Status.Conditions, kcc.Generation, shared.TypeSecretsSynced, false, reason, msg)
-		shared.SetCondition(&kcc.Status.Conditions, kcc.Generation, shared.TypeReady, false, reason, msg)
+		shared.SetCondition(&kcc.Status.Conditions, kcc.Generation, secretsv1beta1.TypeSecretsSynced, false, reason, msg)
+		shared.SetCondition(&kcc.Status.Conditions, kcc.Generation, secretsv1beta1.TypeReady, false, reason, msg)
 	}
 	kcc.Status.ObservedGeneration = kcc.Generation
 	if err := r.writeStatus(ctx, &kcc, before); err != nil {

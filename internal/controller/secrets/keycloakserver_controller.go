@@ -74,16 +74,16 @@ func (r *KeycloakServerReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 	version, err := r.version(ctx, &server)
 	if err != nil {
 		src := classify(err)
-		shared.SetCondition(&server.Status.Conditions, server.Generation, shared.TypeConnected, false, src.reason, err.Error())
+		shared.SetCondition(&server.Status.Conditions, server.Generation, secretsv1beta1.TypeConnected, false, src.reason, err.Error())
 		if !equality.Semantic.DeepEqual(before.Conditions, server.Status.Conditions) {
 			r.Recorder.Eventf(&server, nil, corev1.EventTypeWarning, src.reason, "Connect", "%s", err.Error())
 		}
 	} else {
 		server.Status.Version = version
-		shared.SetCondition(&server.Status.Conditions, server.Generation, shared.TypeConnected, true, shared.ReasonConnected,
+		shared.SetCondition(&server.Status.Conditions, server.Generation, secretsv1beta1.TypeConnected, true, secretsv1beta1.ReasonConnected,
 			fmt.Sprintf("logged in to realm %q; Keycloak %s", tenancy.LoginOf(&server, "").Realm, version))
 		if !equality.Semantic.DeepEqual(before.Conditions, server.Status.Conditions) {
-			r.Recorder.Eventf(&server, nil, corev1.EventTypeNormal, shared.ReasonConnected, "Connect", "connected to Keycloak %s", version)
+			r.Recorder.Eventf(&server, nil, corev1.EventTypeNormal, secretsv1beta1.ReasonConnected, "Connect", "connected to Keycloak %s", version)
 		}
 	}
 	r.reportLegacyGrants(&server, before)
@@ -103,14 +103,14 @@ func (r *KeycloakServerReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 // kubectl describe for as long as it lasts, not only until an Event expires.
 func (r *KeycloakServerReconciler) reportLegacyGrants(server *secretsv1beta1.KeycloakServer, before *secretsv1beta1.KeycloakServerStatus) {
 	if !tenancy.LegacyGrantsInEffect(server) {
-		meta.RemoveStatusCondition(&server.Status.Conditions, shared.TypeLegacyGrants)
+		meta.RemoveStatusCondition(&server.Status.Conditions, secretsv1beta1.TypeLegacyGrants)
 		return
 	}
 	msg := fmt.Sprintf("spec.allowedNamespaces lets %s read any client of this server (annotation %s=true): replace it with spec.access grants",
 		strings.Join(server.Spec.AllowedNamespaces, ", "), tenancy.LegacyNamespaceGrantsAnnotation)
-	shared.SetCondition(&server.Status.Conditions, server.Generation, shared.TypeLegacyGrants, true, shared.ReasonLegacyGrants, msg)
-	if c := meta.FindStatusCondition(before.Conditions, shared.TypeLegacyGrants); c == nil || c.Message != msg {
-		r.Recorder.Eventf(server, nil, corev1.EventTypeWarning, shared.ReasonLegacyGrants, "Grant", "%s", msg)
+	shared.SetCondition(&server.Status.Conditions, server.Generation, secretsv1beta1.TypeLegacyGrants, true, secretsv1beta1.ReasonLegacyGrants, msg)
+	if c := meta.FindStatusCondition(before.Conditions, secretsv1beta1.TypeLegacyGrants); c == nil || c.Message != msg {
+		r.Recorder.Eventf(server, nil, corev1.EventTypeWarning, secretsv1beta1.ReasonLegacyGrants, "Grant", "%s", msg)
 	}
 }
 

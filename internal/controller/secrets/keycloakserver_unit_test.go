@@ -30,7 +30,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
-	"github.com/carbogame/vault-keycloak-operator/internal/controller/shared"
 	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
 )
 
@@ -50,7 +49,7 @@ func TestLegacyGrantsAreAConditionWhileInEffect(t *testing.T) {
 		}
 		var s secretsv1beta1.KeycloakServer
 		_ = c.Get(context.Background(), client.ObjectKey{Name: "old"}, &s)
-		return meta.FindStatusCondition(s.Status.Conditions, shared.TypeLegacyGrants)
+		return meta.FindStatusCondition(s.Status.Conditions, secretsv1beta1.TypeLegacyGrants)
 	}
 	if cond := reconcile(); cond == nil || cond.Status != metav1.ConditionTrue || !strings.Contains(cond.Message, "lets team-a read any client") {
 		t.Fatalf("LegacyGrants = %+v", cond)

@@ -129,7 +129,7 @@ func (w *kccWorld) ready(name string) *metav1.Condition {
 	if err := w.client.Get(context.Background(), client.ObjectKey{Namespace: "team-a", Name: name}, &k); err != nil {
 		w.t.Fatal(err)
 	}
-	return meta.FindStatusCondition(k.Status.Conditions, shared.TypeReady)
+	return meta.FindStatusCondition(k.Status.Conditions, secretsv1beta1.TypeReady)
 }
 
 // secret is the Secret the operator wrote at ns/name as the API server
@@ -162,35 +162,35 @@ func TestCredentialReconcileDecisions(t *testing.T) {
 		calls    []string // what Keycloak was asked
 		secretIn string   // namespace where the Secret must be, "" for none
 	}{
-		{name: "granted client", kcc: teamA("web", "team-a-web"), reason: shared.ReasonSynced,
+		{name: "granted client", kcc: teamA("web", "team-a-web"), reason: secretsv1beta1.ReasonSynced,
 			calls: []string{"read apps/team-a-web"}, secretIn: "team-a"},
-		{name: "another team's client: Keycloak is not asked", kcc: teamA("steal", "team-b-web"), reason: shared.ReasonAccessNotGranted},
+		{name: "another team's client: Keycloak is not asked", kcc: teamA("steal", "team-b-web"), reason: secretsv1beta1.ReasonAccessNotGranted},
 		{name: "the operator's login client", kcc: teamA("login", "vko-operator"),
-			mutate: func(k *secretsv1beta1.KeycloakClientCredential) { k.Spec.Source.Realm = "master" }, reason: shared.ReasonAccessNotGranted},
+			mutate: func(k *secretsv1beta1.KeycloakClientCredential) { k.Spec.Source.Realm = "master" }, reason: secretsv1beta1.ReasonAccessNotGranted},
 		{name: "admin-cli", kcc: teamA("cli", "admin-cli"),
-			mutate: func(k *secretsv1beta1.KeycloakClientCredential) { k.Spec.Source.Realm = "master" }, reason: shared.ReasonAccessNotGranted},
+			mutate: func(k *secretsv1beta1.KeycloakClientCredential) { k.Spec.Source.Realm = "master" }, reason: secretsv1beta1.ReasonAccessNotGranted},
 		{name: "rotation without the grant", kcc: teamA("rot", "team-a-web"), mutate: func(k *secretsv1beta1.KeycloakClientCredential) {
 			k.Spec.Rotation = &secretsv1beta1.RotationSpec{Interval: metav1.Duration{Duration: time.Hour}}
 			k.CreationTimestamp = metav1.NewTime(time.Now().Add(-2 * time.Hour))
-		}, reason: shared.ReasonAccessNotGranted},
+		}, reason: secretsv1beta1.ReasonAccessNotGranted},
 		{name: "rotation with the grant, due", kcc: teamA("rot", "team-a-rot"), mutate: func(k *secretsv1beta1.KeycloakClientCredential) {
 			k.Spec.Rotation = &secretsv1beta1.RotationSpec{Interval: metav1.Duration{Duration: time.Hour}}
 			k.CreationTimestamp = metav1.NewTime(time.Now().Add(-2 * time.Hour))
-		}, reason: shared.ReasonSynced, calls: []string{"regenerate apps/team-a-rot", "read apps/team-a-rot"}, secretIn: "team-a"},
+		}, reason: secretsv1beta1.ReasonSynced, calls: []string{"regenerate apps/team-a-rot", "read apps/team-a-rot"}, secretIn: "team-a"},
 		{name: "a spec the schema refuses", kcc: teamA("bounds", "team-a-web"), mutate: func(k *secretsv1beta1.KeycloakClientCredential) {
 			for i := range 33 {
 				k.Spec.Target.Namespaces = append(k.Spec.Target.Namespaces, fmt.Sprintf("ns-%d", i))
 			}
-		}, reason: shared.ReasonNotAllowed},
+		}, reason: secretsv1beta1.ReasonNotAllowed},
 		{name: "target namespace without consent", kcc: teamA("cross", "team-a-web"),
 			mutate: func(k *secretsv1beta1.KeycloakClientCredential) { k.Spec.Target.Namespaces = []string{"team-b"} },
-			reason: shared.ReasonTargetNotAllowed, calls: []string{"read apps/team-a-web"}},
+			reason: secretsv1beta1.ReasonTargetNotAllowed, calls: []string{"read apps/team-a-web"}},
 		{name: "a Secret type the namespace does not allow", kcc: teamA("typed", "team-a-web"), mutate: basicAuth,
-			reason: shared.ReasonTargetNotAllowed, calls: []string{"read apps/team-a-web"}},
+			reason: secretsv1beta1.ReasonTargetNotAllowed, calls: []string{"read apps/team-a-web"}},
 		{name: "a foreign Secret in the way", kcc: teamA("taken", "team-a-web"),
 			extra:  []client.Object{&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "taken-creds", Namespace: "team-a"}, Data: map[string][]byte{"x": []byte("y")}}},
-			reason: shared.ReasonSecretNotOwned, calls: []string{"read apps/team-a-web"}},
-		{name: "a masked secret is never written", kcc: teamA("masked", "team-a-masked"), reason: shared.ReasonNoUsableSecret,
+			reason: secretsv1beta1.ReasonSecretNotOwned, calls: []string{"read apps/team-a-web"}},
+		{name: "a masked secret is never written", kcc: teamA("masked", "team-a-masked"), reason: secretsv1beta1.ReasonNoUsableSecret,
 			calls: []string{"read apps/team-a-masked"}},
 	}
 	for _, tt := range tests {
@@ -230,7 +230,7 @@ func TestGrantTakenBackLeavesTheSecretAsItWas(t *testing.T) {
 	}
 	w.kc.calls = nil
 	w.reconcile("web")
-	if c := w.ready("web"); c.Reason != shared.ReasonAccessNotGranted || !strings.Contains(c.Message, `client "team-a-web" in realm "apps" is not granted`) {
+	if c := w.ready("web"); c.Reason != secretsv1beta1.ReasonAccessNotGranted || !strings.Contains(c.Message, `client "team-a-web" in realm "apps" is not granted`) {
 		t.Fatalf("Ready = %+v", c)
 	}
 	if len(w.kc.calls) > 0 {
@@ -318,7 +318,7 @@ func TestKeycloakThatDoesNotAnswerIsWaitedFor(t *testing.T) {
 	w.kc.down = fmt.Errorf("%w: %w", keycloak.ErrUnavailable, &gocloak.APIError{Code: 0, Message: "could not get client secret: dial tcp 127.0.0.1:8080: connect: connection refused"})
 	w.r.recent.forget(client.ObjectKey{Namespace: "team-a", Name: "web"}) // as when the refresh is due
 	w.reconcile("web")
-	if c := w.ready("web"); c.Reason != shared.ReasonKeycloakUnavailable || !strings.Contains(c.Message, "does not answer") {
+	if c := w.ready("web"); c.Reason != secretsv1beta1.ReasonKeycloakUnavailable || !strings.Contains(c.Message, "does not answer") {
 		t.Fatalf("Ready = %+v, want KeycloakUnavailable", c)
 	}
 	if s := w.secret("team-a", "web-creds"); s == nil || string(s.Data["secret"]) != "s3cr3t" {
@@ -332,7 +332,7 @@ func TestKeycloakThatDoesNotAnswerIsWaitedFor(t *testing.T) {
 	other := newKCCWorld(t, teamA("gone", "team-a-gone"))
 	other.r.Outage = shared.NewOutage(time.Hour)
 	other.reconcile("gone")
-	if c := other.ready("gone"); c.Reason != shared.ReasonClientNotFound {
+	if c := other.ready("gone"); c.Reason != secretsv1beta1.ReasonClientNotFound {
 		t.Fatalf("Ready = %+v, want ClientNotFound", c)
 	}
 	if got := other.r.Outage.Waiting("keycloak/kc"); got != 0 {

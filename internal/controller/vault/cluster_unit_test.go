@@ -27,7 +27,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
-	"github.com/carbogame/vault-keycloak-operator/internal/controller/shared"
 	vaultclient "github.com/carbogame/vault-keycloak-operator/internal/vault"
 )
 
@@ -44,7 +43,7 @@ func marked(cluster, uid string) string {
 
 func TestOwnsPolicyByCluster(t *testing.T) {
 	id := Identity{Cluster: testCluster, Aliases: []string{kubeSystemUID}}
-	synced := &vaultv1beta1.VaultAppStatus{PolicyName: testPolicy, Conditions: []metav1.Condition{{Type: shared.TypePolicySynced, Status: metav1.ConditionTrue}}}
+	synced := &vaultv1beta1.VaultAppStatus{PolicyName: testPolicy, Conditions: []metav1.Condition{{Type: vaultv1beta1.TypePolicySynced, Status: metav1.ConditionTrue}}}
 	// In step under a former name (app.shop.api before the cluster took
 	// the prefix east): says nothing of what holds the new name.
 	syncedBefore := &vaultv1beta1.VaultAppStatus{PolicyName: "app-old.shop.api", Conditions: synced.Conditions}
@@ -101,13 +100,13 @@ func TestAnotherClustersPolicyIsLeftAloneAndNamed(t *testing.T) {
 	if len(w.vault.writes) > 0 {
 		t.Fatalf("wrote %v over another cluster's policy", w.vault.writes)
 	}
-	msg := w.condition(shared.TypeReady, metav1.ConditionFalse, shared.ReasonNotOwned)
+	msg := w.condition(vaultv1beta1.TypeReady, metav1.ConditionFalse, vaultv1beta1.ReasonNotOwned)
 	for _, want := range []string{"belongs to cluster west", "--vault-name-prefix"} {
 		if !strings.Contains(msg, want) {
 			t.Fatalf("Ready message %q does not say %q", msg, want)
 		}
 	}
-	w.event(corev1.EventTypeWarning, shared.ReasonNotOwned)
+	w.event(corev1.EventTypeWarning, vaultv1beta1.ReasonNotOwned)
 
 	// Neither its deletion nor the sweep touches them.
 	if err := w.client.Delete(context.Background(), w.app()); err != nil {
@@ -128,7 +127,7 @@ func TestEarlierReleasesPolicyIsAdoptedWithThisClustersMark(t *testing.T) {
 	w.vault.policies[testPolicy] = marked("", "1111-2222")
 	w.vault.roles[testPolicy] = vaultclient.Role{Policies: []string{testPolicy}, Namespace: "shop", ServiceAccounts: []string{"api"}}
 	w.reconcile()
-	w.condition(shared.TypeReady, metav1.ConditionTrue, shared.ReasonSynced)
+	w.condition(vaultv1beta1.TypeReady, metav1.ConditionTrue, vaultv1beta1.ReasonSynced)
 	if got := vaultclient.MarkOf(w.vault.policies[testPolicy]).Owner.Cluster; got != testCluster {
 		t.Fatalf("adopted policy marks cluster %q, want %q", got, testCluster)
 	}
@@ -140,7 +139,7 @@ func TestNamingTheClusterAdoptsWhatItsUIDMarked(t *testing.T) {
 	w.reconcile()
 	w.r.Identity = Identity{Cluster: testCluster, Aliases: []string{kubeSystemUID}}
 	w.reconcile()
-	w.condition(shared.TypeReady, metav1.ConditionTrue, shared.ReasonSynced)
+	w.condition(vaultv1beta1.TypeReady, metav1.ConditionTrue, vaultv1beta1.ReasonSynced)
 	if got := vaultclient.MarkOf(w.vault.policies[testPolicy]).Owner.Cluster; got != testCluster {
 		t.Fatalf("mark names cluster %q, want %q", got, testCluster)
 	}
@@ -218,8 +217,8 @@ func TestNamePrefixMovesThePolicyAndRole(t *testing.T) {
 	if st := w.app().Status; st.PolicyName != moved || st.RoleName != moved {
 		t.Fatalf("status names %q/%q, want %q", st.PolicyName, st.RoleName, moved)
 	}
-	w.condition(shared.TypeReady, metav1.ConditionTrue, shared.ReasonSynced)
-	if e := w.event(corev1.EventTypeNormal, shared.ReasonRenamed); !strings.Contains(e, "removed policy and role app.shop.api") {
+	w.condition(vaultv1beta1.TypeReady, metav1.ConditionTrue, vaultv1beta1.ReasonSynced)
+	if e := w.event(corev1.EventTypeNormal, vaultv1beta1.ReasonRenamed); !strings.Contains(e, "removed policy and role app.shop.api") {
 		t.Fatalf("event = %q", e)
 	}
 }
@@ -234,7 +233,7 @@ func TestFormerNameOutOfTheOperatorsReachIsLeftForTheAdmin(t *testing.T) {
 	if got := w.app().Status.PolicyName; got != "app-east.shop.api" {
 		t.Fatalf("status.policyName = %q", got)
 	}
-	if e := w.event(corev1.EventTypeWarning, shared.ReasonRenamed); !strings.Contains(e, "app.shop.api are out of the operator's reach") {
+	if e := w.event(corev1.EventTypeWarning, vaultv1beta1.ReasonRenamed); !strings.Contains(e, "app.shop.api are out of the operator's reach") {
 		t.Fatalf("event = %q", e)
 	}
 	// The sweep, listing only its own prefix, never reads them.
@@ -295,7 +294,7 @@ func TestLosingClusterRemovesItsRoleBesideAnotherClustersPolicy(t *testing.T) {
 	if want := []string{vaultclient.OpDeleteRole + " " + testPolicy}; !slices.Equal(w.vault.writes, want) {
 		t.Fatalf("writes = %v, want %v", w.vault.writes, want)
 	}
-	msg := w.condition(shared.TypeReady, metav1.ConditionFalse, shared.ReasonNotOwned)
+	msg := w.condition(vaultv1beta1.TypeReady, metav1.ConditionFalse, vaultv1beta1.ReasonNotOwned)
 	if !strings.Contains(msg, "belongs to cluster west") || !strings.Contains(msg, "role app.shop.api, which granted it, was removed") {
 		t.Fatalf("Ready message = %q", msg)
 	}
@@ -314,7 +313,7 @@ func TestRenameDoesNotTakeWhatHoldsTheNewName(t *testing.T) {
 	if w.vault.policies["app-east.shop.api"] != foreign {
 		t.Fatal("took over the unmarked policy under the new name")
 	}
-	w.condition(shared.TypeReady, metav1.ConditionFalse, shared.ReasonNotOwned)
+	w.condition(vaultv1beta1.TypeReady, metav1.ConditionFalse, vaultv1beta1.ReasonNotOwned)
 	if _, ok := w.vault.policies[testPolicy]; ok {
 		t.Fatal("the former policy is still live while the VaultApp is NotOwned")
 	}

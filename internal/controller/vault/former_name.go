@@ -22,7 +22,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
-	"github.com/carbogame/vault-keycloak-operator/internal/controller/shared"
 	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
 	vaultclient "github.com/carbogame/vault-keycloak-operator/internal/vault"
 )
@@ -50,12 +49,12 @@ func (r *pass) leaveFormerName(ctx context.Context, app *vaultv1beta1.VaultApp, 
 	case vaultclient.Forbidden(err):
 		// The admin confined the operator to its new prefix: the former
 		// name is out of its reach, and the admin's to remove.
-		r.Recorder.Eventf(app, nil, corev1.EventTypeWarning, shared.ReasonRenamed, "Rename",
+		r.Recorder.Eventf(app, nil, corev1.EventTypeWarning, vaultv1beta1.ReasonRenamed, "Rename",
 			"moved to %s; policy and role %s are out of the operator's reach in Vault (its policy does not allow them): remove them in Vault", name, former)
 	case err != nil:
 		return err
 	case removed:
-		r.Recorder.Eventf(app, nil, corev1.EventTypeNormal, shared.ReasonRenamed, "Rename",
+		r.Recorder.Eventf(app, nil, corev1.EventTypeNormal, vaultv1beta1.ReasonRenamed, "Rename",
 			"moved to %s with the cluster's name prefix; removed policy and role %s from Vault", name, former)
 	}
 	return nil

@@ -36,11 +36,11 @@ const legacyConfigurationMessage = "written to the Vault of the operator's envir
 // does not change Ready: the VaultApp works.
 func (r *pass) reportLegacyConfiguration(app *vaultv1beta1.VaultApp, before *vaultv1beta1.VaultAppStatus) {
 	if r.server.Spec != nil {
-		meta.RemoveStatusCondition(&app.Status.Conditions, shared.TypeLegacyConfiguration)
+		meta.RemoveStatusCondition(&app.Status.Conditions, vaultv1beta1.TypeLegacyConfiguration)
 		return
 	}
-	shared.SetCondition(&app.Status.Conditions, app.Generation, shared.TypeLegacyConfiguration, true, shared.ReasonLegacyConfiguration, legacyConfigurationMessage)
-	if c := meta.FindStatusCondition(before.Conditions, shared.TypeLegacyConfiguration); c == nil || c.Message != legacyConfigurationMessage {
-		r.Recorder.Eventf(app, nil, corev1.EventTypeWarning, shared.ReasonLegacyConfiguration, "Configure", "%s", legacyConfigurationMessage)
+	shared.SetCondition(&app.Status.Conditions, app.Generation, vaultv1beta1.TypeLegacyConfiguration, true, vaultv1beta1.ReasonLegacyConfiguration, legacyConfigurationMessage)
+	if c := meta.FindStatusCondition(before.Conditions, vaultv1beta1.TypeLegacyConfiguration); c == nil || c.Message != legacyConfigurationMessage {
+		r.Recorder.Eventf(app, nil, corev1.EventTypeWarning, vaultv1beta1.ReasonLegacyConfiguration, "Configure", "%s", legacyConfigurationMessage)
 	}
 }

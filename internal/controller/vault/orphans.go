@@ -31,7 +31,6 @@ import (
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
-	"github.com/carbogame/vault-keycloak-operator/internal/controller/shared"
 	vaultclient "github.com/carbogame/vault-keycloak-operator/internal/vault"
 )
 
@@ -162,7 +161,7 @@ func (s *sweep) run(ctx context.Context) ([]string, error) {
 		// namespace: not in default, where any tenant might read it.
 		deleted := &vaultv1beta1.VaultApp{ObjectMeta: metav1.ObjectMeta{Namespace: owner.Namespace, Name: owner.Name, UID: types.UID(owner.UID)}}
 		s.Recorder.Eventf(deleted, nil, corev1.EventTypeNormal,
-			shared.ReasonOrphanRemoved, "Sweep", "removed policy and role %s from Vault: VaultApp %s/%s (uid %s) no longer exists", name, owner.Namespace, owner.Name, owner.UID)
+			vaultv1beta1.ReasonOrphanRemoved, "Sweep", "removed policy and role %s from Vault: VaultApp %s/%s (uid %s) no longer exists", name, owner.Namespace, owner.Name, owner.UID)
 	}
 	return removed, errs
 }

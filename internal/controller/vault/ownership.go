@@ -25,7 +25,6 @@ import (
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
-	"github.com/carbogame/vault-keycloak-operator/internal/controller/shared"
 	vaultclient "github.com/carbogame/vault-keycloak-operator/internal/vault"
 )
 
@@ -98,7 +97,7 @@ func ownsPolicy(id Identity, app *vaultv1beta1.VaultApp, status *vaultv1beta1.Va
 	case mark.Managed:
 		return &errNotOwned{kind: kindPolicy, name: name,
 			why: fmt.Sprintf("the operator wrote it for VaultApp %s/%s", mark.Owner.Namespace, mark.Owner.Name)}
-	case hadInStep(status, name, shared.TypePolicySynced):
+	case hadInStep(status, name, vaultv1beta1.TypePolicySynced):
 		return nil
 	}
 	return &errNotOwned{kind: kindPolicy, name: name, why: "its first line carries no mark of the operator"}
@@ -107,7 +106,7 @@ func ownsPolicy(id Identity, app *vaultv1beta1.VaultApp, status *vaultv1beta1.Va
 // ownsRole judges a role found under the VaultApp's name, once its policy
 // was judged the VaultApp's (or absent).
 func ownsRole(app *vaultv1beta1.VaultApp, status *vaultv1beta1.VaultAppStatus, name string, role vaultclient.Role) *errNotOwned {
-	if roleShapedFor(role, app.Namespace, name) || hadInStep(status, name, shared.TypeRoleSynced) {
+	if roleShapedFor(role, app.Namespace, name) || hadInStep(status, name, vaultv1beta1.TypeRoleSynced) {
 		return nil
 	}
 	return &errNotOwned{kind: kindRole, name: name, why: fmt.Sprintf("it grants policies %v to ServiceAccounts of %s, where the operator writes policy %s alone for namespace %s",
@@ -139,7 +138,7 @@ func hadInStep(status *vaultv1beta1.VaultAppStatus, name, typ string) bool {
 func (r *pass) dropOwnRole(ctx context.Context, status *vaultv1beta1.VaultAppStatus, notOwned *errNotOwned) {
 	name := notOwned.name
 	role, found, err := r.Vault.ReadRole(ctx, name)
-	if err == nil && found && slices.Contains(role.Policies, name) && hadInStep(status, name, shared.TypeRoleSynced) {
+	if err == nil && found && slices.Contains(role.Policies, name) && hadInStep(status, name, vaultv1beta1.TypeRoleSynced) {
 		if err = r.Vault.DeleteRole(ctx, name); err == nil {
 			notOwned.why += "; this cluster's role " + name + ", which granted it, was removed"
 		}

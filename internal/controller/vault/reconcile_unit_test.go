@@ -144,8 +144,8 @@ func (w *world) event(eventType, reason string) string {
 func TestNewVaultAppWritesPolicyAndRoleMarkedWithItsUIDAndCluster(t *testing.T) {
 	w := newWorld(t, nil, shopAPI())
 	w.reconcile()
-	w.condition(shared.TypeReady, metav1.ConditionTrue, shared.ReasonSynced)
-	w.event(corev1.EventTypeNormal, shared.ReasonCreated)
+	w.condition(vaultv1beta1.TypeReady, metav1.ConditionTrue, vaultv1beta1.ReasonSynced)
+	w.event(corev1.EventTypeNormal, vaultv1beta1.ReasonCreated)
 	mark := vaultclient.MarkOf(w.vault.policies[testPolicy])
 	if !mark.Managed || mark.Owner != (vaultclient.Owner{Namespace: "shop", Name: "api", UID: "1111-2222", Cluster: testCluster}) {
 		t.Fatalf("policy mark = %+v\n%s", mark, w.vault.policies[testPolicy])
@@ -172,7 +172,7 @@ func TestNewVaultAppWithoutAListingReadsItsNames(t *testing.T) {
 	w := newWorld(t, nil, shopAPI())
 	w.vault.noListing = true
 	w.reconcile()
-	w.condition(shared.TypeReady, metav1.ConditionTrue, shared.ReasonSynced)
+	w.condition(vaultv1beta1.TypeReady, metav1.ConditionTrue, vaultv1beta1.ReasonSynced)
 	if w.vault.reads != 2 || len(w.vault.writes) != 2 {
 		t.Fatalf("reads %d, writes %v; want 2 reads, then the policy and the role written", w.vault.reads, w.vault.writes)
 	}
@@ -192,12 +192,12 @@ func TestNarrowedGrantShrinksThePolicy(t *testing.T) {
 	if strings.Contains(policy, "update") || !strings.Contains(policy, `capabilities = ["read"]`) {
 		t.Fatalf("policy after narrowing still grants more than read:\n%s", policy)
 	}
-	msg := w.condition(shared.TypeReady, metav1.ConditionFalse, shared.ReasonNotAllowed)
+	msg := w.condition(vaultv1beta1.TypeReady, metav1.ConditionFalse, vaultv1beta1.ReasonNotAllowed)
 	if !strings.Contains(msg, "update not allowed") {
 		t.Fatalf("Ready message %q does not say what was taken back", msg)
 	}
-	w.condition(shared.TypePolicySynced, metav1.ConditionTrue, shared.ReasonGrantNarrowed)
-	w.event(corev1.EventTypeWarning, shared.ReasonGrantNarrowed)
+	w.condition(vaultv1beta1.TypePolicySynced, metav1.ConditionTrue, vaultv1beta1.ReasonGrantNarrowed)
+	w.event(corev1.EventTypeWarning, vaultv1beta1.ReasonGrantNarrowed)
 }
 
 func TestRevokedGrantRemovesPolicyAndRole(t *testing.T) {
@@ -211,13 +211,13 @@ func TestRevokedGrantRemovesPolicyAndRole(t *testing.T) {
 	if _, ok := w.vault.roles[testPolicy]; ok {
 		t.Fatal("role still in Vault after the grant was taken back")
 	}
-	w.condition(shared.TypeReady, metav1.ConditionFalse, shared.ReasonNotAllowed)
-	w.event(corev1.EventTypeWarning, shared.ReasonGrantRevoked)
+	w.condition(vaultv1beta1.TypeReady, metav1.ConditionFalse, vaultv1beta1.ReasonNotAllowed)
+	w.event(corev1.EventTypeWarning, vaultv1beta1.ReasonGrantRevoked)
 
 	// Granted again: written again.
 	w.setNamespaceAnnotations(nil)
 	w.reconcile()
-	w.condition(shared.TypeReady, metav1.ConditionTrue, shared.ReasonSynced)
+	w.condition(vaultv1beta1.TypeReady, metav1.ConditionTrue, vaultv1beta1.ReasonSynced)
 	if _, ok := w.vault.policies[testPolicy]; !ok {
 		t.Fatal("policy not written again once granted")
 	}
@@ -260,11 +260,11 @@ func TestVaultObjectsTheOperatorDidNotWriteAreLeftAlone(t *testing.T) {
 			if len(w.vault.writes) > 0 {
 				t.Fatalf("wrote %v over an object it does not own", w.vault.writes)
 			}
-			msg := w.condition(shared.TypeReady, metav1.ConditionFalse, shared.ReasonNotOwned)
+			msg := w.condition(vaultv1beta1.TypeReady, metav1.ConditionFalse, vaultv1beta1.ReasonNotOwned)
 			if !strings.Contains(msg, tt.want) {
 				t.Fatalf("message %q\ndoes not say %q", msg, tt.want)
 			}
-			w.event(corev1.EventTypeWarning, shared.ReasonNotOwned)
+			w.event(corev1.EventTypeWarning, vaultv1beta1.ReasonNotOwned)
 
 			// Deleting the VaultApp does not delete them either.
 			app := w.app()
@@ -291,7 +291,7 @@ func TestHandEditThatDroppedTheMarkIsRepaired(t *testing.T) {
 	if got := w.vault.roles[testPolicy].Policies; !slices.Equal(got, []string{testPolicy}) {
 		t.Fatalf("role drift not repaired: %v", got)
 	}
-	w.event(corev1.EventTypeNormal, shared.ReasonDriftRepaired)
+	w.event(corev1.EventTypeNormal, vaultv1beta1.ReasonDriftRepaired)
 }
 
 func TestSpecThatBypassedTheWebhookWritesNothing(t *testing.T) {
@@ -304,7 +304,7 @@ func TestSpecThatBypassedTheWebhookWritesNothing(t *testing.T) {
 	if len(w.vault.writes) > 0 {
 		t.Fatalf("wrote %v for a spec the schema refuses", w.vault.writes)
 	}
-	if msg := w.condition(shared.TypeReady, metav1.ConditionFalse, shared.ReasonNotAllowed); !strings.Contains(msg, "must have at most 64 items") {
+	if msg := w.condition(vaultv1beta1.TypeReady, metav1.ConditionFalse, vaultv1beta1.ReasonNotAllowed); !strings.Contains(msg, "must have at most 64 items") {
 		t.Fatalf("message = %q", msg)
 	}
 }
@@ -377,7 +377,7 @@ func TestOrphanSweep(t *testing.T) {
 	if !slices.Equal(w.vault.writes, want) {
 		t.Fatalf("writes = %v, want %v", w.vault.writes, want)
 	}
-	if e := w.event(corev1.EventTypeNormal, shared.ReasonOrphanRemoved); !strings.Contains(e, "VaultApp shop/gone (uid 3333) no longer exists") {
+	if e := w.event(corev1.EventTypeNormal, vaultv1beta1.ReasonOrphanRemoved); !strings.Contains(e, "VaultApp shop/gone (uid 3333) no longer exists") {
 		t.Fatalf("event = %q", e)
 	}
 }
@@ -400,10 +400,10 @@ func TestSpecMadeInvalidPastTheWebhookRemovesWhatWasLive(t *testing.T) {
 	if _, ok := w.vault.roles[testPolicy]; ok {
 		t.Fatal("the role of the earlier spec is still live")
 	}
-	if msg := w.condition(shared.TypeReady, metav1.ConditionFalse, shared.ReasonNotAllowed); !strings.Contains(msg, `must stay inside the namespace's prefix`) {
+	if msg := w.condition(vaultv1beta1.TypeReady, metav1.ConditionFalse, vaultv1beta1.ReasonNotAllowed); !strings.Contains(msg, `must stay inside the namespace's prefix`) {
 		t.Fatalf("Ready message = %q", msg)
 	}
-	w.event(corev1.EventTypeWarning, shared.ReasonGrantRevoked)
+	w.event(corev1.EventTypeWarning, vaultv1beta1.ReasonGrantRevoked)
 }
 
 func TestPolicyWrittenByTheFirstReleaseIsAdoptedAndNarrowed(t *testing.T) {
@@ -417,7 +417,7 @@ func TestPolicyWrittenByTheFirstReleaseIsAdoptedAndNarrowed(t *testing.T) {
 	if text := w.vault.policies[testPolicy]; strings.Contains(text, "update") || !vaultclient.MarkOf(text).Managed || vaultclient.MarkOf(text).Owner.UID != "1111-2222" {
 		t.Fatalf("0.1 policy not narrowed and re-marked:\n%s", text)
 	}
-	w.condition(shared.TypePolicySynced, metav1.ConditionTrue, shared.ReasonGrantNarrowed)
+	w.condition(vaultv1beta1.TypePolicySynced, metav1.ConditionTrue, vaultv1beta1.ReasonGrantNarrowed)
 }
 
 // A Vault that does not answer is told apart from one that refuses: the
@@ -432,9 +432,9 @@ func TestVaultThatDoesNotAnswerIsWaitedFor(t *testing.T) {
 		reason     string
 		waitingFor int
 	}{
-		{"connection refused", down, shared.ReasonVaultUnavailable, 1},
-		{"sealed", fmt.Errorf("%w: %w", vaultclient.ErrUnavailable, &vaultapi.ResponseError{StatusCode: 503, Errors: []string{"Vault is sealed"}}), shared.ReasonVaultUnavailable, 1},
-		{"permission denied", refused, shared.ReasonVaultError, 0},
+		{"connection refused", down, vaultv1beta1.ReasonVaultUnavailable, 1},
+		{"sealed", fmt.Errorf("%w: %w", vaultclient.ErrUnavailable, &vaultapi.ResponseError{StatusCode: 503, Errors: []string{"Vault is sealed"}}), vaultv1beta1.ReasonVaultUnavailable, 1},
+		{"permission denied", refused, vaultv1beta1.ReasonVaultError, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w := newWorld(t, nil, shopAPI())
@@ -444,7 +444,7 @@ func TestVaultThatDoesNotAnswerIsWaitedFor(t *testing.T) {
 			if _, err := w.r.Reconcile(context.Background(), req); err == nil {
 				t.Fatal("a failed sync returned no error: it would not be retried")
 			}
-			w.condition(shared.TypeReady, metav1.ConditionFalse, tc.reason)
+			w.condition(vaultv1beta1.TypeReady, metav1.ConditionFalse, tc.reason)
 			w.event(corev1.EventTypeWarning, tc.reason)
 			if got := w.r.Outage.Waiting((&Server{}).outageKey()); got != tc.waitingFor {
 				t.Fatalf("%d VaultApps wait for Vault, want %d", got, tc.waitingFor)
@@ -461,7 +461,7 @@ func TestNamespaceDeletedWhileVaultIsDown(t *testing.T) {
 	w := newWorld(t, nil, shopAPI())
 	w.r.Outage = shared.NewOutage(time.Hour)
 	w.reconcile()
-	w.event(corev1.EventTypeNormal, shared.ReasonCreated)
+	w.event(corev1.EventTypeNormal, vaultv1beta1.ReasonCreated)
 	var ns corev1.Namespace
 	_ = w.client.Get(context.Background(), client.ObjectKey{Name: "shop"}, &ns)
 	ns.Finalizers = []string{"test/hold"} // the fake client deletes at once without one
@@ -479,11 +479,11 @@ func TestNamespaceDeletedWhileVaultIsDown(t *testing.T) {
 	if _, err := w.r.Reconcile(context.Background(), req); err == nil {
 		t.Fatal("a failed removal returned no error")
 	}
-	msg := w.condition(shared.TypeReady, metav1.ConditionFalse, shared.ReasonDeleteFailed)
+	msg := w.condition(vaultv1beta1.TypeReady, metav1.ConditionFalse, vaultv1beta1.ReasonDeleteFailed)
 	if !strings.Contains(msg, "Vault does not answer") {
 		t.Fatalf("Ready says %q", msg)
 	}
-	w.event(corev1.EventTypeWarning, shared.ReasonDeleteFailed)
+	w.event(corev1.EventTypeWarning, vaultv1beta1.ReasonDeleteFailed)
 	// The namespace is told too, by an Event in kube-system (never in
 	// default, where every tenant reads it).
 	var told eventsv1.EventList

@@ -54,11 +54,11 @@ func (r *VaultServerReconciler) finalizeServer(ctx context.Context, server *vaul
 		return r.writesElsewhere(ctx, o, server.Name)
 	})
 	if len(removed) > 0 {
-		r.Recorder.Eventf(server, nil, corev1.EventTypeNormal, shared.ReasonDeleted, "Delete",
+		r.Recorder.Eventf(server, nil, corev1.EventTypeNormal, vaultv1beta1.ReasonDeleted, "Delete",
 			"removed %d policies and roles this cluster wrote to Vault (deletionPolicy Delete): %s", len(removed), strings.Join(removed, ", "))
 	}
 	if err != nil {
-		r.Recorder.Eventf(server, nil, corev1.EventTypeWarning, shared.ReasonDeleteFailed, "Delete",
+		r.Recorder.Eventf(server, nil, corev1.EventTypeWarning, vaultv1beta1.ReasonDeleteFailed, "Delete",
 			"keeps finalizer %s until what this cluster wrote to Vault is removed: %v", vaultv1beta1.ServerFinalizer, err)
 		return ctrl.Result{}, err
 	}

@@ -26,7 +26,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
-	"github.com/carbogame/vault-keycloak-operator/internal/controller/shared"
 )
 
 // Server is a Vault that VaultApps' policies and roles are written to,
@@ -93,18 +92,18 @@ func chooseServer(app *vaultv1beta1.VaultApp, envConfigured bool, defaults []str
 	case len(defaults) == 1:
 		name = defaults[0]
 	case len(defaults) > 1:
-		return "", &errServer{shared.ReasonNotAllowed, fmt.Sprintf("VaultServers %v are all annotated %s=true: the cluster admin must keep one", defaults, vaultv1beta1.DefaultServerAnnotation)}
+		return "", &errServer{vaultv1beta1.ReasonNotAllowed, fmt.Sprintf("VaultServers %v are all annotated %s=true: the cluster admin must keep one", defaults, vaultv1beta1.DefaultServerAnnotation)}
 	case envConfigured:
 		return "", nil
 	default:
-		return "", &errServer{shared.ReasonVaultNotConfigured, "no VaultServer is named in spec.serverRef or annotated " + vaultv1beta1.DefaultServerAnnotation + "=true, and the operator runs without a Vault address"}
+		return "", &errServer{vaultv1beta1.ReasonVaultNotConfigured, "no VaultServer is named in spec.serverRef or annotated " + vaultv1beta1.DefaultServerAnnotation + "=true, and the operator runs without a Vault address"}
 	}
 	if app.Status.Server != name && (app.Status.Server != "" || wroteToEnv) {
 		from := app.Status.Server
 		if from == "" {
 			from = "the operator's environment"
 		}
-		return "", &errServer{shared.ReasonNotAllowed, fmt.Sprintf("the policy and role were written to the Vault of %s, not VaultServer %s: a VaultApp does not move between servers; delete it and create it again", from, name)}
+		return "", &errServer{vaultv1beta1.ReasonNotAllowed, fmt.Sprintf("the policy and role were written to the Vault of %s, not VaultServer %s: a VaultApp does not move between servers; delete it and create it again", from, name)}
 	}
 	return name, nil
 }
@@ -144,20 +143,20 @@ func (v *VaultServers) Resolve(ctx context.Context, app *vaultv1beta1.VaultApp) 
 		return nil, refused
 	case name == "" && v.EnvIgnored != "" && app.DeletionTimestamp.IsZero():
 		// Not opted in: the environment's Vault only removes.
-		return nil, &errServer{shared.ReasonVaultNotConfigured, v.EnvIgnored}
+		return nil, &errServer{vaultv1beta1.ReasonVaultNotConfigured, v.EnvIgnored}
 	case name == "":
 		return v.Env, nil
 	}
 	var s vaultv1beta1.VaultServer
 	if err := v.Reader.Get(ctx, client.ObjectKey{Name: name}, &s); err != nil {
 		if apierrors.IsNotFound(err) {
-			return nil, &errServer{shared.ReasonServerNotFound, fmt.Sprintf("VaultServer %s does not exist", name)}
+			return nil, &errServer{vaultv1beta1.ReasonServerNotFound, fmt.Sprintf("VaultServer %s does not exist", name)}
 		}
 		return nil, fmt.Errorf("read VaultServer %s: %w", name, err)
 	}
 	if !s.DeletionTimestamp.IsZero() {
 		// Nothing more is written there: its cleanup may be under way.
-		return nil, &errServer{shared.ReasonServerNotFound, fmt.Sprintf("VaultServer %s is being deleted", name)}
+		return nil, &errServer{vaultv1beta1.ReasonServerNotFound, fmt.Sprintf("VaultServer %s is being deleted", name)}
 	}
 	return v.serverOf(ctx, &s)
 }
@@ -190,7 +189,7 @@ func (v *VaultServers) serverOf(ctx context.Context, s *vaultv1beta1.VaultServer
 	var ca *errCA
 	switch {
 	case errors.As(err, &ca):
-		return nil, &errServer{shared.ReasonCAInvalid, fmt.Sprintf("VaultServer %s: %v", s.Name, err)}
+		return nil, &errServer{vaultv1beta1.ReasonCAInvalid, fmt.Sprintf("VaultServer %s: %v", s.Name, err)}
 	case err != nil:
 		return nil, fmt.Errorf("client of VaultServer %s: %w", s.Name, err)
 	}

@@ -27,7 +27,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
-	"github.com/carbogame/vault-keycloak-operator/internal/controller/shared"
 	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
 	vaultclient "github.com/carbogame/vault-keycloak-operator/internal/vault"
 )
@@ -58,10 +57,10 @@ func TestChooseServer(t *testing.T) {
 		{"the environment's, for a new VaultApp without a default", app("", "", false), true, nil, ""},
 		{"the environment's, where it wrote before a default appeared", app("", "", true), true, []string{"central"}, ""},
 		{"where it wrote, though another is the default now", app("", "eu", true), true, []string{"central"}, "eu"},
-		{"nothing configured", app("", "", false), false, nil, "!" + shared.ReasonVaultNotConfigured},
-		{"two defaults", app("", "", false), true, []string{"a", "b"}, "!" + shared.ReasonNotAllowed},
-		{"named, but written to the environment's", app("eu", "", true), true, nil, "!" + shared.ReasonNotAllowed},
-		{"the environment's is gone: no move to the default", app("", "", true), false, []string{"central"}, "!" + shared.ReasonNotAllowed},
+		{"nothing configured", app("", "", false), false, nil, "!" + vaultv1beta1.ReasonVaultNotConfigured},
+		{"two defaults", app("", "", false), true, []string{"a", "b"}, "!" + vaultv1beta1.ReasonNotAllowed},
+		{"named, but written to the environment's", app("eu", "", true), true, nil, "!" + vaultv1beta1.ReasonNotAllowed},
+		{"the environment's is gone: no move to the default", app("", "", true), false, []string{"central"}, "!" + vaultv1beta1.ReasonNotAllowed},
 	} {
 		got, refused := chooseServer(tt.app, tt.env, tt.defaults)
 		if refused != nil {
@@ -97,14 +96,14 @@ func TestVaultAppWrittenToItsVaultServer(t *testing.T) {
 
 	// Not there yet: said so, nothing written anywhere.
 	w.reconcile()
-	if msg := w.condition(shared.TypeReady, metav1.ConditionFalse, shared.ReasonServerNotFound); !strings.Contains(msg, "VaultServer eu does not exist") {
+	if msg := w.condition(vaultv1beta1.TypeReady, metav1.ConditionFalse, vaultv1beta1.ReasonServerNotFound); !strings.Contains(msg, "VaultServer eu does not exist") {
 		t.Fatalf("Ready message = %q", msg)
 	}
 	if err := w.client.Create(context.Background(), eu); err != nil {
 		t.Fatal(err)
 	}
 	w.reconcile()
-	w.condition(shared.TypeReady, metav1.ConditionTrue, shared.ReasonSynced)
+	w.condition(vaultv1beta1.TypeReady, metav1.ConditionTrue, vaultv1beta1.ReasonSynced)
 	const name = "app-prod-1.shop.api"
 	if got := vaultclient.MarkOf(euVault.policies[name]).Owner.Cluster; got != "prod-1" {
 		t.Fatalf("policy %s in eu marks cluster %q; eu holds %v", name, got, euVault.policies)
@@ -132,16 +131,16 @@ func TestVaultAppWrittenToItsVaultServer(t *testing.T) {
 	if len(euVault.policies) > 0 || len(euVault.roles) > 0 {
 		t.Fatalf("left in eu once the grant was taken back: %v %v", euVault.policies, euVault.roles)
 	}
-	if msg := w.condition(shared.TypeReady, metav1.ConditionFalse, shared.ReasonNotAllowed); !strings.Contains(msg, `VaultServer "eu" grants namespace "shop" nothing`) {
+	if msg := w.condition(vaultv1beta1.TypeReady, metav1.ConditionFalse, vaultv1beta1.ReasonNotAllowed); !strings.Contains(msg, `VaultServer "eu" grants namespace "shop" nothing`) {
 		t.Fatalf("Ready message = %q", msg)
 	}
-	w.event(corev1.EventTypeWarning, shared.ReasonGrantRevoked)
+	w.event(corev1.EventTypeWarning, vaultv1beta1.ReasonGrantRevoked)
 	now.Spec.Access[0].Namespaces = []string{"shop"}
 	if err := w.client.Update(context.Background(), &now); err != nil {
 		t.Fatal(err)
 	}
 	w.reconcile()
-	w.condition(shared.TypeReady, metav1.ConditionTrue, shared.ReasonSynced)
+	w.condition(vaultv1beta1.TypeReady, metav1.ConditionTrue, vaultv1beta1.ReasonSynced)
 
 	// The sweep goes through both. A policy in the environment's Vault
 	// marked for this VaultApp, which uses eu, is kept: the two servers
@@ -186,7 +185,7 @@ func TestVaultAppOfADeletedServerIsLetGo(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.reconcile()
-	if e := w.event(corev1.EventTypeWarning, shared.ReasonDeleted); !strings.Contains(e, "VaultServer gone does not exist") {
+	if e := w.event(corev1.EventTypeWarning, vaultv1beta1.ReasonDeleted); !strings.Contains(e, "VaultServer gone does not exist") {
 		t.Fatalf("event = %q", e)
 	}
 	var gone vaultv1beta1.VaultApp
@@ -213,7 +212,7 @@ func TestVaultAppDeletedWhileItsServerIsUnusableIsKept(t *testing.T) {
 	if _, err := w.r.Reconcile(context.Background(), w.request()); err == nil {
 		t.Fatal("no error: the deletion would not be retried")
 	}
-	if msg := w.condition(shared.TypeReady, metav1.ConditionFalse, shared.ReasonDeleteFailed); !strings.Contains(msg, "read the CA Secret") {
+	if msg := w.condition(vaultv1beta1.TypeReady, metav1.ConditionFalse, vaultv1beta1.ReasonDeleteFailed); !strings.Contains(msg, "read the CA Secret") {
 		t.Fatalf("Ready message = %q", msg)
 	}
 }
@@ -241,7 +240,7 @@ func TestVaultPathsFollowTheServersGrant(t *testing.T) {
 	w.r.Servers = &VaultServers{Reader: w.client, ClusterUID: "uid-1",
 		Clients: &ServerClients{Reader: w.client, New: func(vaultclient.Config) (ServerClient, error) { return &fakeChecker{fakeVault: euVault}, nil }}}
 	w.reconcile()
-	w.condition(shared.TypeReady, metav1.ConditionTrue, shared.ReasonSynced)
+	w.condition(vaultv1beta1.TypeReady, metav1.ConditionTrue, vaultv1beta1.ReasonSynced)
 	policy := euVault.policies[testPolicy]
 	for _, want := range []string{`path "database/creds/shop" {`, `path "pki/issue/shop" {`, `path "secret/data/shop/db/*" {`} {
 		if !strings.Contains(policy, want) {
@@ -257,8 +256,8 @@ func TestVaultPathsFollowTheServersGrant(t *testing.T) {
 	if policy := euVault.policies[testPolicy]; strings.Contains(policy, "pki/issue/shop") || !strings.Contains(policy, "database/creds/shop") {
 		t.Fatalf("policy after the grant was narrowed:\n%s", policy)
 	}
-	w.condition(shared.TypePolicySynced, metav1.ConditionTrue, shared.ReasonGrantNarrowed)
-	if msg := w.condition(shared.TypeReady, metav1.ConditionFalse, shared.ReasonNotAllowed); !strings.Contains(msg, `update on "pki/issue/shop" not granted`) {
+	w.condition(vaultv1beta1.TypePolicySynced, metav1.ConditionTrue, vaultv1beta1.ReasonGrantNarrowed)
+	if msg := w.condition(vaultv1beta1.TypeReady, metav1.ConditionFalse, vaultv1beta1.ReasonNotAllowed); !strings.Contains(msg, `update on "pki/issue/shop" not granted`) {
 		t.Fatalf("Ready message = %q", msg)
 	}
 }
@@ -324,7 +323,7 @@ func TestVaultServerAccessGrantsKVRulesTTLAndRetain(t *testing.T) {
 	if !strings.Contains(euVault.policies[testPolicy], `capabilities = ["read", "update"]`) {
 		t.Fatalf("policy:\n%s", euVault.policies[testPolicy])
 	}
-	msg := w.condition(shared.TypeReady, metav1.ConditionFalse, shared.ReasonNotAllowed)
+	msg := w.condition(vaultv1beta1.TypeReady, metav1.ConditionFalse, vaultv1beta1.ReasonNotAllowed)
 	for _, want := range []string{"4h0m0s is over the 1h0m0s", `Retain not allowed in namespace "shop" by VaultServer "eu"`} {
 		if !strings.Contains(msg, want) {
 			t.Fatalf("Ready message %q lacks %q", msg, want)
@@ -340,7 +339,7 @@ func TestVaultServerAccessGrantsKVRulesTTLAndRetain(t *testing.T) {
 	if p := euVault.policies[testPolicy]; strings.Contains(p, "update") || !strings.Contains(p, `"read"`) {
 		t.Fatalf("policy after the entry was narrowed:\n%s", p)
 	}
-	w.condition(shared.TypePolicySynced, metav1.ConditionTrue, shared.ReasonGrantNarrowed)
+	w.condition(vaultv1beta1.TypePolicySynced, metav1.ConditionTrue, vaultv1beta1.ReasonGrantNarrowed)
 
 	// No allowRetain: deletion removes, whatever the annotation says.
 	if err := w.client.Delete(context.Background(), w.app()); err != nil {
@@ -350,7 +349,7 @@ func TestVaultServerAccessGrantsKVRulesTTLAndRetain(t *testing.T) {
 	if len(euVault.policies)+len(euVault.roles) > 0 {
 		t.Fatalf("left in Vault without allowRetain: %v %v", euVault.policies, euVault.roles)
 	}
-	if note := w.event(corev1.EventTypeNormal, shared.ReasonDeleted); !strings.Contains(note, "allowRetain in VaultServer eu's spec.access") {
+	if note := w.event(corev1.EventTypeNormal, vaultv1beta1.ReasonDeleted); !strings.Contains(note, "allowRetain in VaultServer eu's spec.access") {
 		t.Fatalf("Deleted event %q", note)
 	}
 }
@@ -362,14 +361,14 @@ func TestLegacyConfiguration(t *testing.T) {
 	w := newWorld(t, nil, shopAPI())
 	w.r.Servers = &VaultServers{Reader: w.client, Env: &Server{Vault: w.vault, Identity: w.r.Identity}, ClusterUID: "uid-1"}
 	w.reconcile()
-	w.condition(shared.TypeReady, metav1.ConditionTrue, shared.ReasonSynced)
-	if msg := w.condition(shared.TypeLegacyConfiguration, metav1.ConditionTrue, shared.ReasonLegacyConfiguration); !strings.Contains(msg, "--legacy-vault-environment") {
+	w.condition(vaultv1beta1.TypeReady, metav1.ConditionTrue, vaultv1beta1.ReasonSynced)
+	if msg := w.condition(vaultv1beta1.TypeLegacyConfiguration, metav1.ConditionTrue, vaultv1beta1.ReasonLegacyConfiguration); !strings.Contains(msg, "--legacy-vault-environment") {
 		t.Fatalf("LegacyConfiguration message %q", msg)
 	}
-	w.event(corev1.EventTypeWarning, shared.ReasonLegacyConfiguration)
+	w.event(corev1.EventTypeWarning, vaultv1beta1.ReasonLegacyConfiguration)
 	w.reconcile()
 	for len(w.events.Events) > 0 {
-		if e := <-w.events.Events; strings.Contains(e, shared.ReasonLegacyConfiguration) {
+		if e := <-w.events.Events; strings.Contains(e, vaultv1beta1.ReasonLegacyConfiguration) {
 			t.Fatalf("a second Event: %s", e)
 		}
 	}
@@ -386,7 +385,7 @@ func TestLegacyConfiguration(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.reconcile()
-	if msg := w.condition(shared.TypeReady, metav1.ConditionFalse, shared.ReasonVaultNotConfigured); !strings.Contains(msg, "has not opted in") {
+	if msg := w.condition(vaultv1beta1.TypeReady, metav1.ConditionFalse, vaultv1beta1.ReasonVaultNotConfigured); !strings.Contains(msg, "has not opted in") {
 		t.Fatalf("Ready message %q", msg)
 	}
 	if len(w.vault.writes) > 0 {

@@ -90,8 +90,8 @@ func (r *pass) failure(app *vaultv1beta1.VaultApp, err error, reason string) (st
 	if r.Outage != nil {
 		r.Outage.Wait(r.server.outageKey(), r.Vault.Healthy, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(app)})
 	}
-	if reason == shared.ReasonVaultError {
-		reason = shared.ReasonVaultUnavailable
+	if reason == vaultv1beta1.ReasonVaultError {
+		reason = vaultv1beta1.ReasonVaultUnavailable
 	}
 	return reason, "Vault does not answer; retried as soon as it does: " + err.Error()
 }
@@ -124,7 +124,7 @@ func (r *VaultAppReconciler) resolve(ctx context.Context, app *vaultv1beta1.Vaul
 		return r.Servers.Resolve(ctx, app)
 	}
 	if r.Vault == nil {
-		return nil, &errServer{shared.ReasonVaultNotConfigured, "the operator runs without a Vault address (--vault-address or VAULT_ADDR)"}
+		return nil, &errServer{vaultv1beta1.ReasonVaultNotConfigured, "the operator runs without a Vault address (--vault-address or VAULT_ADDR)"}
 	}
 	return &Server{Vault: r.Vault, Identity: r.Identity}, nil
 }
@@ -173,14 +173,14 @@ func (r *pass) reconcile(ctx context.Context, req ctrl.Request, app *vaultv1beta
 	case errors.As(err, &notOwned):
 		// No backoff retries: the owner of that object must act in Vault;
 		// the next refresh looks again.
-		r.failAll(app, shared.ReasonNotOwned, err.Error())
-		if serr := r.updateStatus(ctx, app, before, corev1.EventTypeWarning, shared.ReasonNotOwned, err.Error()); serr != nil {
+		r.failAll(app, vaultv1beta1.ReasonNotOwned, err.Error())
+		if serr := r.updateStatus(ctx, app, before, corev1.EventTypeWarning, vaultv1beta1.ReasonNotOwned, err.Error()); serr != nil {
 			return ctrl.Result{}, serr
 		}
 		return r.refresh.After(req, tenancy.VaultRefreshInterval(app)), nil
 	case err != nil:
 		log.Error(err, "sync with Vault failed", "policy", name)
-		reason, msg := r.failure(app, err, shared.ReasonVaultError)
+		reason, msg := r.failure(app, err, vaultv1beta1.ReasonVaultError)
 		r.failAll(app, reason, msg)
 		if serr := r.updateStatus(ctx, app, before, corev1.EventTypeWarning, reason, msg); serr != nil {
 			return ctrl.Result{}, errors.Join(err, serr)
@@ -188,43 +188,43 @@ func (r *pass) reconcile(ctx context.Context, req ctrl.Request, app *vaultv1beta
 		return ctrl.Result{}, err
 	}
 
-	eventType, reason, note := corev1.EventTypeNormal, shared.ReasonSynced, ""
+	eventType, reason, note := corev1.EventTypeNormal, vaultv1beta1.ReasonSynced, ""
 	switch {
 	case granted.empty():
 		msg := "nothing the spec asks is granted: " + refused.ToAggregate().Error()
-		reason = shared.ReasonNotAllowed
+		reason = vaultv1beta1.ReasonNotAllowed
 		if changed != nothing {
 			msg = fmt.Sprintf("removed policy and role %s from Vault: %s", name, msg)
-			reason = shared.ReasonGrantRevoked
+			reason = vaultv1beta1.ReasonGrantRevoked
 		}
-		r.failAll(app, shared.ReasonNotAllowed, msg)
+		r.failAll(app, vaultv1beta1.ReasonNotAllowed, msg)
 		eventType, note = corev1.EventTypeWarning, msg
 	case len(refused) > 0:
 		// Narrowed (capabilities taken back), or a Retain the namespace
 		// does not allow (the policy is whole; deletion will remove it).
-		policyReason, policyMsg := shared.ReasonSynced, "policy "+name+" equals the spec"
-		reason = shared.ReasonNotAllowed
+		policyReason, policyMsg := vaultv1beta1.ReasonSynced, "policy "+name+" equals the spec"
+		reason = vaultv1beta1.ReasonNotAllowed
 		msg := "the spec asks more than the namespace is granted: " + refused.ToAggregate().Error()
 		if granted.narrows(app) {
-			policyReason, policyMsg, reason = shared.ReasonGrantNarrowed, "policy "+name+" holds only the granted part of the spec", shared.ReasonGrantNarrowed
+			policyReason, policyMsg, reason = vaultv1beta1.ReasonGrantNarrowed, "policy "+name+" holds only the granted part of the spec", vaultv1beta1.ReasonGrantNarrowed
 			msg = "the spec asks more than the namespace is granted; Vault holds only what is granted: " + refused.ToAggregate().Error()
 		}
-		shared.SetCondition(&app.Status.Conditions, app.Generation, shared.TypePolicySynced, true, policyReason, policyMsg)
-		shared.SetCondition(&app.Status.Conditions, app.Generation, shared.TypeRoleSynced, true, shared.ReasonSynced, "role "+name+" equals the spec")
-		shared.SetCondition(&app.Status.Conditions, app.Generation, shared.TypeReady, false, shared.ReasonNotAllowed, msg)
+		shared.SetCondition(&app.Status.Conditions, app.Generation, vaultv1beta1.TypePolicySynced, true, policyReason, policyMsg)
+		shared.SetCondition(&app.Status.Conditions, app.Generation, vaultv1beta1.TypeRoleSynced, true, vaultv1beta1.ReasonSynced, "role "+name+" equals the spec")
+		shared.SetCondition(&app.Status.Conditions, app.Generation, vaultv1beta1.TypeReady, false, vaultv1beta1.ReasonNotAllowed, msg)
 		eventType, note = corev1.EventTypeWarning, msg
 	default:
-		shared.SetCondition(&app.Status.Conditions, app.Generation, shared.TypePolicySynced, true, shared.ReasonSynced, "policy "+name+" equals the spec")
-		shared.SetCondition(&app.Status.Conditions, app.Generation, shared.TypeRoleSynced, true, shared.ReasonSynced, "role "+name+" equals the spec")
-		shared.SetCondition(&app.Status.Conditions, app.Generation, shared.TypeReady, true, shared.ReasonSynced, "Vault policy and role are in step with the spec")
+		shared.SetCondition(&app.Status.Conditions, app.Generation, vaultv1beta1.TypePolicySynced, true, vaultv1beta1.ReasonSynced, "policy "+name+" equals the spec")
+		shared.SetCondition(&app.Status.Conditions, app.Generation, vaultv1beta1.TypeRoleSynced, true, vaultv1beta1.ReasonSynced, "role "+name+" equals the spec")
+		shared.SetCondition(&app.Status.Conditions, app.Generation, vaultv1beta1.TypeReady, true, vaultv1beta1.ReasonSynced, "Vault policy and role are in step with the spec")
 		switch {
 		case changed == nothing:
 		case before.ObservedGeneration == 0:
-			reason = shared.ReasonCreated
+			reason = vaultv1beta1.ReasonCreated
 		case before.ObservedGeneration != app.Generation:
-			reason = shared.ReasonUpdated
+			reason = vaultv1beta1.ReasonUpdated
 		default:
-			reason = shared.ReasonDriftRepaired
+			reason = vaultv1beta1.ReasonDriftRepaired
 		}
 		if changed != nothing {
 			note = fmt.Sprintf("%s %s in Vault", changed, name)
@@ -271,22 +271,22 @@ func (r *pass) act(ctx context.Context, app *vaultv1beta1.VaultApp, before *vaul
 // refuse removes what the operator had live in Vault for a VaultApp it
 // cannot act on, and says why.
 func (r *pass) refuse(ctx context.Context, app *vaultv1beta1.VaultApp, before *vaultv1beta1.VaultAppStatus, name, msg string) (ctrl.Result, error) {
-	reason := shared.ReasonNotAllowed
+	reason := vaultv1beta1.ReasonNotAllowed
 	removed, err := r.removeOwned(ctx, app, before, name)
 	var notOwned *errNotOwned
 	if err == nil || errors.As(err, &notOwned) {
 		err = r.leaveFormerName(ctx, app, before.PolicyName, name)
 	}
 	if err != nil {
-		reason, msg := r.failure(app, err, shared.ReasonVaultError)
+		reason, msg := r.failure(app, err, vaultv1beta1.ReasonVaultError)
 		r.failAll(app, reason, msg)
 		return ctrl.Result{}, errors.Join(err, r.updateStatus(ctx, app, before, corev1.EventTypeWarning, reason, msg))
 	}
 	if removed {
 		msg = fmt.Sprintf("removed policy and role %s from Vault: %s", name, msg)
-		reason = shared.ReasonGrantRevoked
+		reason = vaultv1beta1.ReasonGrantRevoked
 	}
-	r.failAll(app, shared.ReasonNotAllowed, msg)
+	r.failAll(app, vaultv1beta1.ReasonNotAllowed, msg)
 	return ctrl.Result{}, r.updateStatus(ctx, app, before, corev1.EventTypeWarning, reason, msg)
 }
 
@@ -432,7 +432,7 @@ func (r *pass) ownerOf(app *vaultv1beta1.VaultApp) vaultclient.Owner {
 
 // failAll sets every condition to False with the same reason.
 func (r *VaultAppReconciler) failAll(app *vaultv1beta1.VaultApp, reason, msg string) {
-	for _, t := range []string{shared.TypePolicySynced, shared.TypeRoleSynced, shared.TypeReady} {
+	for _, t := range []string{vaultv1beta1.TypePolicySynced, vaultv1beta1.TypeRoleSynced, vaultv1beta1.TypeReady} {
 		shared.SetCondition(&app.Status.Conditions, app.Generation, t, false, reason, msg)
 	}
 }

@@ -43,11 +43,11 @@ func (r *pass) finalize(ctx context.Context, app *vaultv1beta1.VaultApp, before 
 	if !controllerutil.ContainsFinalizer(app, Finalizer) {
 		return ctrl.Result{}, nil
 	}
-	reason, note := shared.ReasonDeleted, "removed policy and role "+name+" from Vault"
+	reason, note := vaultv1beta1.ReasonDeleted, "removed policy and role "+name+" from Vault"
 	var err error
 	switch {
 	case app.Spec.DeletionPolicy == vaultv1beta1.DeletionPolicyRetain && r.retainAllowed(ctx, app.Namespace, r.server.Spec) && len(app.Spec.Policy.VaultPaths) == 0:
-		reason, note = shared.ReasonRetained, "left policy and role "+name+" in Vault (deletionPolicy Retain); the operator no longer manages them"
+		reason, note = vaultv1beta1.ReasonRetained, "left policy and role "+name+" in Vault (deletionPolicy Retain); the operator no longer manages them"
 		err = r.release(ctx, app, before, name)
 	default:
 		switch {
@@ -69,16 +69,16 @@ func (r *pass) finalize(ctx context.Context, app *vaultv1beta1.VaultApp, before 
 	if err == nil || errors.As(err, &notOwned) {
 		// Deleted before its move to a new name was done: the former
 		// name goes too (or is released), whatever held the new one.
-		if ferr := r.finalizeFormer(ctx, app, before.PolicyName, name, reason == shared.ReasonRetained); ferr != nil {
+		if ferr := r.finalizeFormer(ctx, app, before.PolicyName, name, reason == vaultv1beta1.ReasonRetained); ferr != nil {
 			err = ferr
 		}
 	}
 	if errors.As(err, &notOwned) {
 		// Never touched; the VaultApp goes, and says what it left.
-		reason, note, err = shared.ReasonNotOwned, err.Error(), nil
+		reason, note, err = vaultv1beta1.ReasonNotOwned, err.Error(), nil
 	}
 	if err != nil {
-		reason, msg := r.failure(app, err, shared.ReasonDeleteFailed)
+		reason, msg := r.failure(app, err, vaultv1beta1.ReasonDeleteFailed)
 		r.failAll(app, reason, msg)
 		r.tellTerminatingNamespace(ctx, app, before, reason, msg)
 		if serr := r.updateStatus(ctx, app, before, corev1.EventTypeWarning, reason, msg); serr != nil {
@@ -87,7 +87,7 @@ func (r *pass) finalize(ctx context.Context, app *vaultv1beta1.VaultApp, before 
 		return ctrl.Result{}, err
 	}
 	eventType := corev1.EventTypeNormal
-	if reason == shared.ReasonNotOwned {
+	if reason == vaultv1beta1.ReasonNotOwned {
 		eventType = corev1.EventTypeWarning
 	}
 	r.Recorder.Eventf(app, nil, eventType, reason, "Delete", "%s", note)

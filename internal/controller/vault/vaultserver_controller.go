@@ -106,8 +106,8 @@ func (r *VaultServerReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 	version, err := r.check(ctx, &server)
 	r.noteCheck(&server, err)
 	connected := serverConnection(server.Spec.Address, version, err)
-	shared.SetCondition(&server.Status.Conditions, server.Generation, shared.TypeConnected, err == nil, connected.reason, connected.message)
-	shared.SetCondition(&server.Status.Conditions, server.Generation, shared.TypeReady, err == nil, connected.reason, connected.message)
+	shared.SetCondition(&server.Status.Conditions, server.Generation, vaultv1beta1.TypeConnected, err == nil, connected.reason, connected.message)
+	shared.SetCondition(&server.Status.Conditions, server.Generation, vaultv1beta1.TypeReady, err == nil, connected.reason, connected.message)
 	// A version stays through an outage, not through a change of server.
 	if version != "" || server.Generation != before.ObservedGeneration {
 		server.Status.Version = version
@@ -145,7 +145,7 @@ func (r *VaultServerReconciler) checkedLately(server *vaultv1beta1.VaultServer, 
 	last, ok := r.checked[server.Name]
 	r.mu.Unlock()
 	return ok && last.generation == server.Generation && time.Since(last.at) < ServerCheckInterval &&
-		status.ObservedGeneration == server.Generation && meta.IsStatusConditionTrue(status.Conditions, shared.TypeConnected)
+		status.ObservedGeneration == server.Generation && meta.IsStatusConditionTrue(status.Conditions, vaultv1beta1.TypeConnected)
 }
 
 func (r *VaultServerReconciler) noteCheck(server *vaultv1beta1.VaultServer, err error) {
@@ -237,13 +237,13 @@ func serverConnection(address, version string, err error) connection {
 	var ca *errCA
 	switch {
 	case err == nil:
-		return connection{shared.ReasonConnected, fmt.Sprintf("logged in to Vault %s at %s", version, address)}
+		return connection{vaultv1beta1.ReasonConnected, fmt.Sprintf("logged in to Vault %s at %s", version, address)}
 	case errors.As(err, &ca):
-		return connection{shared.ReasonCAInvalid, err.Error()}
+		return connection{vaultv1beta1.ReasonCAInvalid, err.Error()}
 	case vaultclient.Unavailable(err):
-		return connection{shared.ReasonVaultUnavailable, "Vault does not answer; checked again with backoff: " + err.Error()}
+		return connection{vaultv1beta1.ReasonVaultUnavailable, "Vault does not answer; checked again with backoff: " + err.Error()}
 	}
-	return connection{shared.ReasonVaultError, err.Error()}
+	return connection{vaultv1beta1.ReasonVaultError, err.Error()}
 }
 
 // SetupWithManager watches VaultServers' specs (their status is written

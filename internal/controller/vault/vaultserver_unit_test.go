@@ -41,7 +41,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
-	"github.com/carbogame/vault-keycloak-operator/internal/controller/shared"
 	vaultclient "github.com/carbogame/vault-keycloak-operator/internal/vault"
 )
 
@@ -89,28 +88,28 @@ func TestVaultServerConnection(t *testing.T) {
 		reason    string
 		message   string
 	}{
-		{"connected", nil, nil, fakeChecker{version: "1.21.0"}, metav1.ConditionTrue, shared.ReasonConnected, "logged in to Vault 1.21.0 at https://vault.example.com:8200"},
-		{"no answer", nil, nil, fakeChecker{err: fmt.Errorf("read health: %w", vaultclient.ErrUnavailable)}, metav1.ConditionFalse, shared.ReasonVaultUnavailable, "Vault does not answer"},
-		{"login refused", nil, nil, fakeChecker{version: "1.21.0", err: refused}, metav1.ConditionFalse, shared.ReasonVaultError, "permission denied"},
+		{"connected", nil, nil, fakeChecker{version: "1.21.0"}, metav1.ConditionTrue, vaultv1beta1.ReasonConnected, "logged in to Vault 1.21.0 at https://vault.example.com:8200"},
+		{"no answer", nil, nil, fakeChecker{err: fmt.Errorf("read health: %w", vaultclient.ErrUnavailable)}, metav1.ConditionFalse, vaultv1beta1.ReasonVaultUnavailable, "Vault does not answer"},
+		{"login refused", nil, nil, fakeChecker{version: "1.21.0", err: refused}, metav1.ConditionFalse, vaultv1beta1.ReasonVaultError, "permission denied"},
 		{"CA Secret missing", func(s *vaultv1beta1.VaultServer) {
 			s.Spec.CASecretRef = &vaultv1beta1.SecretKeySelector{Name: "vault-ca"}
 		}, nil,
-			fakeChecker{version: "1.21.0"}, metav1.ConditionFalse, shared.ReasonCAInvalid, "read the CA Secret vko/vault-ca"},
+			fakeChecker{version: "1.21.0"}, metav1.ConditionFalse, vaultv1beta1.ReasonCAInvalid, "read the CA Secret vko/vault-ca"},
 		{"CA Secret without the key", func(s *vaultv1beta1.VaultServer) {
 			s.Spec.CASecretRef = &vaultv1beta1.SecretKeySelector{Name: "vault-ca"}
 		},
 			&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "vault-ca", Namespace: "vko"}, Data: map[string][]byte{"other": []byte("x")}},
-			fakeChecker{version: "1.21.0"}, metav1.ConditionFalse, shared.ReasonCAInvalid, `has no key "ca.crt"`},
+			fakeChecker{version: "1.21.0"}, metav1.ConditionFalse, vaultv1beta1.ReasonCAInvalid, `has no key "ca.crt"`},
 		{"CA from its Secret", func(s *vaultv1beta1.VaultServer) {
 			s.Spec.CASecretRef = &vaultv1beta1.SecretKeySelector{Name: "vault-ca"}
 		},
 			&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "vault-ca", Namespace: "vko"}, Data: map[string][]byte{"ca.crt": selfSignedPEM(t)}},
-			fakeChecker{version: "1.21.0"}, metav1.ConditionTrue, shared.ReasonConnected, "logged in"},
+			fakeChecker{version: "1.21.0"}, metav1.ConditionTrue, vaultv1beta1.ReasonConnected, "logged in"},
 		{"CA Secret that holds no certificate", func(s *vaultv1beta1.VaultServer) {
 			s.Spec.CASecretRef = &vaultv1beta1.SecretKeySelector{Name: "vault-ca"}
 		},
 			&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "vault-ca", Namespace: "vko"}, Data: map[string][]byte{"ca.crt": []byte("not PEM")}},
-			fakeChecker{version: "1.21.0"}, metav1.ConditionFalse, shared.ReasonCAInvalid, "holds no PEM-encoded certificate"},
+			fakeChecker{version: "1.21.0"}, metav1.ConditionFalse, vaultv1beta1.ReasonCAInvalid, "holds no PEM-encoded certificate"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			server := centralVault()
@@ -144,7 +143,7 @@ func TestVaultServerConnection(t *testing.T) {
 			if err := c.Get(context.Background(), client.ObjectKey{Name: "central"}, &got); err != nil {
 				t.Fatal(err)
 			}
-			for _, typ := range []string{shared.TypeConnected, shared.TypeReady} {
+			for _, typ := range []string{vaultv1beta1.TypeConnected, vaultv1beta1.TypeReady} {
 				cond := meta.FindStatusCondition(got.Status.Conditions, typ)
 				if cond == nil || cond.Status != tt.connected || cond.Reason != tt.reason || !strings.Contains(cond.Message, tt.message) {
 					t.Fatalf("%s = %+v, want %s/%s saying %q", typ, cond, tt.connected, tt.reason, tt.message)
@@ -153,7 +152,7 @@ func TestVaultServerConnection(t *testing.T) {
 			if got.Status.Cluster != "uid-1" {
 				t.Errorf("status.cluster = %q, want the kube-system UID", got.Status.Cluster)
 			}
-			if tt.check.version != "" && tt.reason != shared.ReasonCAInvalid && got.Status.Version != tt.check.version {
+			if tt.check.version != "" && tt.reason != vaultv1beta1.ReasonCAInvalid && got.Status.Version != tt.check.version {
 				t.Errorf("status.version = %q", got.Status.Version)
 			}
 			if len(built) > 1 {

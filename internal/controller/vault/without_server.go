@@ -43,20 +43,20 @@ import (
 func (r *VaultAppReconciler) withoutServer(ctx context.Context, app *vaultv1beta1.VaultApp, why *errServer) (ctrl.Result, error) {
 	before := app.Status.DeepCopy()
 	wrote := wroteAnywhere(app)
-	gone := !wrote || why.reason == shared.ReasonServerNotFound || why.reason == shared.ReasonVaultNotConfigured
+	gone := !wrote || why.reason == vaultv1beta1.ReasonServerNotFound || why.reason == vaultv1beta1.ReasonVaultNotConfigured
 	if !app.DeletionTimestamp.IsZero() {
 		if !controllerutil.ContainsFinalizer(app, Finalizer) {
 			return ctrl.Result{}, nil
 		}
 		if !gone {
-			r.failAll(app, shared.ReasonDeleteFailed, why.msg)
-			return ctrl.Result{}, errors.Join(errors.New(why.msg), r.updateStatus(ctx, app, before, corev1.EventTypeWarning, shared.ReasonDeleteFailed, why.msg))
+			r.failAll(app, vaultv1beta1.ReasonDeleteFailed, why.msg)
+			return ctrl.Result{}, errors.Join(errors.New(why.msg), r.updateStatus(ctx, app, before, corev1.EventTypeWarning, vaultv1beta1.ReasonDeleteFailed, why.msg))
 		}
 		note, eventType := "nothing was written to Vault: nothing to remove", corev1.EventTypeNormal
 		if wrote {
 			note, eventType = "left what it wrote in Vault: "+why.msg, corev1.EventTypeWarning
 		}
-		r.Recorder.Eventf(app, nil, eventType, shared.ReasonDeleted, "Delete", "%s", note)
+		r.Recorder.Eventf(app, nil, eventType, vaultv1beta1.ReasonDeleted, "Delete", "%s", note)
 		return ctrl.Result{}, shared.ReleaseFinalizer(ctx, r.Client, app, Finalizer)
 	}
 	if err := shared.SetFinalizer(ctx, r.Client, app, Finalizer, true); err != nil {
@@ -66,7 +66,7 @@ func (r *VaultAppReconciler) withoutServer(ctx context.Context, app *vaultv1beta
 	if err := r.updateStatus(ctx, app, before, corev1.EventTypeWarning, why.reason, why.msg); err != nil {
 		return ctrl.Result{}, err
 	}
-	if why.reason == shared.ReasonCAInvalid {
+	if why.reason == vaultv1beta1.ReasonCAInvalid {
 		return ctrl.Result{RequeueAfter: time.Minute}, nil
 	}
 	return ctrl.Result{}, nil

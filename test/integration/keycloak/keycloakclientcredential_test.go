@@ -32,7 +32,6 @@ import (
 
 	secretsv1alpha1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1alpha1"
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
-	"github.com/carbogame/vault-keycloak-operator/internal/controller/shared"
 )
 
 const (
@@ -54,9 +53,9 @@ func TestSecretWrittenInTwoNamespacesWithKeyMapping(t *testing.T) {
 	if err := op.Client.Create(ctx, kcc); err != nil {
 		t.Fatal(err)
 	}
-	got := waitCredential(t, client.ObjectKeyFromObject(kcc), shared.TypeReady, metav1.ConditionTrue, shared.ReasonSynced, readyWithin)
-	waitCredential(t, client.ObjectKeyFromObject(kcc), shared.TypeSourceAvailable, metav1.ConditionTrue, shared.ReasonSynced, time.Second)
-	waitCredential(t, client.ObjectKeyFromObject(kcc), shared.TypeSecretsSynced, metav1.ConditionTrue, shared.ReasonSynced, time.Second)
+	got := waitCredential(t, client.ObjectKeyFromObject(kcc), secretsv1beta1.TypeReady, metav1.ConditionTrue, secretsv1beta1.ReasonSynced, readyWithin)
+	waitCredential(t, client.ObjectKeyFromObject(kcc), secretsv1beta1.TypeSourceAvailable, metav1.ConditionTrue, secretsv1beta1.ReasonSynced, time.Second)
+	waitCredential(t, client.ObjectKeyFromObject(kcc), secretsv1beta1.TypeSecretsSynced, metav1.ConditionTrue, secretsv1beta1.ReasonSynced, time.Second)
 
 	want, err := clientSecretOf(ctx, kc, realm, clientID)
 	if err != nil {
@@ -74,10 +73,10 @@ func TestSecretWrittenInTwoNamespacesWithKeyMapping(t *testing.T) {
 		NewWithT(t).Expect(s.Labels).To(HaveKeyWithValue("reloader.stakater.com/match", "true"))
 	}
 	NewWithT(t).Expect(got.Status.Targets).To(ConsistOf(
-		secretsv1beta1.TargetStatus{Namespace: ns, Synced: true, Reason: shared.ReasonSynced},
-		secretsv1beta1.TargetStatus{Namespace: other, Synced: true, Reason: shared.ReasonSynced},
+		secretsv1beta1.TargetStatus{Namespace: ns, Synced: true, Reason: secretsv1beta1.ReasonSynced},
+		secretsv1beta1.TargetStatus{Namespace: other, Synced: true, Reason: secretsv1beta1.ReasonSynced},
 	))
-	op.WaitEvent(t, ns, "gitea", shared.ReasonCreated)
+	op.WaitEvent(t, ns, "gitea", secretsv1beta1.ReasonCreated)
 
 	// Read as v1alpha1: the shape of the seeds.
 	var alpha secretsv1alpha1.KeycloakClientCredential
@@ -108,7 +107,7 @@ func TestV1alpha1CredentialReadsBackAsV1beta1(t *testing.T) {
 	if err := op.Client.Create(ctx, alpha); err != nil {
 		t.Fatal(err)
 	}
-	beta := waitCredential(t, client.ObjectKeyFromObject(alpha), shared.TypeReady, metav1.ConditionTrue, shared.ReasonSynced, readyWithin)
+	beta := waitCredential(t, client.ObjectKeyFromObject(alpha), secretsv1beta1.TypeReady, metav1.ConditionTrue, secretsv1beta1.ReasonSynced, readyWithin)
 	NewWithT(t).Expect(beta.Spec.Source.ServerRef.Name).To(Equal(server))
 	NewWithT(t).Expect(beta.Spec.Target.Keys).To(Equal(secretsv1beta1.SecretKeys{ClientID: "key", ClientSecret: "secret"}))
 	NewWithT(t).Expect(beta.Spec.DeletionPolicy).To(Equal(secretsv1beta1.DeletionPolicyDelete), "defaulted")
@@ -133,7 +132,7 @@ func TestSecretWorksAndARegeneratedSecretPropagates(t *testing.T) {
 	if err := op.Client.Create(ctx, kcc); err != nil {
 		t.Fatal(err)
 	}
-	waitCredential(t, client.ObjectKeyFromObject(kcc), shared.TypeReady, metav1.ConditionTrue, shared.ReasonSynced, readyWithin)
+	waitCredential(t, client.ObjectKeyFromObject(kcc), secretsv1beta1.TypeReady, metav1.ConditionTrue, secretsv1beta1.ReasonSynced, readyWithin)
 	old := secretOf(t, ns, "app-creds")
 	tokenRequest := func(s *corev1.Secret) error {
 		_, err := gocloak.NewClient(kc.URL).LoginClient(ctx, string(s.Data["key"]), string(s.Data["secret"]), realm)
@@ -158,7 +157,7 @@ func TestSecretWorksAndARegeneratedSecretPropagates(t *testing.T) {
 	if err := tokenRequest(updated); err != nil {
 		t.Fatalf("the propagated secret does not work: %v", err)
 	}
-	op.WaitEvent(t, ns, "app", shared.ReasonUpdated)
+	op.WaitEvent(t, ns, "app", secretsv1beta1.ReasonUpdated)
 }
 
 func TestRotationRegeneratesTheSecretWhenDue(t *testing.T) {
@@ -171,7 +170,7 @@ func TestRotationRegeneratesTheSecretWhenDue(t *testing.T) {
 	if err := op.Client.Create(ctx, kcc); err != nil {
 		t.Fatal(err)
 	}
-	got := waitCredential(t, client.ObjectKeyFromObject(kcc), shared.TypeReady, metav1.ConditionTrue, shared.ReasonSynced, readyWithin)
+	got := waitCredential(t, client.ObjectKeyFromObject(kcc), secretsv1beta1.TypeReady, metav1.ConditionTrue, secretsv1beta1.ReasonSynced, readyWithin)
 	before := string(secretOf(t, ns, "rotated-creds").Data["secret"])
 	NewWithT(t).Expect(got.Status.LastRotationTime).To(BeNil(), "not due within the first hour")
 
@@ -192,7 +191,7 @@ func TestRotationRegeneratesTheSecretWhenDue(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	op.WaitEvent(t, ns, "rotated", shared.ReasonRotated)
+	op.WaitEvent(t, ns, "rotated", secretsv1beta1.ReasonRotated)
 	NewWithT(t).Eventually(func() string { return string(secretOf(t, ns, "rotated-creds").Data["secret"]) }).
 		WithTimeout(10 * time.Second).ShouldNot(Equal(before))
 	now, _ := clientSecretOf(ctx, kc, realm, clientID)
@@ -213,7 +212,7 @@ func TestDeletedOrEditedSecretIsRepairedAtOnce(t *testing.T) {
 	if err := op.Client.Create(ctx, kcc); err != nil {
 		t.Fatal(err)
 	}
-	waitCredential(t, client.ObjectKeyFromObject(kcc), shared.TypeReady, metav1.ConditionTrue, shared.ReasonSynced, readyWithin)
+	waitCredential(t, client.ObjectKeyFromObject(kcc), secretsv1beta1.TypeReady, metav1.ConditionTrue, secretsv1beta1.ReasonSynced, readyWithin)
 	good := secretOf(t, ns, "app-creds").Data
 
 	edited := secretOf(t, ns, "app-creds")
@@ -223,7 +222,7 @@ func TestDeletedOrEditedSecretIsRepairedAtOnce(t *testing.T) {
 	}
 	NewWithT(t).Eventually(func() map[string][]byte { return secretOf(t, ns, "app-creds").Data }).
 		WithTimeout(repairedWithin).WithPolling(50 * time.Millisecond).Should(Equal(good))
-	op.WaitEvent(t, ns, "app", shared.ReasonDriftRepaired)
+	op.WaitEvent(t, ns, "app", secretsv1beta1.ReasonDriftRepaired)
 
 	if err := op.Client.Delete(ctx, secretOf(t, ns, "app-creds")); err != nil {
 		t.Fatal(err)
@@ -245,15 +244,15 @@ func TestRefusals(t *testing.T) {
 		if err := op.Client.Create(ctx, kcc); err != nil {
 			t.Fatal(err)
 		}
-		got := waitCredential(t, client.ObjectKeyFromObject(kcc), shared.TypeReady, metav1.ConditionFalse, shared.ReasonPartiallySynced, readyWithin)
+		got := waitCredential(t, client.ObjectKeyFromObject(kcc), secretsv1beta1.TypeReady, metav1.ConditionFalse, secretsv1beta1.ReasonPartiallySynced, readyWithin)
 		NewWithT(t).Expect(got.Status.Targets).To(ContainElement(secretsv1beta1.TargetStatus{
-			Namespace: refusing, Synced: false, Reason: shared.ReasonTargetNotAllowed,
+			Namespace: refusing, Synced: false, Reason: secretsv1beta1.ReasonTargetNotAllowed,
 			Message: "namespace " + refusing + " does not consent: its secrets.carbogame.com/allowed-source-namespaces annotation does not list \"" + ns + "\"",
 		}))
 		secretOf(t, ns, "partial-creds") // the consenting target proceeds
 		err := op.Client.Get(ctx, client.ObjectKey{Namespace: refusing, Name: "partial-creds"}, &corev1.Secret{})
 		NewWithT(t).Expect(apierrors.IsNotFound(err)).To(BeTrue(), "no Secret in the refusing namespace")
-		op.WaitEvent(t, ns, "partial", shared.ReasonTargetNotAllowed)
+		op.WaitEvent(t, ns, "partial", secretsv1beta1.ReasonTargetNotAllowed)
 	})
 
 	t.Run("foreign Secret of the same name", func(t *testing.T) {
@@ -268,13 +267,13 @@ func TestRefusals(t *testing.T) {
 		if err := op.Client.Create(ctx, kcc); err != nil {
 			t.Fatal(err)
 		}
-		waitCredential(t, client.ObjectKeyFromObject(kcc), shared.TypeReady, metav1.ConditionFalse, shared.ReasonSecretNotOwned, readyWithin)
+		waitCredential(t, client.ObjectKeyFromObject(kcc), secretsv1beta1.TypeReady, metav1.ConditionFalse, secretsv1beta1.ReasonSecretNotOwned, readyWithin)
 		var s corev1.Secret
 		if err := op.Client.Get(ctx, client.ObjectKeyFromObject(foreign), &s); err != nil {
 			t.Fatal(err)
 		}
 		NewWithT(t).Expect(s.Data).To(Equal(map[string][]byte{"secret": []byte("someone else's")}), "foreign Secret untouched")
-		op.WaitEvent(t, ns, "taken", shared.ReasonSecretNotOwned)
+		op.WaitEvent(t, ns, "taken", secretsv1beta1.ReasonSecretNotOwned)
 	})
 
 	t.Run("masked secret", func(t *testing.T) {
@@ -282,7 +281,7 @@ func TestRefusals(t *testing.T) {
 		if err := op.Client.Create(ctx, kcc); err != nil {
 			t.Fatal(err)
 		}
-		got := waitCredential(t, client.ObjectKeyFromObject(kcc), shared.TypeSourceAvailable, metav1.ConditionFalse, shared.ReasonNoUsableSecret, readyWithin)
+		got := waitCredential(t, client.ObjectKeyFromObject(kcc), secretsv1beta1.TypeSourceAvailable, metav1.ConditionFalse, secretsv1beta1.ReasonNoUsableSecret, readyWithin)
 		NewWithT(t).Expect(got.Status.Conditions).To(ContainElement(HaveField("Message", ContainSubstring("Keycloak returned a masked secret"))))
 		err := op.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "masked-creds"}, &corev1.Secret{})
 		NewWithT(t).Expect(apierrors.IsNotFound(err)).To(BeTrue(), "nothing written")
@@ -309,7 +308,7 @@ func TestDeletionRemovesOrRetainsSecrets(t *testing.T) {
 			if err := op.Client.Create(ctx, kcc); err != nil {
 				t.Fatal(err)
 			}
-			waitCredential(t, client.ObjectKeyFromObject(kcc), shared.TypeReady, metav1.ConditionTrue, shared.ReasonSynced, readyWithin)
+			waitCredential(t, client.ObjectKeyFromObject(kcc), secretsv1beta1.TypeReady, metav1.ConditionTrue, secretsv1beta1.ReasonSynced, readyWithin)
 			if err := op.Client.Delete(ctx, kcc); err != nil {
 				t.Fatal(err)
 			}
@@ -330,7 +329,7 @@ func TestDeletionRemovesOrRetainsSecrets(t *testing.T) {
 		if err := op.Client.Create(ctx, kcc); err != nil {
 			t.Fatal(err)
 		}
-		waitCredential(t, client.ObjectKeyFromObject(kcc), shared.TypeReady, metav1.ConditionFalse, shared.ReasonServerNotFound, readyWithin)
+		waitCredential(t, client.ObjectKeyFromObject(kcc), secretsv1beta1.TypeReady, metav1.ConditionFalse, secretsv1beta1.ReasonServerNotFound, readyWithin)
 		if err := op.Client.Delete(ctx, kcc); err != nil {
 			t.Fatal(err)
 		}

@@ -33,7 +33,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
-	"github.com/carbogame/vault-keycloak-operator/internal/controller/shared"
 	"github.com/carbogame/vault-keycloak-operator/test/harness"
 )
 
@@ -76,10 +75,10 @@ func TestSamplesApplyAndBecomeReady(t *testing.T) {
 		t.Errorf("no deprecation warning for the v1alpha1 sample:\n%s", out)
 	}
 	for _, name := range []string{"prod-keycloak", "legacy-keycloak"} {
-		waitServer(t, name, shared.TypeConnected, metav1.ConditionTrue, shared.ReasonConnected, readyWithin)
+		waitServer(t, name, secretsv1beta1.TypeConnected, metav1.ConditionTrue, secretsv1beta1.ReasonConnected, readyWithin)
 	}
 	for _, name := range []string{"gitea", "gitea-legacy"} {
-		waitCredential(t, client.ObjectKey{Namespace: "default", Name: name}, shared.TypeReady, metav1.ConditionTrue, shared.ReasonSynced, readyWithin)
+		waitCredential(t, client.ObjectKey{Namespace: "default", Name: name}, secretsv1beta1.TypeReady, metav1.ConditionTrue, secretsv1beta1.ReasonSynced, readyWithin)
 	}
 	want, _ := clientSecretOf(ctx, kc, "operator", "gitea")
 	if got := string(secretOf(t, "default", "gitea-secret-creds").Data["secret"]); got != want {
@@ -120,7 +119,7 @@ func TestNoSecretValueInLogsEventsStatusOrMetrics(t *testing.T) {
 	if err := op.Client.Create(ctx, kcc); err != nil {
 		t.Fatal(err)
 	}
-	waitCredential(t, client.ObjectKeyFromObject(kcc), shared.TypeReady, metav1.ConditionTrue, shared.ReasonSynced, readyWithin)
+	waitCredential(t, client.ObjectKeyFromObject(kcc), secretsv1beta1.TypeReady, metav1.ConditionTrue, secretsv1beta1.ReasonSynced, readyWithin)
 
 	secrets := []string{kc.Password}
 	var written corev1.SecretList

@@ -26,7 +26,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
-	"github.com/carbogame/vault-keycloak-operator/internal/controller/shared"
 	"github.com/carbogame/vault-keycloak-operator/internal/keycloak"
 	"github.com/carbogame/vault-keycloak-operator/test/harness"
 )
@@ -51,13 +50,13 @@ func TestKeycloakOutageIsReportedAndRecovered(t *testing.T) {
 
 	ns := op.NewNamespace(t, nil)
 	server := newServerInRealm(t, own, ownRealm, ns)
-	waitServer(t, server, shared.TypeConnected, metav1.ConditionTrue, shared.ReasonConnected, readyWithin)
+	waitServer(t, server, secretsv1beta1.TypeConnected, metav1.ConditionTrue, secretsv1beta1.ReasonConnected, readyWithin)
 	kcc := credential(ns, "app", server, "app")
 	kcc.Spec.Source.Realm = ownRealm
 	if err := op.Client.Create(ctx, kcc); err != nil {
 		t.Fatal(err)
 	}
-	waitCredential(t, client.ObjectKeyFromObject(kcc), shared.TypeReady, metav1.ConditionTrue, shared.ReasonSynced, readyWithin)
+	waitCredential(t, client.ObjectKeyFromObject(kcc), secretsv1beta1.TypeReady, metav1.ConditionTrue, secretsv1beta1.ReasonSynced, readyWithin)
 	good := secretOf(t, ns, "app-creds").Data
 	logins := keycloak.RequestCount(server, keycloak.OpLogin)
 	NewWithT(t).Expect(logins).To(Equal(1.0), "one login for the KeycloakServer and its credential together")
@@ -65,10 +64,10 @@ func TestKeycloakOutageIsReportedAndRecovered(t *testing.T) {
 	own.Stop()
 	// A refresh while Keycloak is down (the spec change forces one now).
 	touch(t, kcc)
-	got := waitCredential(t, client.ObjectKeyFromObject(kcc), shared.TypeReady, metav1.ConditionFalse, shared.ReasonKeycloakUnavailable, readyWithin)
+	got := waitCredential(t, client.ObjectKeyFromObject(kcc), secretsv1beta1.TypeReady, metav1.ConditionFalse, secretsv1beta1.ReasonKeycloakUnavailable, readyWithin)
 	NewWithT(t).Expect(got.Status.Conditions).To(ContainElement(HaveField("Message", ContainSubstring("connection refused"))))
 	NewWithT(t).Expect(secretOf(t, ns, "app-creds").Data).To(Equal(good), "the last good Secret stays in place")
-	op.WaitEvent(t, ns, "app", shared.ReasonKeycloakUnavailable)
+	op.WaitEvent(t, ns, "app", secretsv1beta1.ReasonKeycloakUnavailable)
 
 	// Keycloak returns, empty as a dev server is: the admin re-creates the
 	// realm and client, which gets a new secret; the operator logs in again
@@ -82,7 +81,7 @@ func TestKeycloakOutageIsReportedAndRecovered(t *testing.T) {
 	if err := createClient(ctx, own, ownRealm, "app", ""); err != nil {
 		t.Fatal(err)
 	}
-	waitCredential(t, client.ObjectKeyFromObject(kcc), shared.TypeReady, metav1.ConditionTrue, shared.ReasonSynced, readyWithin)
+	waitCredential(t, client.ObjectKeyFromObject(kcc), secretsv1beta1.TypeReady, metav1.ConditionTrue, secretsv1beta1.ReasonSynced, readyWithin)
 	want, err := clientSecretOf(ctx, own, ownRealm, "app")
 	if err != nil {
 		t.Fatal(err)
@@ -100,20 +99,20 @@ func TestWrongCredentialsAreReportedClearly(t *testing.T) {
 	}
 	ns := op.NewNamespace(t, nil)
 	server := newServer(t, kc, ns)
-	s := waitServer(t, server, shared.TypeConnected, metav1.ConditionTrue, shared.ReasonConnected, readyWithin)
+	s := waitServer(t, server, secretsv1beta1.TypeConnected, metav1.ConditionTrue, secretsv1beta1.ReasonConnected, readyWithin)
 	useCredentials(t, s, "wrong-password")
-	got := waitServer(t, server, shared.TypeConnected, metav1.ConditionFalse, shared.ReasonUnauthorized, readyWithin)
+	got := waitServer(t, server, secretsv1beta1.TypeConnected, metav1.ConditionFalse, secretsv1beta1.ReasonUnauthorized, readyWithin)
 	NewWithT(t).Expect(got.Status.Conditions[0].Message).To(ContainSubstring("credentials refused"))
 
 	kcc := credential(ns, "app", server, newClientID(t, ""))
 	if err := op.Client.Create(ctx, kcc); err != nil {
 		t.Fatal(err)
 	}
-	waitCredential(t, client.ObjectKeyFromObject(kcc), shared.TypeReady, metav1.ConditionFalse, shared.ReasonUnauthorized, readyWithin)
+	waitCredential(t, client.ObjectKeyFromObject(kcc), secretsv1beta1.TypeReady, metav1.ConditionFalse, secretsv1beta1.ReasonUnauthorized, readyWithin)
 
 	// A credentials Secret that lacks a key says which.
 	useCredentials(t, s, "no-such-secret")
-	got = waitServer(t, server, shared.TypeConnected, metav1.ConditionFalse, shared.ReasonCredentialsInvalid, readyWithin)
+	got = waitServer(t, server, secretsv1beta1.TypeConnected, metav1.ConditionFalse, secretsv1beta1.ReasonCredentialsInvalid, readyWithin)
 	NewWithT(t).Expect(got.Status.Conditions[0].Message).To(ContainSubstring("Secret vko-system/no-such-secret not found in the operator's namespace"))
 }
 
@@ -131,20 +130,20 @@ func TestCredentialsSecretChangesAreSeenAtOnce(t *testing.T) {
 	}
 	ns := op.NewNamespace(t, nil)
 	server := newServer(t, kc, ns)
-	s := waitServer(t, server, shared.TypeConnected, metav1.ConditionTrue, shared.ReasonConnected, readyWithin)
+	s := waitServer(t, server, secretsv1beta1.TypeConnected, metav1.ConditionTrue, secretsv1beta1.ReasonConnected, readyWithin)
 	useCredentials(t, s, "rotating")
-	waitServer(t, server, shared.TypeConnected, metav1.ConditionTrue, shared.ReasonConnected, readyWithin)
+	waitServer(t, server, secretsv1beta1.TypeConnected, metav1.ConditionTrue, secretsv1beta1.ReasonConnected, readyWithin)
 
 	creds.StringData = map[string]string{"password": "not-the-password"}
 	if err := op.Client.Update(ctx, creds); err != nil {
 		t.Fatal(err)
 	}
-	waitServer(t, server, shared.TypeConnected, metav1.ConditionFalse, shared.ReasonUnauthorized, readyWithin)
+	waitServer(t, server, secretsv1beta1.TypeConnected, metav1.ConditionFalse, secretsv1beta1.ReasonUnauthorized, readyWithin)
 
 	if err := op.Client.Delete(ctx, creds); err != nil {
 		t.Fatal(err)
 	}
-	waitServer(t, server, shared.TypeConnected, metav1.ConditionFalse, shared.ReasonCredentialsInvalid, readyWithin)
+	waitServer(t, server, secretsv1beta1.TypeConnected, metav1.ConditionFalse, secretsv1beta1.ReasonCredentialsInvalid, readyWithin)
 
 	restored := &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Name: "rotating", Namespace: operatorNamespace},
@@ -153,7 +152,7 @@ func TestCredentialsSecretChangesAreSeenAtOnce(t *testing.T) {
 	if err := op.Client.Create(ctx, restored); err != nil {
 		t.Fatal(err)
 	}
-	waitServer(t, server, shared.TypeConnected, metav1.ConditionTrue, shared.ReasonConnected, readyWithin)
+	waitServer(t, server, secretsv1beta1.TypeConnected, metav1.ConditionTrue, secretsv1beta1.ReasonConnected, readyWithin)
 }
 
 // useCredentials points a KeycloakServer at another credentials Secret.

@@ -37,7 +37,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
-	"github.com/carbogame/vault-keycloak-operator/internal/controller/shared"
 	"github.com/carbogame/vault-keycloak-operator/internal/operator"
 	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
 	vaultclient "github.com/carbogame/vault-keycloak-operator/internal/vault"
@@ -162,9 +161,9 @@ func (c *cluster) createApp(t *testing.T, namespace, name string) client.ObjectK
 func (c *cluster) wait(t *testing.T, key client.ObjectKey, status metav1.ConditionStatus, reason string) string {
 	t.Helper()
 	app := harness.WaitCondition(t, c.op, key, func(a *vaultv1beta1.VaultApp) []metav1.Condition { return a.Status.Conditions },
-		shared.TypeReady, status, reason, 30*time.Second)
+		vaultv1beta1.TypeReady, status, reason, 30*time.Second)
 	for _, cond := range app.Status.Conditions {
-		if cond.Type == shared.TypeReady {
+		if cond.Type == vaultv1beta1.TypeReady {
 			return cond.Message
 		}
 	}
@@ -288,12 +287,12 @@ func TestTwoClustersOnOneVaultWithoutPrefixes(t *testing.T) {
 	west.namespace(t, "shop")
 	eastAPI := east.createApp(t, "shop", "api")
 	eastOnly := east.createApp(t, "shop", "east-only")
-	east.wait(t, eastAPI, metav1.ConditionTrue, shared.ReasonSynced)
-	east.wait(t, eastOnly, metav1.ConditionTrue, shared.ReasonSynced)
+	east.wait(t, eastAPI, metav1.ConditionTrue, vaultv1beta1.ReasonSynced)
+	east.wait(t, eastOnly, metav1.ConditionTrue, vaultv1beta1.ReasonSynced)
 	westAPI := west.createApp(t, "shop", "api")
 	westOnly := west.createApp(t, "shop", "west-only")
-	west.wait(t, westOnly, metav1.ConditionTrue, shared.ReasonSynced)
-	msg := west.wait(t, westAPI, metav1.ConditionFalse, shared.ReasonNotOwned)
+	west.wait(t, westOnly, metav1.ConditionTrue, vaultv1beta1.ReasonSynced)
+	msg := west.wait(t, westAPI, metav1.ConditionFalse, vaultv1beta1.ReasonNotOwned)
 	if !strings.Contains(msg, "policy app.shop.api in Vault belongs to cluster east") {
 		t.Fatalf("west's shop/api says %q; want it to name cluster east", msg)
 	}
@@ -313,7 +312,7 @@ func TestTwoClustersOnOneVaultWithoutPrefixes(t *testing.T) {
 	// never ran): west's sweep removes it; east's, which reads it too,
 	// never did.
 	orphan := west.createApp(t, "shop", "west-orphan")
-	west.wait(t, orphan, metav1.ConditionTrue, shared.ReasonSynced)
+	west.wait(t, orphan, metav1.ConditionTrue, vaultv1beta1.ReasonSynced)
 	left := vaultState(t)["policy app.shop.west-orphan"]
 	roleLeft, err := admin.Logical().Read("auth/" + west.mount + "/role/app.shop.west-orphan")
 	if err != nil {
@@ -331,7 +330,7 @@ func TestTwoClustersOnOneVaultWithoutPrefixes(t *testing.T) {
 		}
 		return nil
 	})
-	west.op.WaitEvent(t, "shop", "west-orphan", shared.ReasonOrphanRemoved)
+	west.op.WaitEvent(t, "shop", "west-orphan", vaultv1beta1.ReasonOrphanRemoved)
 
 	// Deletions in one cluster take only that cluster's.
 	before = vaultState(t, mounts...)
@@ -346,7 +345,7 @@ func TestTwoClustersOnOneVaultWithoutPrefixes(t *testing.T) {
 	if diff := changed(before, vaultState(t, mounts...)); !sameSet(diff, want) {
 		t.Fatalf("deletions changed Vault by %v, want %v", diff, want)
 	}
-	east.wait(t, eastAPI, metav1.ConditionTrue, shared.ReasonSynced)
+	east.wait(t, eastAPI, metav1.ConditionTrue, vaultv1beta1.ReasonSynced)
 
 	// The earlier release's policy, left alone by every sweep so far, is
 	// adopted by the cluster that has its VaultApp.
@@ -354,7 +353,7 @@ func TestTwoClustersOnOneVaultWithoutPrefixes(t *testing.T) {
 		t.Fatalf("the earlier release's policy changed before any VaultApp claimed it:\n%s", got)
 	}
 	adopted := east.createApp(t, "shop", "legacy")
-	east.wait(t, adopted, metav1.ConditionTrue, shared.ReasonSynced)
+	east.wait(t, adopted, metav1.ConditionTrue, vaultv1beta1.ReasonSynced)
 	if mark := vaultclient.MarkOf(vaultState(t)["policy app.shop.legacy"]); mark.Owner.Cluster != "east" || mark.Owner.UID == "written-by-0.3" {
 		t.Fatalf("app.shop.legacy is marked %+v after its adoption by east", mark)
 	}
@@ -373,7 +372,7 @@ func TestTwoClustersOnOneVaultWithPrefixes(t *testing.T) {
 	mounts := []string{east.mount, west.mount}
 	for _, c := range []*cluster{east, west} {
 		c.namespace(t, "shop")
-		c.wait(t, c.createApp(t, "shop", "api"), metav1.ConditionTrue, shared.ReasonSynced)
+		c.wait(t, c.createApp(t, "shop", "api"), metav1.ConditionTrue, vaultv1beta1.ReasonSynced)
 		var app vaultv1beta1.VaultApp
 		if err := c.op.Client.Get(context.Background(), client.ObjectKey{Namespace: "shop", Name: "api"}, &app); err != nil {
 			t.Fatal(err)

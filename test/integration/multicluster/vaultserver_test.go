@@ -35,7 +35,6 @@ import (
 	"sigs.k8s.io/yaml"
 
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
-	"github.com/carbogame/vault-keycloak-operator/internal/controller/shared"
 	vaultclient "github.com/carbogame/vault-keycloak-operator/internal/vault"
 	"github.com/carbogame/vault-keycloak-operator/test/harness"
 )
@@ -56,7 +55,7 @@ func vaultServerAt(name, address, mount string) *vaultv1beta1.VaultServer {
 func (c *cluster) waitServer(t *testing.T, name string, status metav1.ConditionStatus, reason string) *vaultv1beta1.VaultServer {
 	t.Helper()
 	return harness.WaitCondition(t, c.op, client.ObjectKey{Name: name}, func(s *vaultv1beta1.VaultServer) []metav1.Condition { return s.Status.Conditions },
-		shared.TypeConnected, status, reason, 30*time.Second)
+		vaultv1beta1.TypeConnected, status, reason, 30*time.Second)
 }
 
 // A VaultServer tells in its status and Events whether the operator can
@@ -78,15 +77,15 @@ func TestVaultServerStatus(t *testing.T) {
 	if err := east.op.Client.Create(ctx, s); err != nil {
 		t.Fatal(err)
 	}
-	got := east.waitServer(t, "central", metav1.ConditionTrue, shared.ReasonConnected)
+	got := east.waitServer(t, "central", metav1.ConditionTrue, vaultv1beta1.ReasonConnected)
 	var kubeSystem corev1.Namespace
 	if err := east.op.Client.Get(ctx, client.ObjectKey{Name: metav1.NamespaceSystem}, &kubeSystem); err != nil {
 		t.Fatal(err)
 	}
 	NewWithT(t).Expect(got.Status.Version).To(Equal("1.21.0"))
 	NewWithT(t).Expect(got.Status.Cluster).To(Equal(string(kubeSystem.UID)), "no spec.cluster: the kube-system UID")
-	NewWithT(t).Expect(meta.IsStatusConditionTrue(got.Status.Conditions, shared.TypeReady)).To(BeTrue())
-	east.op.WaitEvent(t, "", "central", shared.ReasonConnected)
+	NewWithT(t).Expect(meta.IsStatusConditionTrue(got.Status.Conditions, vaultv1beta1.TypeReady)).To(BeTrue())
+	east.op.WaitEvent(t, "", "central", vaultv1beta1.ReasonConnected)
 	// Vault OSS ignores the header; Enterprise and OpenBao route by it.
 	classes := proxy.Counts()
 	NewWithT(t).Expect(classes).To(HaveLen(1), "requests by namespace header: %v", classes)
@@ -98,9 +97,9 @@ func TestVaultServerStatus(t *testing.T) {
 	if err := east.op.Client.Create(ctx, refused); err != nil {
 		t.Fatal(err)
 	}
-	msg := conditionMessage(east.waitServer(t, "wrong-role", metav1.ConditionFalse, shared.ReasonVaultError), shared.TypeConnected)
+	msg := conditionMessage(east.waitServer(t, "wrong-role", metav1.ConditionFalse, vaultv1beta1.ReasonVaultError), vaultv1beta1.TypeConnected)
 	NewWithT(t).Expect(msg).To(ContainSubstring(`log in to Vault through auth/` + east.mount + ` as role "no-such-role"`))
-	east.op.WaitEvent(t, "", "wrong-role", shared.ReasonVaultError)
+	east.op.WaitEvent(t, "", "wrong-role", vaultv1beta1.ReasonVaultError)
 
 	// A Vault that does not answer, and a CA Secret that is not there.
 	down := vaultServerAt("down", "http://127.0.0.1:1", east.mount)
@@ -111,8 +110,8 @@ func TestVaultServerStatus(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	east.waitServer(t, "down", metav1.ConditionFalse, shared.ReasonVaultUnavailable)
-	msg = conditionMessage(east.waitServer(t, "no-ca", metav1.ConditionFalse, shared.ReasonCAInvalid), shared.TypeConnected)
+	east.waitServer(t, "down", metav1.ConditionFalse, vaultv1beta1.ReasonVaultUnavailable)
+	msg = conditionMessage(east.waitServer(t, "no-ca", metav1.ConditionFalse, vaultv1beta1.ReasonCAInvalid), vaultv1beta1.TypeConnected)
 	NewWithT(t).Expect(msg).To(ContainSubstring("read the CA Secret " + operatorNamespace + "/vault-ca"))
 
 	// kubectl shows it all.
@@ -191,7 +190,7 @@ func TestTwoVaultsBehindOneManager(t *testing.T) {
 	if err := east.op.Client.Create(ctx, s); err != nil {
 		t.Fatal(err)
 	}
-	east.waitServer(t, "second", metav1.ConditionTrue, shared.ReasonConnected)
+	east.waitServer(t, "second", metav1.ConditionTrue, vaultv1beta1.ReasonConnected)
 
 	east.namespace(t, "shop")
 	onEnv := east.createApp(t, "shop", "a")
@@ -206,8 +205,8 @@ func TestTwoVaultsBehindOneManager(t *testing.T) {
 	if err := east.op.Client.Create(ctx, onSecond); err != nil {
 		t.Fatal(err)
 	}
-	east.wait(t, onEnv, metav1.ConditionTrue, shared.ReasonSynced)
-	east.wait(t, client.ObjectKeyFromObject(onSecond), metav1.ConditionTrue, shared.ReasonSynced)
+	east.wait(t, onEnv, metav1.ConditionTrue, vaultv1beta1.ReasonSynced)
+	east.wait(t, client.ObjectKeyFromObject(onSecond), metav1.ConditionTrue, vaultv1beta1.ReasonSynced)
 
 	// kubectl get vaultservers counts the VaultApps written there (the
 	// count is written at most every 5 s).
@@ -245,7 +244,7 @@ func TestTwoVaultsBehindOneManager(t *testing.T) {
 	if err := east.op.Client.Update(ctx, &b); err != nil {
 		t.Fatal(err)
 	}
-	east.wait(t, client.ObjectKeyFromObject(onSecond), metav1.ConditionFalse, shared.ReasonVaultUnavailable)
+	east.wait(t, client.ObjectKeyFromObject(onSecond), metav1.ConditionFalse, vaultv1beta1.ReasonVaultUnavailable)
 	var a vaultv1beta1.VaultApp
 	if err := east.op.Client.Get(ctx, onEnv, &a); err != nil {
 		t.Fatal(err)
@@ -254,7 +253,7 @@ func TestTwoVaultsBehindOneManager(t *testing.T) {
 	if err := east.op.Client.Update(ctx, &a); err != nil {
 		t.Fatal(err)
 	}
-	east.wait(t, onEnv, metav1.ConditionTrue, shared.ReasonSynced) // for the new generation
+	east.wait(t, onEnv, metav1.ConditionTrue, vaultv1beta1.ReasonSynced) // for the new generation
 	if text := vaultState(t)["policy app.shop.a"]; !strings.Contains(text, `"read", "list"`) {
 		t.Fatalf("app.shop.a not updated while the second Vault is down:\n%s", text)
 	}
@@ -264,7 +263,7 @@ func TestTwoVaultsBehindOneManager(t *testing.T) {
 		t.Fatal(err)
 	}
 	prepare()
-	east.wait(t, client.ObjectKeyFromObject(onSecond), metav1.ConditionTrue, shared.ReasonSynced)
+	east.wait(t, client.ObjectKeyFromObject(onSecond), metav1.ConditionTrue, vaultv1beta1.ReasonSynced)
 	if text, _ := admin2.Sys().GetPolicy("app-second.shop.b"); !strings.Contains(text, `"read", "list"`) {
 		t.Fatalf("the second Vault's policy after its return:\n%s", text)
 	}
@@ -320,7 +319,7 @@ func TestGrantedPathOutsideTheKVPrefix(t *testing.T) {
 	if err := east.op.Client.Create(ctx, db); err != nil {
 		t.Fatal(err)
 	}
-	east.wait(t, client.ObjectKeyFromObject(db), metav1.ConditionTrue, shared.ReasonSynced)
+	east.wait(t, client.ObjectKeyFromObject(db), metav1.ConditionTrue, vaultv1beta1.ReasonSynced)
 	// The environment's Vault is this VaultServer's too: its sweep, which
 	// runs every second, must leave the VaultServer's policy alone.
 	awaitSweeps(t, 2)
@@ -379,7 +378,7 @@ func TestJWTLoginAndJWTAppRoles(t *testing.T) {
 	if err := east.op.Client.Create(ctx, s); err != nil {
 		t.Fatal(err)
 	}
-	east.waitServer(t, "jwt", metav1.ConditionTrue, shared.ReasonConnected)
+	east.waitServer(t, "jwt", metav1.ConditionTrue, vaultv1beta1.ReasonConnected)
 
 	// Both login methods at once are refused by the schema.
 	both := vaultServerAt("both", vaultServer.Addr, mount)
@@ -405,7 +404,7 @@ func TestJWTLoginAndJWTAppRoles(t *testing.T) {
 	if err := east.op.Client.Create(ctx, app); err != nil {
 		t.Fatal(err)
 	}
-	east.wait(t, client.ObjectKeyFromObject(app), metav1.ConditionTrue, shared.ReasonSynced)
+	east.wait(t, client.ObjectKeyFromObject(app), metav1.ConditionTrue, vaultv1beta1.ReasonSynced)
 
 	admin, err := vaultServer.AdminClient()
 	if err != nil {
@@ -497,7 +496,7 @@ func TestVaultServerDeletionPolicyDelete(t *testing.T) {
 	if err := east.op.Client.Create(ctx, s); err != nil {
 		t.Fatal(err)
 	}
-	east.waitServer(t, "cleaned", metav1.ConditionTrue, shared.ReasonConnected)
+	east.waitServer(t, "cleaned", metav1.ConditionTrue, vaultv1beta1.ReasonConnected)
 	east.namespace(t, "shop")
 	onEnv := east.createApp(t, "shop", "env")
 	app := &vaultv1beta1.VaultApp{
@@ -511,8 +510,8 @@ func TestVaultServerDeletionPolicyDelete(t *testing.T) {
 	if err := east.op.Client.Create(ctx, app); err != nil {
 		t.Fatal(err)
 	}
-	east.wait(t, client.ObjectKeyFromObject(app), metav1.ConditionTrue, shared.ReasonSynced)
-	east.wait(t, onEnv, metav1.ConditionTrue, shared.ReasonSynced)
+	east.wait(t, client.ObjectKeyFromObject(app), metav1.ConditionTrue, vaultv1beta1.ReasonSynced)
+	east.wait(t, onEnv, metav1.ConditionTrue, vaultv1beta1.ReasonSynced)
 	for _, want := range []string{"policy app.shop.web", "role " + east.mount + "/app.shop.web", "policy app.shop.env"} {
 		if _, ok := vaultState(t, east.mount)[want]; !ok {
 			t.Fatalf("%s not written", want)
@@ -548,9 +547,9 @@ func TestVaultServerDeletionPolicyDelete(t *testing.T) {
 			t.Fatalf("%s removed", kept)
 		}
 	}
-	msg := east.wait(t, client.ObjectKeyFromObject(app), metav1.ConditionFalse, shared.ReasonServerNotFound)
+	msg := east.wait(t, client.ObjectKeyFromObject(app), metav1.ConditionFalse, vaultv1beta1.ReasonServerNotFound)
 	NewWithT(t).Expect(msg).To(ContainSubstring("VaultServer cleaned does not exist"))
-	east.wait(t, onEnv, metav1.ConditionTrue, shared.ReasonSynced)
+	east.wait(t, onEnv, metav1.ConditionTrue, vaultv1beta1.ReasonSynced)
 }
 
 // Without the admin's opt-in the environment's Vault takes no VaultApp:
@@ -561,7 +560,7 @@ func TestEnvironmentsVaultNeedsTheOptIn(t *testing.T) {
 	east := startClusterWith(t, "east", "", false)
 	east.namespace(t, "shop")
 	key := east.createApp(t, "shop", "plain")
-	msg := east.wait(t, key, metav1.ConditionFalse, shared.ReasonVaultNotConfigured)
+	msg := east.wait(t, key, metav1.ConditionFalse, vaultv1beta1.ReasonVaultNotConfigured)
 	NewWithT(t).Expect(msg).To(ContainSubstring("but the cluster admin has not opted in to it (VKO_LEGACY_VAULT_ENVIRONMENT=true)"))
 	if _, ok := vaultState(t)["policy app.shop.plain"]; ok {
 		t.Fatal("written to the environment's Vault without the opt-in")
@@ -575,11 +574,11 @@ func TestEnvironmentsVaultNeedsTheOptIn(t *testing.T) {
 	if err := east.op.Client.Create(ctx, s); err != nil {
 		t.Fatal(err)
 	}
-	east.wait(t, key, metav1.ConditionTrue, shared.ReasonSynced)
+	east.wait(t, key, metav1.ConditionTrue, vaultv1beta1.ReasonSynced)
 	var app vaultv1beta1.VaultApp
 	if err := east.op.Client.Get(ctx, key, &app); err != nil {
 		t.Fatal(err)
 	}
 	NewWithT(t).Expect(app.Status.Server).To(Equal("default"))
-	NewWithT(t).Expect(meta.FindStatusCondition(app.Status.Conditions, shared.TypeLegacyConfiguration)).To(BeNil())
+	NewWithT(t).Expect(meta.FindStatusCondition(app.Status.Conditions, vaultv1beta1.TypeLegacyConfiguration)).To(BeNil())
 }

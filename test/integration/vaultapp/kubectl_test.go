@@ -26,7 +26,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/carbogame/vault-keycloak-operator/internal/controller/shared"
+	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
 	"github.com/carbogame/vault-keycloak-operator/test/harness"
 )
 
@@ -45,7 +45,7 @@ func TestSamplesApplyAndBecomeReady(t *testing.T) {
 		t.Errorf("kubectl apply of the v1alpha1 sample did not warn of the deprecation:\n%s", out)
 	}
 	for _, name := range []string{"shop-api", "legacy-api"} {
-		got := waitCondition(t, client.ObjectKey{Namespace: ns, Name: name}, shared.TypeReady, metav1.ConditionTrue, shared.ReasonSynced, 20*time.Second)
+		got := waitCondition(t, client.ObjectKey{Namespace: ns, Name: name}, vaultv1beta1.TypeReady, metav1.ConditionTrue, vaultv1beta1.ReasonSynced, 20*time.Second)
 		// The operator never rewrites the spec it was given: the sample
 		// writes tokenTTL "1h", which Go would send back as "1h0m0s".
 		if got.Generation != 1 {
@@ -67,8 +67,8 @@ func TestDescribeShowsConditionsAndEvents(t *testing.T) {
 	if err := op.Client.Create(context.Background(), shopAPI(ns)); err != nil {
 		t.Fatal(err)
 	}
-	waitCondition(t, client.ObjectKey{Namespace: ns, Name: "shop-api"}, shared.TypeReady, metav1.ConditionTrue, shared.ReasonSynced, 20*time.Second)
-	waitEvent(t, ns, "shop-api", shared.ReasonCreated)
+	waitCondition(t, client.ObjectKey{Namespace: ns, Name: "shop-api"}, vaultv1beta1.TypeReady, metav1.ConditionTrue, vaultv1beta1.ReasonSynced, 20*time.Second)
+	waitEvent(t, ns, "shop-api", vaultv1beta1.ReasonCreated)
 	out := kubectl(t, "describe", "vaultapp", "shop-api", "-n", ns)
 	for _, want := range []string{
 		`Policy Name:\s+app\.` + ns + `\.shop-api`,

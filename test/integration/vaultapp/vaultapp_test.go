@@ -31,7 +31,6 @@ import (
 
 	vaultv1alpha1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1alpha1"
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
-	"github.com/carbogame/vault-keycloak-operator/internal/controller/shared"
 	vaultcontroller "github.com/carbogame/vault-keycloak-operator/internal/controller/vault"
 	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
 )
@@ -54,14 +53,14 @@ func TestV1beta1VaultAppWritesPolicyAndRoleAndReadsBackAsV1alpha1(t *testing.T) 
 		t.Fatalf("create: %v", err)
 	}
 	key := client.ObjectKey{Namespace: ns, Name: "shop-api"}
-	app := waitCondition(t, key, shared.TypeReady, metav1.ConditionTrue, shared.ReasonSynced, 20*time.Second)
+	app := waitCondition(t, key, vaultv1beta1.TypeReady, metav1.ConditionTrue, vaultv1beta1.ReasonSynced, 20*time.Second)
 
 	name := "app." + ns + ".shop-api"
 	if app.Status.PolicyName != name || app.Status.RoleName != name {
 		t.Errorf("status names = %q/%q, want %q", app.Status.PolicyName, app.Status.RoleName, name)
 	}
-	for _, typ := range []string{shared.TypePolicySynced, shared.TypeRoleSynced} {
-		waitCondition(t, key, typ, metav1.ConditionTrue, shared.ReasonSynced, time.Second)
+	for _, typ := range []string{vaultv1beta1.TypePolicySynced, vaultv1beta1.TypeRoleSynced} {
+		waitCondition(t, key, typ, metav1.ConditionTrue, vaultv1beta1.ReasonSynced, time.Second)
 	}
 	if app.Status.LastSyncTime == nil {
 		t.Error("lastSyncTime not set")
@@ -99,7 +98,7 @@ path "secret/metadata/%[1]s/db/*" {
 	NewWithT(t).Expect(role["bound_service_account_namespaces"]).To(Equal([]any{ns}))
 	NewWithT(t).Expect(role["token_policies"]).To(Equal([]any{name}))
 	NewWithT(t).Expect(fmt.Sprint(role["token_ttl"])).To(Equal("3600"), "defaulted tokenTTL 1h")
-	waitEvent(t, ns, "shop-api", shared.ReasonCreated)
+	waitEvent(t, ns, "shop-api", vaultv1beta1.ReasonCreated)
 
 	// The same object, read as v1alpha1.
 	var alpha vaultv1alpha1.VaultApp
@@ -125,7 +124,7 @@ func TestV1alpha1VaultAppReadsBackAsV1beta1(t *testing.T) {
 		t.Fatalf("create v1alpha1: %v", err)
 	}
 	key := client.ObjectKeyFromObject(alpha)
-	app := waitCondition(t, key, shared.TypeReady, metav1.ConditionTrue, shared.ReasonSynced, 20*time.Second)
+	app := waitCondition(t, key, vaultv1beta1.TypeReady, metav1.ConditionTrue, vaultv1beta1.ReasonSynced, 20*time.Second)
 
 	rw := []vaultv1beta1.Capability{"create", "read", "update", "patch", "delete", "list"}
 	NewWithT(t).Expect(app.Spec.Policy.Rules).To(Equal([]vaultv1beta1.PolicyRule{
@@ -166,7 +165,7 @@ func TestWorkloadLogsInWithItsRole(t *testing.T) {
 	if err := op.Client.Create(ctx, shopAPI(ns)); err != nil {
 		t.Fatal(err)
 	}
-	app := waitCondition(t, client.ObjectKey{Namespace: ns, Name: "shop-api"}, shared.TypeReady, metav1.ConditionTrue, shared.ReasonSynced, 20*time.Second)
+	app := waitCondition(t, client.ObjectKey{Namespace: ns, Name: "shop-api"}, vaultv1beta1.TypeReady, metav1.ConditionTrue, vaultv1beta1.ReasonSynced, 20*time.Second)
 
 	// Secrets the administrator stored: one under the namespace's prefix, one of another namespace.
 	for _, path := range []string{"secret/data/" + ns + "/db/password", "secret/data/" + other + "/db/password"} {
@@ -221,7 +220,7 @@ func TestDriftInVaultIsRepairedAndASteadyResyncOnlyReads(t *testing.T) {
 		t.Fatal(err)
 	}
 	key := client.ObjectKeyFromObject(app)
-	app = waitCondition(t, key, shared.TypeReady, metav1.ConditionTrue, shared.ReasonSynced, 20*time.Second)
+	app = waitCondition(t, key, vaultv1beta1.TypeReady, metav1.ConditionTrue, vaultv1beta1.ReasonSynced, 20*time.Second)
 	name := app.Status.PolicyName
 	policy := readPolicy(t, name)
 
@@ -245,7 +244,7 @@ func TestDriftInVaultIsRepairedAndASteadyResyncOnlyReads(t *testing.T) {
 		WithTimeout(40*time.Second).WithPolling(time.Second).Should(Equal(policy), "policy restored within refreshInterval")
 	NewWithT(t).Eventually(func() map[string]any { return readRole(t, name) }).
 		WithTimeout(5*time.Second).ShouldNot(BeNil(), "role restored")
-	waitEvent(t, ns, app.Name, shared.ReasonDriftRepaired)
+	waitEvent(t, ns, app.Name, vaultv1beta1.ReasonDriftRepaired)
 }
 
 func vaultWrites() float64 {
@@ -267,7 +266,7 @@ func TestDeletionRemovesOrRetainsVaultState(t *testing.T) {
 			if err := op.Client.Create(ctx, app); err != nil {
 				t.Fatal(err)
 			}
-			app = waitCondition(t, client.ObjectKeyFromObject(app), shared.TypeReady, metav1.ConditionTrue, shared.ReasonSynced, 20*time.Second)
+			app = waitCondition(t, client.ObjectKeyFromObject(app), vaultv1beta1.TypeReady, metav1.ConditionTrue, vaultv1beta1.ReasonSynced, 20*time.Second)
 			name := app.Status.PolicyName
 			if err := op.Client.Delete(ctx, app); err != nil {
 				t.Fatal(err)
@@ -285,7 +284,7 @@ func TestDeletionRemovesOrRetainsVaultState(t *testing.T) {
 				t.Fatalf("retained policy not marked as released by the operator:\n%s", policyText)
 			}
 			waitEvent(t, ns, app.Name, map[vaultv1beta1.DeletionPolicy]string{
-				vaultv1beta1.DeletionPolicyDelete: shared.ReasonDeleted, vaultv1beta1.DeletionPolicyRetain: shared.ReasonRetained,
+				vaultv1beta1.DeletionPolicyDelete: vaultv1beta1.ReasonDeleted, vaultv1beta1.DeletionPolicyRetain: vaultv1beta1.ReasonRetained,
 			}[policy])
 		})
 	}
@@ -311,8 +310,8 @@ func TestVaultAppThatNeverSyncedCanBeDeleted(t *testing.T) {
 	if err := op.Client.Update(ctx, &namespace); err != nil {
 		t.Fatal(err)
 	}
-	got := waitCondition(t, client.ObjectKeyFromObject(app), shared.TypeReady, metav1.ConditionFalse, shared.ReasonNotAllowed, 20*time.Second)
-	if msg := conditionMessage(got, shared.TypeReady); !strings.Contains(msg, `create not allowed in namespace`) {
+	got := waitCondition(t, client.ObjectKeyFromObject(app), vaultv1beta1.TypeReady, metav1.ConditionFalse, vaultv1beta1.ReasonNotAllowed, 20*time.Second)
+	if msg := conditionMessage(got, vaultv1beta1.TypeReady); !strings.Contains(msg, `create not allowed in namespace`) {
 		t.Errorf("Ready message = %q", msg)
 	}
 	// The operator may have written the policy before the grant was taken
@@ -320,7 +319,7 @@ func TestVaultAppThatNeverSyncedCanBeDeleted(t *testing.T) {
 	// way nothing is in Vault now.
 	NewWithT(t).Eventually(func() bool {
 		events := op.Events(t, ns, app.Name)
-		return len(events[shared.ReasonNotAllowed]) > 0 || len(events[shared.ReasonGrantRevoked]) > 0
+		return len(events[vaultv1beta1.ReasonNotAllowed]) > 0 || len(events[vaultv1beta1.ReasonGrantRevoked]) > 0
 	}).WithTimeout(10*time.Second).Should(BeTrue(), "a NotAllowed or GrantRevoked Event")
 	if text, _ := admin.Sys().GetPolicy(tenancy.PolicyName("", ns, app.Name)); text != "" {
 		t.Fatalf("a policy is in Vault for a VaultApp whose grant was taken back:\n%s", text)
@@ -339,13 +338,13 @@ func TestVaultOutageIsReportedAndRecovered(t *testing.T) {
 		t.Fatal(err)
 	}
 	key := client.ObjectKeyFromObject(app)
-	app = waitCondition(t, key, shared.TypeReady, metav1.ConditionTrue, shared.ReasonSynced, 20*time.Second)
+	app = waitCondition(t, key, vaultv1beta1.TypeReady, metav1.ConditionTrue, vaultv1beta1.ReasonSynced, 20*time.Second)
 	doomed := shopAPI(ns)
 	doomed.Name = "doomed"
 	if err := op.Client.Create(ctx, doomed); err != nil {
 		t.Fatal(err)
 	}
-	waitCondition(t, client.ObjectKeyFromObject(doomed), shared.TypeReady, metav1.ConditionTrue, shared.ReasonSynced, 20*time.Second)
+	waitCondition(t, client.ObjectKeyFromObject(doomed), vaultv1beta1.TypeReady, metav1.ConditionTrue, vaultv1beta1.ReasonSynced, 20*time.Second)
 
 	vaultServer.Stop()
 	restarted := false
@@ -361,17 +360,17 @@ func TestVaultOutageIsReportedAndRecovered(t *testing.T) {
 	if err := op.Client.Update(ctx, app); err != nil {
 		t.Fatal(err)
 	}
-	down := waitCondition(t, key, shared.TypeReady, metav1.ConditionFalse, shared.ReasonVaultUnavailable, 20*time.Second)
-	if msg := conditionMessage(down, shared.TypeReady); !strings.Contains(msg, "connection refused") {
+	down := waitCondition(t, key, vaultv1beta1.TypeReady, metav1.ConditionFalse, vaultv1beta1.ReasonVaultUnavailable, 20*time.Second)
+	if msg := conditionMessage(down, vaultv1beta1.TypeReady); !strings.Contains(msg, "connection refused") {
 		t.Errorf("Ready message while Vault is down = %q, want the cause", msg)
 	}
-	waitEvent(t, ns, app.Name, shared.ReasonVaultUnavailable)
+	waitEvent(t, ns, app.Name, vaultv1beta1.ReasonVaultUnavailable)
 
 	// Deleting while Vault is down is not dropped: the VaultApp stays until Vault answers.
 	if err := op.Client.Delete(ctx, doomed); err != nil {
 		t.Fatal(err)
 	}
-	waitCondition(t, client.ObjectKeyFromObject(doomed), shared.TypeReady, metav1.ConditionFalse, shared.ReasonDeleteFailed, 20*time.Second)
+	waitCondition(t, client.ObjectKeyFromObject(doomed), vaultv1beta1.TypeReady, metav1.ConditionFalse, vaultv1beta1.ReasonDeleteFailed, 20*time.Second)
 
 	// Vault returns (empty, as a dev server does): everything is written again.
 	if err := vaultServer.Restart(ctx); err != nil {
@@ -381,7 +380,7 @@ func TestVaultOutageIsReportedAndRecovered(t *testing.T) {
 	if err := prepareVault(ctx); err != nil {
 		t.Fatal(err)
 	}
-	waitCondition(t, key, shared.TypeReady, metav1.ConditionTrue, shared.ReasonSynced, 30*time.Second)
+	waitCondition(t, key, vaultv1beta1.TypeReady, metav1.ConditionTrue, vaultv1beta1.ReasonSynced, 30*time.Second)
 	NewWithT(t).Expect(fmt.Sprint(readRole(t, app.Status.RoleName)["token_ttl"])).To(Equal("7200"))
 	waitGone(t, doomed)
 }
@@ -393,7 +392,7 @@ func TestNoTokenInLogsEventsOrStatus(t *testing.T) {
 	if err := op.Client.Create(ctx, app); err != nil {
 		t.Fatal(err)
 	}
-	app = waitCondition(t, client.ObjectKeyFromObject(app), shared.TypeReady, metav1.ConditionTrue, shared.ReasonSynced, 20*time.Second)
+	app = waitCondition(t, client.ObjectKeyFromObject(app), vaultv1beta1.TypeReady, metav1.ConditionTrue, vaultv1beta1.ReasonSynced, 20*time.Second)
 	secret := vaultServer.Token
 	if strings.Contains(op.Logs(), secret) {
 		t.Error("the Vault token appears in the manager's logs")

@@ -1,0 +1,84 @@
+/*
+Copyright 2026 The vault-keycloak-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package v1beta1
+
+// Condition types of the secrets.carbogame.com group. Ready is always the
+// summary of the others.
+const (
+	TypeReady           = "Ready"
+	TypeSourceAvailable = "SourceAvailable"
+	TypeSecretsSynced   = "SecretsSynced"
+	TypeConnected       = "Connected"
+	// TypeLegacyGrants, on a KeycloakServer, is True while its deprecated
+	// allowedNamespaces still grants read access.
+	TypeLegacyGrants = "LegacyGrants"
+)
+
+// Reasons, on conditions and on Events. They are part of the API: alerting
+// and scripts match on them, so they never change once released.
+const (
+	// ReasonSynced: the external state equals the spec.
+	ReasonSynced = "Synced"
+	// ReasonCreated: the external state was written for the first time.
+	ReasonCreated = "Created"
+	// ReasonUpdated: the external state was changed after a spec change.
+	ReasonUpdated = "Updated"
+	// ReasonDriftRepaired: the external state was changed by someone else and restored.
+	ReasonDriftRepaired = "DriftRepaired"
+	// ReasonNotAllowed: the spec asks for more than the cluster admin granted.
+	ReasonNotAllowed = "NotAllowed"
+	// ReasonDeleted: external state removed on deletion.
+	ReasonDeleted = "Deleted"
+	// ReasonRetained: external state left in place on deletion (deletionPolicy Retain).
+	ReasonRetained = "Retained"
+	// ReasonConnected: the operator logged in to the Keycloak or Vault server.
+	ReasonConnected = "Connected"
+	// ReasonKeycloakError: Keycloak refused a request.
+	ReasonKeycloakError = "KeycloakError"
+	// ReasonKeycloakUnavailable: the Keycloak server did not answer; the
+	// resource is reconciled again as soon as it answers. Secrets already
+	// written stay as they are.
+	ReasonKeycloakUnavailable = "KeycloakUnavailable"
+	// ReasonUnauthorized: Keycloak refused the operator's credentials.
+	ReasonUnauthorized = "Unauthorized"
+	// ReasonCredentialsInvalid: the KeycloakServer's credentials Secret is missing or incomplete.
+	ReasonCredentialsInvalid = "CredentialsInvalid"
+	// ReasonServerNotFound: the KeycloakServer named in the source does not exist.
+	ReasonServerNotFound = "ServerNotFound"
+	// ReasonServerNotAllowed: the KeycloakServer grants the resource's namespace nothing.
+	ReasonServerNotAllowed = "ServerNotAllowed"
+	// ReasonAccessNotGranted: the KeycloakServer's grants do not cover the
+	// realm, the client or its rotation (or the client is protected).
+	ReasonAccessNotGranted = "AccessNotGranted"
+	// ReasonClientNotFound: no client, or more than one, has the clientId.
+	ReasonClientNotFound = "ClientNotFound"
+	// ReasonNoUsableSecret: Keycloak returned an empty or masked secret; nothing is written.
+	ReasonNoUsableSecret = "NoUsableSecret"
+	// ReasonSecretNotOwned: a Secret of the target name exists and is not the operator's.
+	ReasonSecretNotOwned = "SecretNotOwned"
+	// ReasonTargetNotAllowed: the target namespace does not consent.
+	ReasonTargetNotAllowed = "TargetNotAllowed"
+	// ReasonTargetFailed: writing a target Secret failed.
+	ReasonTargetFailed = "TargetFailed"
+	// ReasonPartiallySynced: some targets are in step, others are not.
+	ReasonPartiallySynced = "PartiallySynced"
+	// ReasonLegacyGrants: a KeycloakServer's deprecated allowedNamespaces
+	// still grants read access (the admin opted in with an annotation).
+	ReasonLegacyGrants = "LegacyGrants"
+	// ReasonRotated: the operator regenerated the client secret in Keycloak.
+	ReasonRotated = "Rotated"
+)
