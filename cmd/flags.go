@@ -1,0 +1,136 @@
+/*
+Copyright 2026 The vault-keycloak-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"flag"
+	"os"
+	"time"
+
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	"sigs.k8s.io/controller-runtime/pkg/webhook"
+
+	"github.com/carbogame/vault-keycloak-operator/internal/migration"
+	"github.com/carbogame/vault-keycloak-operator/internal/operator"
+	vaultclient "github.com/carbogame/vault-keycloak-operator/internal/vault"
+)
+
+// managerFlags is everything the manager's command line and environment
+// say, read in one place.
+type managerFlags struct {
+	metricsAddr, probeAddr, pprofAddr string
+	metricsCertPath, webhookCertPath  string
+	webhookPort                       int
+	leaderElect, secureMetrics, http2 bool
+
+	vault                  vaultclient.Config
+	legacyVaultEnvironment bool
+	clusterName            string
+	vaultNamePrefix        string
+	operatorNamespace      string
+	enableWebhooks         bool
+
+	maxConcurrent       int
+	maxBackoff          time.Duration
+	migrateOnStart      bool
+	migrationPath       string
+	builtinStartTimeout time.Duration
+
+	zap zap.Options
+}
+
+// bindFlags declares the manager's flags on fs; the environment gives the
+// defaults of the ones it can set.
+func bindFlags(fs *flag.FlagSet) *managerFlags {
+	f := &managerFlags{vault: vaultclient.ConfigFromEnv()}
+
+	fs.StringVar(&f.metricsAddr, "metrics-bind-address", "0", "The address the metrics endpoint binds to. "+
+		"Use :8443 for HTTPS or :8080 for HTTP, or leave as 0 to disable the metrics service.")
+	fs.StringVar(&f.probeAddr, "health-probe-bind-address", ":8081", "The address the probe endpoint binds to.")
+	fs.StringVar(&f.pprofAddr, "pprof-bind-address", "0", "The address Go's pprof profiles are served on (for example 127.0.0.1:6060), or 0 for none.")
+	fs.BoolVar(&f.leaderElect, "leader-elect", false,
+		"Enable leader election for controller manager, so that only one replica reconciles at a time.")
+	fs.BoolVar(&f.secureMetrics, "metrics-secure", true,
+		"Serve metrics over HTTPS, authenticated and authorized through the API server.")
+	fs.StringVar(&f.metricsCertPath, "metrics-cert-path", "", "The directory that holds the metrics server certificate.")
+	fs.StringVar(&f.webhookCertPath, "webhook-cert-path", "", "The directory that holds the webhook certificate (tls.crt, tls.key).")
+	fs.IntVar(&f.webhookPort, "webhook-port", webhook.DefaultPort, "The port the admission and conversion webhooks are served on (the webhook Service's targetPort).")
+	fs.BoolVar(&f.http2, "enable-http2", false,
+		"Serve the metrics and webhook servers over HTTP/2 (off: HTTP/2 Stream Cancellation and Rapid Reset CVEs).")
+
+	fs.StringVar(&f.vault.Address, "vault-address", f.vault.Address, "Vault's address (default: VAULT_ADDR).")
+	fs.StringVar(&f.vault.AuthMount, "vault-auth-mount", f.vault.AuthMount,
+		"The Kubernetes auth mount the operator logs in through, with its ServiceAccount token, when VAULT_TOKEN is not set.")
+	fs.StringVar(&f.vault.AuthRole, "vault-auth-role", f.vault.AuthRole, "The role the operator logs in to Vault with.")
+	fs.StringVar(&f.vault.ServiceAccountTokenPath, "vault-service-account-token-path", f.vault.ServiceAccountTokenPath,
+		"The ServiceAccount token the operator logs in to Vault with (a projected token with its own audience may be mounted elsewhere).")
+	fs.StringVar(&f.vault.KVMount, "vault-kv-mount", f.vault.KVMount,
+		"The KV version 2 mount; each namespace owns <mount>/data/<namespace>/.")
+	fs.StringVar(&f.vault.KubernetesAuthMount, "vault-kubernetes-auth-mount", f.vault.KubernetesAuthMount,
+		"The Kubernetes auth mount where the VaultApps' roles are written.")
+	fs.BoolVar(&f.legacyVaultEnvironment, "legacy-vault-environment", os.Getenv(operator.EnvLegacyVaultEnvironment) == "true",
+		"Use the Vault of the environment (VAULT_ADDR and the --vault-* flags) for VaultApps that name no VaultServer, granted by namespace annotations, "+
+			"as releases before VaultServer did (default: "+operator.EnvLegacyVaultEnvironment+"=true). Each such VaultApp says LegacyConfiguration.")
+	fs.StringVar(&f.clusterName, "cluster-name", os.Getenv("VKO_CLUSTER_NAME"),
+		"This cluster's name in the marks the operator writes to Vault (a DNS label; default: VKO_CLUSTER_NAME, else the kube-system namespace's UID). "+
+			"Set it once: a cluster sees marks of another name as another cluster's.")
+	fs.StringVar(&f.vaultNamePrefix, "vault-name-prefix", os.Getenv("VKO_VAULT_NAME_PREFIX"),
+		"A prefix for every Vault policy and role name, app-<prefix>.<namespace>.<name> (a DNS label of at most 20 characters; default: VKO_VAULT_NAME_PREFIX). "+
+			"Give each cluster that shares a Vault its own, so that the same VaultApp in two clusters gets two policies.")
+	fs.StringVar(&f.operatorNamespace, "operator-namespace", os.Getenv("OPERATOR_NAMESPACE"),
+		"The namespace of the KeycloakServers' credentials Secrets (default: OPERATOR_NAMESPACE, set from the pod's namespace).")
+	f.enableWebhooks = os.Getenv("ENABLE_WEBHOOKS") != "false"
+
+	// 8: a burst of 200 repairs (edited or deleted Secrets) passes a
+	// refresh wave of 1,000 objects within a second (make bench, P4). Each
+	// VaultApp reconcile may send Vault two requests at once.
+	fs.IntVar(&f.maxConcurrent, "max-concurrent-reconciles", 8, "How many objects of each kind are reconciled at once.")
+	fs.DurationVar(&f.maxBackoff, "max-backoff", 2*time.Minute, "The longest wait between two retries after a Vault or Keycloak failure.")
+	fs.BoolVar(&f.migrateOnStart, "migrate-on-start", true,
+		"Once leader, rewrite objects stored in an older version of the CRDs and trim their status.storedVersions.")
+	fs.StringVar(&f.migrationPath, "storage-migration", string(migration.PathAuto), storageMigrationUsage)
+	fs.DurationVar(&f.builtinStartTimeout, "builtin-migration-start-timeout", migration.DefaultBuiltinStartTimeout,
+		"With --storage-migration=auto: how long a StorageVersionMigration may wait for kube-controller-manager before the operator rewrites the objects itself.")
+
+	f.zap.BindFlags(fs)
+	return f
+}
+
+// operatorOptions are what operator.Setup registers, from the flags.
+func (f *managerFlags) operatorOptions() (operator.Options, error) {
+	path, err := migration.ParsePath(f.migrationPath)
+	if err != nil {
+		return operator.Options{}, err
+	}
+	return operator.Options{
+		Vault:                   f.vault,
+		LegacyVaultEnvironment:  f.legacyVaultEnvironment,
+		ClusterName:             f.clusterName,
+		VaultNamePrefix:         f.vaultNamePrefix,
+		OperatorNamespace:       f.operatorNamespace,
+		EnableWebhooks:          f.enableWebhooks,
+		MaxConcurrentReconciles: f.maxConcurrent,
+		MaxBackoff:              f.maxBackoff,
+		MigrateOnStart:          f.migrateOnStart,
+		MigrationPath:           path,
+		BuiltinStartTimeout:     f.builtinStartTimeout,
+	}, nil
+}
+
+const storageMigrationUsage = "Who rewrites stored objects into the storage version: builtin (a StorageVersionMigration per CRD, run by " +
+	"kube-controller-manager; Kubernetes 1.37+), operator (the operator's own rewrites; any Kubernetes), or auto (builtin where " +
+	"the cluster serves storagemigration.k8s.io/v1 and its controller takes the migration up in time, operator otherwise)."
