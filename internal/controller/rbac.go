@@ -42,11 +42,11 @@ package controller
 // +kubebuilder:rbac:groups=secrets.carbogame.com,resources=keycloakservers,verbs=get;list;watch;update;patch
 // +kubebuilder:rbac:groups=secrets.carbogame.com,resources=keycloakservers/status,verbs=update
 
-// Target Secrets in any consenting namespace (created, updated in place,
-// deleted), and KeycloakServer credentials in the operator's namespace
-// (read). The cache holds only Secrets the operator owns (label-filtered);
-// other reads go to the API server directly.
-// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch;create;update;delete
+// Target Secrets in any consenting namespace (created; patched in place,
+// the operator's own keys alone; deleted), and KeycloakServer credentials
+// in the operator's namespace (read). The cache holds the Secrets with the
+// operator's labels, as digests; other reads go to the API server directly.
+// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch;create;patch;delete
 
 // A VaultServer's JWT login: a token of the operator's own ServiceAccount
 // for the server's audience, in its own namespace, by name; never a

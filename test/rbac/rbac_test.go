@@ -33,6 +33,7 @@ import (
 	"github.com/operator-framework/api/pkg/operators/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -137,7 +138,7 @@ func grant(c client.Client, sa string, s v1alpha1.StrategyDetailsDeployment, k *
 
 // flows runs the VaultApp and KeycloakClientCredential flows and returns
 // their Ready conditions once both are Ready, or when the bound passes.
-func flows(t *testing.T, op *harness.Operator, within time.Duration) (vault, keycloak metav1.Condition) {
+func flows(t *testing.T, op *harness.Operator, within time.Duration) (vault, keycloak metav1.Condition, kcc *secretsv1beta1.KeycloakClientCredential) {
 	t.Helper()
 	ctx := context.Background()
 	prepareServices(t, op)
@@ -156,7 +157,7 @@ func flows(t *testing.T, op *harness.Operator, within time.Duration) (vault, key
 			CredentialsSecretRef: secretsv1beta1.SecretReference{Name: "keycloak-admin"},
 			Access:               []secretsv1beta1.AccessGrant{{Namespaces: []string{ns}, Realms: []string{rbacRealm}, ClientIDs: []string{"app"}}}},
 	}
-	kcc := &secretsv1beta1.KeycloakClientCredential{
+	kcc = &secretsv1beta1.KeycloakClientCredential{
 		ObjectMeta: metav1.ObjectMeta{Name: "app", Namespace: ns},
 		Spec: secretsv1beta1.KeycloakClientCredentialSpec{
 			Source: secretsv1beta1.CredentialSource{ServerRef: secretsv1beta1.ServerReference{Name: server.Name}, Realm: rbacRealm, ClientID: "app"},
@@ -182,7 +183,7 @@ func flows(t *testing.T, op *harness.Operator, within time.Duration) (vault, key
 		_ = op.Client.Get(ctx, client.ObjectKeyFromObject(kcc), kcc)
 		vault, keycloak = ready(app.Status.Conditions), ready(kcc.Status.Conditions)
 		if (vault.Status == metav1.ConditionTrue && keycloak.Status == metav1.ConditionTrue) || time.Now().After(deadline) {
-			return vault, keycloak
+			return vault, keycloak, kcc
 		}
 		time.Sleep(250 * time.Millisecond)
 	}
@@ -223,9 +224,33 @@ func TestCSVPermissionsAreEnoughForBothFlows(t *testing.T) {
 		failedBefore[crd], ranBefore[crd] = migration.RunCount(crd, "failed"), ran(crd)
 	}
 	op := startAsServiceAccount(t, csvStrategy(t))
-	vault, keycloak := flows(t, op, 60*time.Second)
+	vault, keycloak, kcc := flows(t, op, 60*time.Second)
 	NewWithT(t).Expect(vault.Status).To(Equal(metav1.ConditionTrue), "VaultApp: %s %s", vault.Reason, vault.Message)
 	NewWithT(t).Expect(keycloak.Status).To(Equal(metav1.ConditionTrue), "KeycloakClientCredential: %s %s", keycloak.Reason, keycloak.Message)
+	// A target Secret edited by hand is patched back, and deleted with the
+	// credential: the CSV's verbs on Secrets cover both.
+	ctx := context.Background()
+	key := client.ObjectKey{Namespace: kcc.Namespace, Name: kcc.Spec.Target.SecretName}
+	var target corev1.Secret
+	NewWithT(t).Expect(op.Client.Get(ctx, key, &target)).To(Succeed())
+	for k := range target.Data {
+		target.Data[k] = []byte("edited by hand")
+	}
+	NewWithT(t).Expect(op.Client.Update(ctx, &target)).To(Succeed())
+	NewWithT(t).Eventually(func() []string {
+		var now corev1.Secret
+		_ = op.Client.Get(ctx, key, &now)
+		var edited []string
+		for k, v := range now.Data {
+			if string(v) == "edited by hand" {
+				edited = append(edited, k)
+			}
+		}
+		return edited
+	}).WithTimeout(30*time.Second).Should(BeEmpty(), "the edited target Secret was not restored")
+	NewWithT(t).Expect(op.Client.Delete(ctx, kcc)).To(Succeed())
+	NewWithT(t).Eventually(func() bool { return apierrors.IsNotFound(op.Client.Get(ctx, key, &corev1.Secret{})) }).
+		WithTimeout(30*time.Second).Should(BeTrue(), "the target Secret was not deleted with its credential")
 	// The migrator ran as the ServiceAccount too, and could read every CRD.
 	for _, crd := range operator.OwnedCRDs {
 		NewWithT(t).Eventually(func() float64 { return ran(crd) }).WithTimeout(30*time.Second).Should(BeNumerically(">", ranBefore[crd]), "migration of %s", crd)
@@ -248,7 +273,7 @@ func TestWithoutCreatingSecretsTheKeycloakFlowFails(t *testing.T) {
 		t.Fatal("the CSV grants no create on secrets: nothing to remove")
 	}
 	op := startAsServiceAccount(t, strategy)
-	vault, keycloak := flows(t, op, 20*time.Second)
+	vault, keycloak, _ := flows(t, op, 20*time.Second)
 	NewWithT(t).Expect(vault.Status).To(Equal(metav1.ConditionTrue), "VaultApp needs no Secret: %s", vault.Message)
 	NewWithT(t).Expect(keycloak.Status).To(Equal(metav1.ConditionFalse))
 	NewWithT(t).Expect(keycloak.Reason).To(Equal(secretsv1beta1.ReasonTargetFailed))
