@@ -166,79 +166,39 @@ func (r *pass) reconcile(ctx context.Context, req ctrl.Request, app *vaultv1beta
 	decided, refused := tenancy.DecideVaultGrant(app, &ns, r.server.Spec)
 	granted := grant{decided}
 
-	// Compare and act.
+	// Compare and act, then decide what to report.
 	changed, err := r.act(ctx, app, before, name, granted)
 	var notOwned *errNotOwned
 	switch {
 	case errors.As(err, &notOwned):
 		// No backoff retries: the owner of that object must act in Vault;
 		// the next refresh looks again.
-		r.failAll(app, vaultv1beta1.ReasonNotOwned, err.Error())
-		if serr := r.updateStatus(ctx, app, before, corev1.EventTypeWarning, vaultv1beta1.ReasonNotOwned, err.Error()); serr != nil {
-			return ctrl.Result{}, serr
-		}
-		return r.refresh.After(req, tenancy.VaultRefreshInterval(app)), nil
+		return r.report(ctx, req, app, before, failed(vaultv1beta1.ReasonNotOwned, err.Error()), nil)
 	case err != nil:
 		log.Error(err, "sync with Vault failed", "policy", name)
-		reason, msg := r.failure(app, err, vaultv1beta1.ReasonVaultError)
-		r.failAll(app, reason, msg)
-		if serr := r.updateStatus(ctx, app, before, corev1.EventTypeWarning, reason, msg); serr != nil {
-			return ctrl.Result{}, errors.Join(err, serr)
-		}
-		return ctrl.Result{}, err
+		return r.report(ctx, req, app, before, failed(r.failure(app, err, vaultv1beta1.ReasonVaultError)), err)
 	}
-
-	eventType, reason, note := corev1.EventTypeNormal, vaultv1beta1.ReasonSynced, ""
-	switch {
-	case granted.empty():
-		msg := "nothing the spec asks is granted: " + refused.ToAggregate().Error()
-		reason = vaultv1beta1.ReasonNotAllowed
-		if changed != nothing {
-			msg = fmt.Sprintf("removed policy and role %s from Vault: %s", name, msg)
-			reason = vaultv1beta1.ReasonGrantRevoked
-		}
-		r.failAll(app, vaultv1beta1.ReasonNotAllowed, msg)
-		eventType, note = corev1.EventTypeWarning, msg
-	case len(refused) > 0:
-		// Narrowed (capabilities taken back), or a Retain the namespace
-		// does not allow (the policy is whole; deletion will remove it).
-		policyReason, policyMsg := vaultv1beta1.ReasonSynced, "policy "+name+" equals the spec"
-		reason = vaultv1beta1.ReasonNotAllowed
-		msg := "the spec asks more than the namespace is granted: " + refused.ToAggregate().Error()
-		if granted.narrows(app) {
-			policyReason, policyMsg, reason = vaultv1beta1.ReasonGrantNarrowed, "policy "+name+" holds only the granted part of the spec", vaultv1beta1.ReasonGrantNarrowed
-			msg = "the spec asks more than the namespace is granted; Vault holds only what is granted: " + refused.ToAggregate().Error()
-		}
-		shared.SetCondition(&app.Status.Conditions, app.Generation, vaultv1beta1.TypePolicySynced, true, policyReason, policyMsg)
-		shared.SetCondition(&app.Status.Conditions, app.Generation, vaultv1beta1.TypeRoleSynced, true, vaultv1beta1.ReasonSynced, "role "+name+" equals the spec")
-		shared.SetCondition(&app.Status.Conditions, app.Generation, vaultv1beta1.TypeReady, false, vaultv1beta1.ReasonNotAllowed, msg)
-		eventType, note = corev1.EventTypeWarning, msg
-	default:
-		shared.SetCondition(&app.Status.Conditions, app.Generation, vaultv1beta1.TypePolicySynced, true, vaultv1beta1.ReasonSynced, "policy "+name+" equals the spec")
-		shared.SetCondition(&app.Status.Conditions, app.Generation, vaultv1beta1.TypeRoleSynced, true, vaultv1beta1.ReasonSynced, "role "+name+" equals the spec")
-		shared.SetCondition(&app.Status.Conditions, app.Generation, vaultv1beta1.TypeReady, true, vaultv1beta1.ReasonSynced, "Vault policy and role are in step with the spec")
-		switch {
-		case changed == nothing:
-		case before.ObservedGeneration == 0:
-			reason = vaultv1beta1.ReasonCreated
-		case before.ObservedGeneration != app.Generation:
-			reason = vaultv1beta1.ReasonUpdated
-		default:
-			reason = vaultv1beta1.ReasonDriftRepaired
-		}
-		if changed != nothing {
-			note = fmt.Sprintf("%s %s in Vault", changed, name)
-		}
-	}
+	rep := decideReport(app, before, name, granted, refused, changed)
 	app.Status.ObservedGeneration = app.Generation
 	if changed != nothing || app.Status.LastSyncTime == nil {
 		now := metav1.Now()
 		app.Status.LastSyncTime = &now
 	}
 	if changed != nothing {
-		log.Info("wrote to Vault", "what", changed.String(), "name", name, "reason", reason)
+		log.Info("wrote to Vault", "what", changed.String(), "name", name, "reason", rep.reason)
 	}
-	if err := r.updateStatus(ctx, app, before, eventType, reason, note); err != nil {
+	return r.report(ctx, req, app, before, rep, nil)
+}
+
+// report applies a pass's report, writes the status once, and says when
+// to come back: err (retried with backoff) when the pass failed on it,
+// otherwise at the next refresh.
+func (r *pass) report(ctx context.Context, req ctrl.Request, app *vaultv1beta1.VaultApp, before *vaultv1beta1.VaultAppStatus, rep report, err error) (ctrl.Result, error) {
+	rep.apply(app)
+	if serr := r.updateStatus(ctx, app, before, rep.eventType, rep.reason, rep.note); serr != nil {
+		return ctrl.Result{}, errors.Join(err, serr)
+	}
+	if err != nil {
 		return ctrl.Result{}, err
 	}
 	return r.refresh.After(req, tenancy.VaultRefreshInterval(app)), nil

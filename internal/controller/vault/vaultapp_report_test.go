@@ -1,0 +1,66 @@
+/*
+Copyright 2026 The vault-keycloak-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package vault
+
+import (
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
+	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
+)
+
+func TestDecideReport(t *testing.T) {
+	app := shopAPI()
+	app.Generation = 2
+	whole := grant{tenancy.VaultGrant{Rules: app.Spec.Policy.Rules, TokenTTL: tenancy.TokenTTL(app)}}
+	narrowed := grant{tenancy.VaultGrant{Rules: []vaultv1beta1.PolicyRule{{Path: "db/*", Capabilities: []vaultv1beta1.Capability{"read"}}}, TokenTTL: tenancy.TokenTTL(app)}}
+	refused := field.ErrorList{field.Forbidden(field.NewPath("spec", "policy", "rules").Index(0).Child("capabilities"), "list not granted")}
+	synced := &vaultv1beta1.VaultAppStatus{ObservedGeneration: 2}
+	tests := []struct {
+		name                   string
+		granted                grant
+		refused                field.ErrorList
+		before                 *vaultv1beta1.VaultAppStatus
+		changed                written
+		ready, policy          bool
+		readyReason, eventType string
+		reason, note           string
+	}{
+		{"in step, nothing written: no Event", whole, nil, synced, nothing, true, true, vaultv1beta1.ReasonSynced, corev1.EventTypeNormal, vaultv1beta1.ReasonSynced, ""},
+		{"first write", whole, nil, &vaultv1beta1.VaultAppStatus{}, policyAndRole, true, true, vaultv1beta1.ReasonSynced, corev1.EventTypeNormal, vaultv1beta1.ReasonCreated, "app.shop.api in Vault"},
+		{"a new spec written", whole, nil, &vaultv1beta1.VaultAppStatus{ObservedGeneration: 1}, policyAndRole, true, true, vaultv1beta1.ReasonSynced, corev1.EventTypeNormal, vaultv1beta1.ReasonUpdated, "app.shop.api in Vault"},
+		{"a hand edit repaired", whole, nil, synced, policyAndRole, true, true, vaultv1beta1.ReasonSynced, corev1.EventTypeNormal, vaultv1beta1.ReasonDriftRepaired, "app.shop.api in Vault"},
+		{"narrowed to the grant", narrowed, refused, synced, nothing, false, true, vaultv1beta1.ReasonNotAllowed, corev1.EventTypeWarning, vaultv1beta1.ReasonGrantNarrowed, "Vault holds only what is granted"},
+		{"nothing granted, nothing was live", grant{}, refused, &vaultv1beta1.VaultAppStatus{}, nothing, false, false, vaultv1beta1.ReasonNotAllowed, corev1.EventTypeWarning, vaultv1beta1.ReasonNotAllowed, "nothing the spec asks is granted"},
+		{"nothing granted any more: removed", grant{}, refused, synced, policyAndRole, false, false, vaultv1beta1.ReasonNotAllowed, corev1.EventTypeWarning, vaultv1beta1.ReasonGrantRevoked, "removed policy and role app.shop.api from Vault"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := decideReport(app, tt.before, testPolicy, tt.granted, tt.refused, tt.changed)
+			if r.ready.ok != tt.ready || r.policy.ok != tt.policy || r.ready.reason != tt.readyReason {
+				t.Errorf("Ready %v %s, PolicySynced %v; want Ready %v %s, PolicySynced %v", r.ready.ok, r.ready.reason, r.policy.ok, tt.ready, tt.readyReason, tt.policy)
+			}
+			if r.eventType != tt.eventType || r.reason != tt.reason || !strings.Contains(r.note, tt.note) || (tt.note == "") != (r.note == "") {
+				t.Errorf("Event %s %s %q; want %s %s containing %q", r.eventType, r.reason, r.note, tt.eventType, tt.reason, tt.note)
+			}
+		})
+	}
+}
