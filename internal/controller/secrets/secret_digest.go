@@ -33,10 +33,14 @@ import (
 // the digests; what it writes goes as a patch of its own keys (patches.go),
 // never as the cached object.
 //
-// The cache's objects went through the transform once; a Secret read from
-// the API server directly goes through digest once, right after the read.
-// Nothing on a Secret says "already digested": anyone could write that.
+// The informer may hand one object to the transform twice (the initial
+// list), so digest marks what it digested, where no Secret read from the
+// API server can carry a mark: stringData, which is write-only (the API
+// server folds it into data and never returns it). A mark in an annotation
+// would be anyone's to forge.
 const (
+	// digestedMark is the key of that mark in stringData.
+	digestedMark = "secrets.carbogame.com/digested"
 	// observedHashAnnotation is dataHash of the values of the operator's
 	// keys, as the Secret held them. It exists only in memory (digested
 	// Secrets are never written back); a value the Secret itself carries
@@ -59,13 +63,13 @@ func DigestSecret(obj any) (any, error) {
 	return obj, nil
 }
 
-// digest turns s, as read from the API server, into its digested form.
-// Called twice on one object it would digest the digests: the callers
-// apply it exactly once (the cache's transform, or right after a direct
-// read).
+// digest turns s, as read from the API server, into its digested form,
+// once.
 func digest(s *corev1.Secret) {
+	if s.StringData[digestedMark] == "true" {
+		return
+	}
 	observed := dataHash(managedData(s))
-	s.StringData = nil // write-only: never on a read object
 	for k, v := range s.Data {
 		s.Data[k] = valueDigest(v)
 	}
@@ -78,6 +82,7 @@ func digest(s *corev1.Secret) {
 		}
 	}
 	s.Annotations[observedHashAnnotation] = observed
+	s.StringData = map[string]string{digestedMark: "true"}
 }
 
 // managedData is the part of s's data that the operator wrote.
