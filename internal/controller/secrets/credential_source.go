@@ -70,7 +70,7 @@ func (r *KeycloakClientCredentialReconciler) source(ctx context.Context, kcc *se
 	failed := func(err error) *sourceError {
 		e := classify(err)
 		if e.reason == secretsv1beta1.ReasonKeycloakUnavailable && r.Outage != nil {
-			r.Outage.Wait(keycloakService(&server), kc.Reachable, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(kcc)})
+			r.Outage.Hold(keycloakService(&server), kc.Reachable, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(kcc)})
 		}
 		return e
 	}

@@ -31,6 +31,7 @@ import (
 
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
 	"github.com/carbogame/vault-keycloak-operator/internal/controller/shared"
+	"github.com/carbogame/vault-keycloak-operator/internal/outage"
 	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
 )
 
@@ -59,7 +60,7 @@ func (r *KeycloakClientCredentialReconciler) SetupWithManager(mgr ctrl.Manager) 
 		return err
 	}
 	if r.Outage == nil {
-		r.Outage = shared.NewOutage(0)
+		r.Outage = outage.New(0)
 	}
 	if err := mgr.Add(r.Outage); err != nil {
 		return err

@@ -36,6 +36,7 @@ import (
 
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
 	"github.com/carbogame/vault-keycloak-operator/internal/controller/shared"
+	"github.com/carbogame/vault-keycloak-operator/internal/outage"
 	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
 )
 
@@ -59,7 +60,7 @@ type KeycloakClientCredentialReconciler struct {
 	Now func() time.Time
 	// Outage holds the resources that wait for their Keycloak server to
 	// answer again; SetupWithManager makes one when nil.
-	Outage *shared.Outage
+	Outage *outage.Tracker
 
 	refresh shared.Refresh
 	recent  recentSecrets

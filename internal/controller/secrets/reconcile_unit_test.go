@@ -36,8 +36,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
-	"github.com/carbogame/vault-keycloak-operator/internal/controller/shared"
 	"github.com/carbogame/vault-keycloak-operator/internal/keycloak"
+	"github.com/carbogame/vault-keycloak-operator/internal/outage"
 	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
 )
 
@@ -313,7 +313,7 @@ func TestARepairWithinTheRefreshIntervalDoesNotAskKeycloak(t *testing.T) {
 // a server that refuses (an unknown client) is not waited for.
 func TestKeycloakThatDoesNotAnswerIsWaitedFor(t *testing.T) {
 	w := newKCCWorld(t, teamA("web", "team-a-web"))
-	w.r.Outage = shared.NewOutage(time.Hour)
+	w.r.Outage = outage.New(time.Hour)
 	w.reconcile("web")
 	w.kc.down = fmt.Errorf("%w: %w", keycloak.ErrUnavailable, &gocloak.APIError{Code: 0, Message: "could not get client secret: dial tcp 127.0.0.1:8080: connect: connection refused"})
 	w.r.recent.forget(client.ObjectKey{Namespace: "team-a", Name: "web"}) // as when the refresh is due
@@ -324,18 +324,18 @@ func TestKeycloakThatDoesNotAnswerIsWaitedFor(t *testing.T) {
 	if s := w.secret("team-a", "web-creds"); s == nil || string(s.Data["secret"]) != "s3cr3t" {
 		t.Fatalf("the Secret was removed or blanked while Keycloak was down: %v", s)
 	}
-	if got := w.r.Outage.Waiting("keycloak/kc"); got != 1 {
+	if got := w.r.Outage.Held("keycloak/kc"); got != 1 {
 		t.Fatalf("%d resources wait for keycloak/kc, want 1", got)
 	}
 
 	w.kc.down = nil
 	other := newKCCWorld(t, teamA("gone", "team-a-gone"))
-	other.r.Outage = shared.NewOutage(time.Hour)
+	other.r.Outage = outage.New(time.Hour)
 	other.reconcile("gone")
 	if c := other.ready("gone"); c.Reason != secretsv1beta1.ReasonClientNotFound {
 		t.Fatalf("Ready = %+v, want ClientNotFound", c)
 	}
-	if got := other.r.Outage.Waiting("keycloak/kc"); got != 0 {
+	if got := other.r.Outage.Held("keycloak/kc"); got != 0 {
 		t.Fatalf("a refusal made %d resources wait for the server", got)
 	}
 }

@@ -38,7 +38,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
-	"github.com/carbogame/vault-keycloak-operator/internal/controller/shared"
+	"github.com/carbogame/vault-keycloak-operator/internal/outage"
 	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
 	vaultclient "github.com/carbogame/vault-keycloak-operator/internal/vault"
 )
@@ -438,7 +438,7 @@ func TestVaultThatDoesNotAnswerIsWaitedFor(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w := newWorld(t, nil, shopAPI())
-			w.r.Outage = shared.NewOutage(time.Hour)
+			w.r.Outage = outage.New(time.Hour)
 			w.vault.fail = tc.fail
 			req := ctrl.Request{NamespacedName: client.ObjectKey{Namespace: "shop", Name: "api"}}
 			if _, err := w.r.Reconcile(context.Background(), req); err == nil {
@@ -446,7 +446,7 @@ func TestVaultThatDoesNotAnswerIsWaitedFor(t *testing.T) {
 			}
 			w.condition(vaultv1beta1.TypeReady, metav1.ConditionFalse, tc.reason)
 			w.event(corev1.EventTypeWarning, tc.reason)
-			if got := w.r.Outage.Waiting((&Server{}).outageKey()); got != tc.waitingFor {
+			if got := w.r.Outage.Held((&Server{}).outageKey()); got != tc.waitingFor {
 				t.Fatalf("%d VaultApps wait for Vault, want %d", got, tc.waitingFor)
 			}
 		})
@@ -459,7 +459,7 @@ func TestVaultThatDoesNotAnswerIsWaitedFor(t *testing.T) {
 // waits for Vault, and goes once Vault answers.
 func TestNamespaceDeletedWhileVaultIsDown(t *testing.T) {
 	w := newWorld(t, nil, shopAPI())
-	w.r.Outage = shared.NewOutage(time.Hour)
+	w.r.Outage = outage.New(time.Hour)
 	w.reconcile()
 	w.event(corev1.EventTypeNormal, vaultv1beta1.ReasonCreated)
 	var ns corev1.Namespace
@@ -494,7 +494,7 @@ func TestNamespaceDeletedWhileVaultIsDown(t *testing.T) {
 		!strings.Contains(told.Items[0].Note, "VaultApp api keeps finalizer "+Finalizer) {
 		t.Fatalf("the namespace was not told what holds it, in kube-system: %+v", told.Items)
 	}
-	if w.r.Outage.Waiting((&Server{}).outageKey()) != 1 {
+	if w.r.Outage.Held((&Server{}).outageKey()) != 1 {
 		t.Fatal("the VaultApp does not wait for Vault")
 	}
 	w.vault.fail = nil

@@ -40,6 +40,7 @@ import (
 
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
 	"github.com/carbogame/vault-keycloak-operator/internal/controller/shared"
+	"github.com/carbogame/vault-keycloak-operator/internal/outage"
 	"github.com/carbogame/vault-keycloak-operator/internal/schema"
 	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
 	vaultclient "github.com/carbogame/vault-keycloak-operator/internal/vault"
@@ -66,7 +67,7 @@ type VaultAppReconciler struct {
 	MaxBackoff time.Duration
 	// Outage holds the VaultApps that wait for Vault to answer again;
 	// SetupWithManager makes one when nil.
-	Outage *shared.Outage
+	Outage *outage.Tracker
 
 	refresh shared.Refresh
 }
@@ -88,7 +89,7 @@ func (r *pass) failure(app *vaultv1beta1.VaultApp, err error, reason string) (st
 		return reason, err.Error()
 	}
 	if r.Outage != nil {
-		r.Outage.Wait(r.server.outageKey(), r.Vault.Healthy, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(app)})
+		r.Outage.Hold(r.server.outageKey(), r.Vault.Healthy, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(app)})
 	}
 	if reason == vaultv1beta1.ReasonVaultError {
 		reason = vaultv1beta1.ReasonVaultUnavailable
@@ -416,7 +417,7 @@ func (r *VaultAppReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	}
 
 	if r.Outage == nil {
-		r.Outage = shared.NewOutage(0)
+		r.Outage = outage.New(0)
 	}
 	if err := mgr.Add(r.Outage); err != nil {
 		return err

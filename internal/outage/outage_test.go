@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package shared
+package outage
 
 import (
 	"context"
@@ -30,7 +30,7 @@ import (
 // The resources of a service that is down come out together, once, when a
 // probe says it answers; those of another service that is still down stay.
 func TestOutageReleasesTheWaitingWhenTheServiceAnswers(t *testing.T) {
-	o := NewOutage(10 * time.Millisecond)
+	o := New(10 * time.Millisecond)
 	var vaultUp atomic.Bool
 	probes := atomic.Int32{}
 	vault := func(context.Context) error {
@@ -43,10 +43,10 @@ func TestOutageReleasesTheWaitingWhenTheServiceAnswers(t *testing.T) {
 	keycloak := func(context.Context) error { return errors.New("connection refused") }
 	a := reconcile.Request{NamespacedName: types.NamespacedName{Namespace: "shop", Name: "a"}}
 	b := reconcile.Request{NamespacedName: types.NamespacedName{Namespace: "shop", Name: "b"}}
-	o.Wait("vault", vault, a)
-	o.Wait("vault", vault, b)
-	o.Wait("vault", vault, a)
-	o.Wait("keycloak-main", keycloak, a)
+	o.Hold("vault", vault, a)
+	o.Hold("vault", vault, b)
+	o.Hold("vault", vault, a)
+	o.Hold("keycloak-main", keycloak, a)
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -75,16 +75,16 @@ func TestOutageReleasesTheWaitingWhenTheServiceAnswers(t *testing.T) {
 	if released[a] != 1 || released[b] != 1 {
 		t.Fatalf("released %v, want a and b once each", released)
 	}
-	if o.Waiting("vault") != 0 || o.Waiting("keycloak-main") != 1 {
-		t.Fatalf("waiting for vault %d, for keycloak-main %d; want 0 and 1", o.Waiting("vault"), o.Waiting("keycloak-main"))
+	if o.Held("vault") != 0 || o.Held("keycloak-main") != 1 {
+		t.Fatalf("waiting for vault %d, for keycloak-main %d; want 0 and 1", o.Held("vault"), o.Held("keycloak-main"))
 	}
 	// Failing again right after Vault answered a probe (the probe and the
 	// request disagree), a resource backs off rather than waits: nothing
 	// is retried every interval forever.
-	if o.Wait("vault", vault, a) || o.Waiting("vault") != 0 {
+	if o.Hold("vault", vault, a) || o.Held("vault") != 0 {
 		t.Fatal("a resource waits again within RecoveryGrace of its service's return")
 	}
-	if !o.Wait("keycloak-main", keycloak, b) {
+	if !o.Hold("keycloak-main", keycloak, b) {
 		t.Fatal("another service's resources no longer wait")
 	}
 }

@@ -14,7 +14,10 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package shared
+// Package outage holds the resources whose service (Vault, a Keycloak
+// server) did not answer, probes the service, and queues them all at once
+// when it answers again.
+package outage
 
 import (
 	"context"
@@ -32,7 +35,7 @@ import (
 // again.
 const DefaultProbeInterval = 2 * time.Second
 
-// Outage holds the resources whose reconcile failed because a service did
+// Tracker holds the resources whose reconcile failed because a service did
 // not answer (Vault, or one Keycloak server), asks that service every
 // Interval whether it answers again, and queues all of its resources at
 // once when it does.
@@ -48,7 +51,7 @@ const DefaultProbeInterval = 2 * time.Second
 // a node that answers health but not writes, one client Keycloak fails
 // for): such a resource is not held again for RecoveryGrace, so nothing is
 // retried every Interval forever.
-type Outage struct {
+type Tracker struct {
 	// Interval between two probes of a service that is down.
 	Interval time.Duration
 
@@ -64,7 +67,7 @@ const (
 	RecoveryGrace = 30 * time.Second
 	// MaxWait: a service that has not answered for this long is no longer
 	// probed (a KeycloakServer deleted or moved meanwhile); its resources
-	// back off as they would without an Outage.
+	// back off as they would without a Tracker.
 	MaxWait = 10 * time.Minute
 	// probeTimeout bounds one probe: a slow answer still counts as one.
 	probeTimeout = 5 * time.Second
@@ -79,21 +82,21 @@ type waitingOn struct {
 	waiting map[reconcile.Request]struct{}
 }
 
-// NewOutage returns an Outage that probes every interval
+// New returns an Outage that probes every interval
 // (DefaultProbeInterval when zero).
-func NewOutage(interval time.Duration) *Outage {
+func New(interval time.Duration) *Tracker {
 	if interval <= 0 {
 		interval = DefaultProbeInterval
 	}
-	return &Outage{Interval: interval, down: map[string]*waitingOn{}, back: map[string]time.Time{},
+	return &Tracker{Interval: interval, down: map[string]*waitingOn{}, back: map[string]time.Time{},
 		ready: make(chan event.TypedGenericEvent[reconcile.Request])}
 }
 
-// Wait records that req failed because service did not answer; probe says
+// Hold records that req failed because service did not answer; probe says
 // whether it answers again (the latest probe given for a service is used).
 // It reports whether req waits: not when the service answered a probe
 // within RecoveryGrace (the resource backs off instead).
-func (o *Outage) Wait(service string, probe func(context.Context) error, req reconcile.Request) bool {
+func (o *Tracker) Hold(service string, probe func(context.Context) error, req reconcile.Request) bool {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if time.Since(o.back[service]) < RecoveryGrace {
@@ -109,8 +112,8 @@ func (o *Outage) Wait(service string, probe func(context.Context) error, req rec
 	return true
 }
 
-// Waiting is how many resources wait for service.
-func (o *Outage) Waiting(service string) int {
+// Held is how many resources wait for service.
+func (o *Tracker) Held(service string) int {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if w, ok := o.down[service]; ok {
@@ -121,7 +124,7 @@ func (o *Outage) Waiting(service string) int {
 
 // Start probes the services that are down until ctx ends (a manager
 // Runnable).
-func (o *Outage) Start(ctx context.Context) error {
+func (o *Tracker) Start(ctx context.Context) error {
 	ticker := time.NewTicker(o.Interval)
 	defer ticker.Stop()
 	for {
@@ -135,11 +138,11 @@ func (o *Outage) Start(ctx context.Context) error {
 }
 
 // NeedLeaderElection: only the leader reconciles, so only it waits.
-func (o *Outage) NeedLeaderElection() bool { return true }
+func (o *Tracker) NeedLeaderElection() bool { return true }
 
 // probeAll asks each service that is down, at once; the resources of each
 // that answers are queued. A service down longer than MaxWait is dropped.
-func (o *Outage) probeAll(ctx context.Context) {
+func (o *Tracker) probeAll(ctx context.Context) {
 	o.mu.Lock()
 	probes := make(map[string]func(context.Context) error, len(o.down))
 	for service, w := range o.down {
@@ -188,7 +191,7 @@ func (o *Outage) probeAll(ctx context.Context) {
 
 // Source queues the resources of a service that answers again; a
 // controller watches it.
-func (o *Outage) Source() source.TypedSource[reconcile.Request] {
+func (o *Tracker) Source() source.TypedSource[reconcile.Request] {
 	return source.TypedChannel(o.ready, handler.TypedFuncs[reconcile.Request, reconcile.Request]{
 		GenericFunc: func(_ context.Context, e event.TypedGenericEvent[reconcile.Request], q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
 			q.Add(e.Object)
