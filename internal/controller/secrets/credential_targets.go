@@ -71,6 +71,7 @@ func (r *KeycloakClientCredentialReconciler) syncTarget(ctx context.Context, kcc
 		err = r.Create(ctx, created)
 		if err == nil {
 			record(&kcc.Status, created)
+			r.created.Store(created.UID, kcc.UID)
 			reason, verb := secretsv1beta1.ReasonCreated, "created"
 			if wasSynced(before, ns) {
 				reason, verb = secretsv1beta1.ReasonDriftRepaired, "re-created deleted"
@@ -94,7 +95,8 @@ func (r *KeycloakClientCredentialReconciler) syncTarget(ctx context.Context, kcc
 
 	switch {
 	case isOwnedBy(&current, &kcc.Status):
-	case isAdoptable(&current, kcc, &kcc.Status):
+		r.created.Delete(current.UID) // recorded where it lasts
+	case r.createdFor(current.UID, kcc.UID), isAdoptable(&current, kcc, &kcc.Status):
 		record(&kcc.Status, &current)
 	default:
 		return fail(secretsv1beta1.ReasonSecretNotOwned, fmt.Sprintf("Secret %s/%s exists and was not written for this resource: left untouched", ns, name), nil)
@@ -195,4 +197,11 @@ func (r *KeycloakClientCredentialReconciler) release(ctx context.Context, w secr
 		return "", fmt.Errorf("delete Secret %s/%s: %w", w.Namespace, w.Name, err)
 	}
 	return fmt.Sprintf("deleted Secret %s/%s", w.Namespace, w.Name), nil
+}
+
+// createdFor reports whether this process created the Secret of that UID
+// for the resource of that UID (its status may not say so yet).
+func (r *KeycloakClientCredentialReconciler) createdFor(secret, resource types.UID) bool {
+	owner, ok := r.created.Load(secret)
+	return ok && owner.(types.UID) == resource
 }

@@ -24,6 +24,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -64,6 +65,12 @@ type KeycloakClientCredentialReconciler struct {
 
 	refresh shared.Refresh
 	recent  recentSecrets
+	// created holds the UIDs of the Secrets this process created, by the
+	// UID of the resource they were created for, until a status that
+	// records them is read back: the Secret's own watch event often comes
+	// before the status write reaches the cache, and must not find its
+	// Secret "not the operator's".
+	created sync.Map // types.UID (Secret) → types.UID (resource)
 }
 
 // sourceError is a failure to obtain the client secret, with its reason.

@@ -30,10 +30,12 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
 	"github.com/carbogame/vault-keycloak-operator/internal/keycloak"
@@ -78,7 +80,16 @@ func newKCCWorld(t *testing.T, kcc *secretsv1beta1.KeycloakClientCredential, ext
 	// One API server; the manager's cache shows only the Secrets the
 	// operator labels, the others (a foreign Secret in the way) are seen
 	// through the API reader, and writes go to the API server.
-	reader := fake.NewClientBuilder().WithScheme(scheme).WithObjects(objs...).WithStatusSubresource(&secretsv1beta1.KeycloakClientCredential{}).Build()
+	// The API server gives each new object a UID; the fake does not.
+	uids := 0
+	reader := fake.NewClientBuilder().WithScheme(scheme).WithObjects(objs...).WithStatusSubresource(&secretsv1beta1.KeycloakClientCredential{}).
+		WithInterceptorFuncs(interceptor.Funcs{Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
+			if obj.GetUID() == "" {
+				uids++
+				obj.SetUID(types.UID(fmt.Sprintf("uid-%d", uids)))
+			}
+			return c.Create(ctx, obj, opts...)
+		}}).Build()
 	c := cachedView{reader}
 	w := &kccWorld{t: t, client: reader, events: events.NewFakeRecorder(100), kc: &fakeKeycloak{
 		login:   "vko-operator",
@@ -337,5 +348,39 @@ func TestKeycloakThatDoesNotAnswerIsWaitedFor(t *testing.T) {
 	}
 	if got := other.r.Outage.Held("keycloak/kc"); got != 0 {
 		t.Fatalf("a refusal made %d resources wait for the server", got)
+	}
+}
+
+// A Secret this process re-created is its own even while the status read
+// back still records the deleted one: the Secret's watch event often comes
+// before the status write reaches the cache.
+func TestARecreatedSecretIsOwnedBeforeItsStatusIsReadBack(t *testing.T) {
+	kcc := teamA("web", "team-a-web")
+	w := newKCCWorld(t, kcc)
+	ctx := context.Background()
+	w.reconcile("web")
+	var stale secretsv1beta1.KeycloakClientCredential
+	if err := w.client.Get(ctx, client.ObjectKeyFromObject(kcc), &stale); err != nil || len(stale.Status.Secrets) != 1 {
+		t.Fatalf("first pass recorded %v (%v)", stale.Status.Secrets, err)
+	}
+	if err := w.client.Delete(ctx, w.secret("team-a", "web-creds")); err != nil {
+		t.Fatal(err)
+	}
+	w.reconcile("web") // re-created, and recorded
+	var now secretsv1beta1.KeycloakClientCredential
+	if err := w.client.Get(ctx, client.ObjectKeyFromObject(kcc), &now); err != nil {
+		t.Fatal(err)
+	}
+	if now.Status.Secrets[0].UID == stale.Status.Secrets[0].UID {
+		t.Fatal("the re-created Secret's UID was not recorded")
+	}
+	// The cache still shows the status before that write.
+	now.Status = stale.Status
+	if err := w.client.Status().Update(ctx, &now); err != nil {
+		t.Fatal(err)
+	}
+	w.reconcile("web")
+	if c := w.ready("web"); c == nil || c.Reason != secretsv1beta1.ReasonSynced {
+		t.Fatalf("Ready = %+v: the Secret this process created counted as not the operator's", c)
 	}
 }
