@@ -380,3 +380,11 @@ func (f *fleet) waitCredentialsReady(b *testing.B, run string, n int, timeout ti
 		time.Sleep(2 * time.Second)
 	}
 }
+
+// createCredentials creates the fleet's KeycloakClientCredentials, one
+// Secret each, and waits for them to be Ready.
+func (f *fleet) createCredentials(b *testing.B) {
+	b.Helper()
+	parallel(b, fleetSize, creators, func(i int) error { return f.c.Create(context.Background(), credential("fleet", i)) })
+	f.waitCredentialsReady(b, "fleet", fleetSize, 5*time.Minute)
+}

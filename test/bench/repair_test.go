@@ -21,6 +21,8 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"os"
+	"runtime"
 	"slices"
 	"sync"
 	"testing"
@@ -32,6 +34,7 @@ import (
 
 	"github.com/carbogame/vault-keycloak-operator/internal/controller/secrets"
 	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
+	"github.com/carbogame/vault-keycloak-operator/test/harness"
 )
 
 // repair is P4's figures.
@@ -44,6 +47,31 @@ type repair struct {
 	// BurstReads is how many refresh reads the operator sent Vault and
 	// Keycloak while the repairs were measured: the load they had to pass.
 	BurstReads int `json:"burstReads"`
+	// Edited and deleted Secrets apart (p50, p99), and where the
+	// credential controller's time went meanwhile (its queue, its
+	// reconciles, its failed passes): what to look at when P4 misses.
+	EditedP50  time.Duration `json:"editedP50Nanos"`
+	EditedP99  time.Duration `json:"editedP99Nanos"`
+	DeletedP50 time.Duration `json:"deletedP50Nanos"`
+	DeletedP99 time.Duration `json:"deletedP99Nanos"`
+	Controller queueCost     `json:"controller"`
+	// Echo is how long the bench's own edit took to come back through a
+	// watch: the part of a repair's time before the manager can know.
+	EchoP50 time.Duration `json:"echoP50Nanos"`
+	EchoP99 time.Duration `json:"echoP99Nanos"`
+	// Window is from the first edit to the last Secret restored; how busy
+	// the machine was then (0–1, every core), and each process's CPU time.
+	Window      time.Duration            `json:"windowNanos"`
+	MachineBusy float64                  `json:"machineBusy"`
+	CPU         map[string]time.Duration `json:"cpuNanosByCommand"`
+}
+
+// queueCost is one controller's queue and reconcile figures over a window.
+type queueCost struct {
+	QueueWait  time.Duration `json:"queueWaitMeanNanos"`
+	Reconcile  time.Duration `json:"reconcileMeanNanos"`
+	Reconciles uint64        `json:"reconciles"`
+	Errors     float64       `json:"errors"`
 }
 
 const (
@@ -109,6 +137,11 @@ func (f *fleet) repairUnderLoad(b *testing.B, run string) repair {
 		mu.Unlock()
 	}
 	readBurst := reads()
+	metricsBefore := f.controllerMetrics(b)
+	cpuBefore, busyBefore, windowStart := harness.CPUByCommand(), busyCPU(), time.Now()
+	if out := os.Getenv("VKO_BENCH_PROFILE"); out != "" {
+		go f.profile(out+".p4", 4*time.Second)
+	}
 	go func() {
 		keys := slices.SortedFunc(maps.Keys(want), func(a, b client.ObjectKey) int { return cmp.Compare(a.String(), b.String()) })
 		_ = parallelErr(len(keys), 16, func(i int) error {
@@ -137,27 +170,53 @@ func (f *fleet) repairUnderLoad(b *testing.B, run string) repair {
 	}()
 
 	// Secrets: restored when the watch shows the data in step again.
-	var secretTimes []time.Duration
+	var secretTimes, editedTimes, deletedTimes []time.Duration
+	isEdited := map[client.ObjectKey]bool{}
+	for i := range editedSecrets {
+		isEdited[client.ObjectKey{Namespace: nsName(i), Name: fmt.Sprintf("fleet-%04d", i)}] = true
+	}
 	restored := map[string]bool{}
+	echoed := map[client.ObjectKey]bool{}
+	var echoTimes []time.Duration
 	for len(restored) < len(want) {
 		select {
 		case ev := <-w.ResultChan():
 			s, ok := ev.Object.(*corev1.Secret)
-			if !ok || ev.Type == watch.Deleted {
+			if !ok {
 				continue
 			}
 			key := client.ObjectKeyFromObject(s)
 			mu.Lock()
 			at, changed := changedAt[key.String()]
 			mu.Unlock()
+			if _, ours := want[key]; ours && changed && !echoed[key] && (ev.Type == watch.Deleted || string(firstValue(s.Data)) == "edited by hand") {
+				// The bench's own change, back through a watch: what the
+				// manager's watch waits too, before it can repair.
+				echoed[key] = true
+				echoTimes = append(echoTimes, time.Since(at))
+			}
+			if ev.Type == watch.Deleted {
+				continue
+			}
 			if data, ours := want[key]; ours && changed && !restored[key.String()] && maps.EqualFunc(data, s.Data, func(a, b []byte) bool { return string(a) == string(b) }) {
 				restored[key.String()] = true
-				secretTimes = append(secretTimes, time.Since(at))
+				took := time.Since(at)
+				secretTimes = append(secretTimes, took)
+				if isEdited[key] {
+					editedTimes = append(editedTimes, took)
+				} else {
+					deletedTimes = append(deletedTimes, took)
+				}
 			}
 		case <-ctx.Done():
 			b.Fatalf("%d of %d Secrets restored; manager log:\n%s", len(restored), len(want), f.manager.LogTail(20))
 		}
 	}
+
+	cost := f.controllerMetrics(b).since(metricsBefore)
+	window := time.Since(windowStart)
+	cpuUsed := harness.Difference(harness.CPUByCommand(), cpuBefore)
+	busy := busyCPU() - busyBefore
 
 	// Policies: restored when Vault holds the operator's text again. They
 	// wait for their refresh; polling starts a few seconds before it is
@@ -192,14 +251,76 @@ func (f *fleet) repairUnderLoad(b *testing.B, run string) repair {
 		}
 		time.Sleep(250 * time.Millisecond)
 	}
-	slices.Sort(secretTimes)
+	for _, t := range [][]time.Duration{secretTimes, editedTimes, deletedTimes, echoTimes} {
+		slices.Sort(t)
+	}
 	r := repair{
 		Secrets: len(secretTimes), SecretP50: secretTimes[len(secretTimes)/2], SecretP99: percentile(secretTimes, 0.99),
 		Policies: len(policies), PolicyMax: policyMax, BurstReads: reads() - readBurst,
+		EditedP50: editedTimes[len(editedTimes)/2], EditedP99: percentile(editedTimes, 0.99),
+		DeletedP50: deletedTimes[len(deletedTimes)/2], DeletedP99: percentile(deletedTimes, 0.99),
+		Controller:  cost,
+		Window:      window,
+		MachineBusy: float64(busy) / float64(window) / float64(runtime.NumCPU()),
+		CPU:         cpuUsed,
+	}
+	if len(echoTimes) > 0 {
+		r.EchoP50, r.EchoP99 = echoTimes[len(echoTimes)/2], percentile(echoTimes, 0.99)
 	}
 	b.Logf("P4 during a refresh wave (%d reads meanwhile): %d Secrets restored, p50 %s, p99 %s; %d policies restored, the last after %s",
 		r.BurstReads, r.Secrets, r.SecretP50.Round(time.Millisecond), r.SecretP99.Round(time.Millisecond), r.Policies, r.PolicyMax.Round(time.Millisecond))
+	b.Logf("P4 window %s, machine %.0f%% busy; CPU by process: %v", window.Round(time.Millisecond), 100*r.MachineBusy, cpuUsed)
+	b.Logf("P4 edited: p50 %s, p99 %s; deleted: p50 %s, p99 %s; the edits' own watch echo: p50 %s, p99 %s; credential controller meanwhile: %d reconciles, mean queue wait %s, mean reconcile %s, %.0f errors",
+		ms(r.EditedP50), ms(r.EditedP99), ms(r.DeletedP50), ms(r.DeletedP99), ms(r.EchoP50), ms(r.EchoP99), cost.Reconciles, ms(cost.QueueWait), ms(cost.Reconcile), cost.Errors)
 	return r
+}
+
+// controllerSample is the credential controller's cumulative figures.
+type controllerSample struct {
+	waitSum, reconcileSum time.Duration
+	waits, reconciles     uint64
+	errors                float64
+}
+
+func (f *fleet) controllerMetrics(b *testing.B) controllerSample {
+	b.Helper()
+	m, err := f.manager.Metrics()
+	if err != nil {
+		b.Fatal(err)
+	}
+	wait, waits := harness.HistogramMean(m, "workqueue_queue_duration_seconds", map[string]string{"name": "keycloakclientcredential"})
+	rec, recs := harness.HistogramMean(m, "controller_runtime_reconcile_time_seconds", map[string]string{"controller": "keycloakclientcredential"})
+	return controllerSample{
+		waitSum: wait * time.Duration(waits), waits: waits, reconcileSum: rec * time.Duration(recs), reconciles: recs,
+		errors: harness.Sum(m, "controller_runtime_reconcile_errors_total", map[string]string{"controller": "keycloakclientcredential"}),
+	}
+}
+
+// since is what happened between two samples.
+func (s controllerSample) since(before controllerSample) queueCost {
+	c := queueCost{Reconciles: s.reconciles - before.reconciles, Errors: s.errors - before.errors}
+	if n := s.waits - before.waits; n > 0 {
+		c.QueueWait = (s.waitSum - before.waitSum) / time.Duration(n)
+	}
+	if c.Reconciles > 0 {
+		c.Reconcile = (s.reconcileSum - before.reconcileSum) / time.Duration(c.Reconciles)
+	}
+	return c
+}
+
+// busyCPU is the machine's busy CPU time so far (0 when it cannot be read:
+// the figure is a diagnostic, not a target).
+func busyCPU() time.Duration {
+	d, _ := harness.BusyCPU()
+	return d
+}
+
+// firstValue is one of data's values (the bench's edit writes them all).
+func firstValue(data map[string][]byte) []byte {
+	for _, v := range data {
+		return v
+	}
+	return nil
 }
 
 // percentile of sorted durations (nearest rank).

@@ -39,8 +39,9 @@ import (
 // checked before every call, and a due rotation happens first.
 
 // source returns the Secret data of the client, from Keycloak (or as read
-// from it within the refresh interval: see recentSecrets).
-// The second result is how old the secret is (zero when just read).
+// from it before its refresh is due: see recentSecrets).
+// The second result is how long a remembered secret still serves (zero
+// when just read).
 func (r *KeycloakClientCredentialReconciler) source(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential) (map[string][]byte, time.Duration, *sourceError) {
 	src := kcc.Spec.Source
 	// A spec the webhook would refuse (it was down, or the object predates
@@ -84,16 +85,16 @@ func (r *KeycloakClientCredentialReconciler) source(ctx context.Context, kcc *se
 		return nil, 0, failed(err)
 	}
 	read := recentSource{uid: kcc.UID, generation: kcc.Generation, serverUID: server.UID, serverGeneration: server.Generation, realm: src.Realm, clientID: src.ClientID}
-	cred, age, fresh := r.recent.get(key, read, r.now(), tenancy.CredentialRefreshInterval(kcc))
-	if !fresh || rotated {
-		age = 0
+	cred, serves, remembered := r.recent.get(key, read, r.now())
+	if !remembered || rotated {
+		serves = 0
 		if cred, err = kc.ClientSecret(ctx, src.Realm, src.ClientID); err != nil {
 			r.recent.forget(key)
 			return nil, 0, failed(err)
 		}
-		r.recent.put(key, read, cred, r.now())
+		r.recent.put(key, read, cred, r.now().Add(tenancy.CredentialRefreshInterval(kcc)))
 	}
-	return desiredData(kcc, cred.ClientID, cred.Secret, kc.IssuerURL(src.Realm), kc.TokenURL(src.Realm)), age, nil
+	return desiredData(kcc, cred.ClientID, cred.Secret, kc.IssuerURL(src.Realm), kc.TokenURL(src.Realm)), serves, nil
 }
 
 // notGranted is a request outside the server's grants. It is not retried:

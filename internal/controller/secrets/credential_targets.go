@@ -70,6 +70,7 @@ func (r *KeycloakClientCredentialReconciler) syncTarget(ctx context.Context, kcc
 		created := newTargetSecret(kcc, ns, data)
 		err = r.Create(ctx, created)
 		if err == nil {
+			r.echoes.wrote(created)
 			record(&kcc.Status, created)
 			r.created.Store(created.UID, kcc.UID)
 			reason, verb := secretsv1beta1.ReasonCreated, "created"
@@ -111,6 +112,7 @@ func (r *KeycloakClientCredentialReconciler) syncTarget(ctx context.Context, kcc
 		if err := r.Patch(ctx, &current, client.RawPatch(types.MergePatchType, patch)); err != nil {
 			return fail(secretsv1beta1.ReasonTargetFailed, "update Secret: "+err.Error(), err)
 		}
+		r.echoes.wrote(&current)
 		reason, msg := secretsv1beta1.ReasonUpdated, "updated Secret %s/%s"
 		if wasEdited {
 			reason, msg = secretsv1beta1.ReasonDriftRepaired, "restored edited Secret %s/%s"

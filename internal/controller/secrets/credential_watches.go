@@ -69,7 +69,7 @@ func (r *KeycloakClientCredentialReconciler) SetupWithManager(mgr ctrl.Manager) 
 		// Spec changes, deletion, a finalizer removed by hand: not the
 		// operator's own status writes.
 		For(&secretsv1beta1.KeycloakClientCredential{}, builder.WithPredicates(shared.SpecChangedOrFinalizerMissing(CredentialFinalizer))).
-		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.ownerOfSecret)).
+		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.ownerOfSecret), builder.WithPredicates(r.echoes.notEchoes())).
 		Watches(&secretsv1beta1.KeycloakServer{}, handler.EnqueueRequestsFromMapFunc(r.usersOfServer)).
 		Watches(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(r.targetingNamespace), builder.WithPredicates(shared.NamespaceGrantsChanged)).
 		// Resources that waited for their Keycloak server, once it answers.

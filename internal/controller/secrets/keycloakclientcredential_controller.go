@@ -71,6 +71,9 @@ type KeycloakClientCredentialReconciler struct {
 	// before the status write reaches the cache, and must not find its
 	// Secret "not the operator's".
 	created sync.Map // types.UID (Secret) → types.UID (resource)
+	// echoes are the Secrets this process just wrote, whose own watch
+	// events need no pass.
+	echoes ownWrites
 }
 
 // sourceError is a failure to obtain the client secret, with its reason.
@@ -104,7 +107,7 @@ func (r *KeycloakClientCredentialReconciler) Reconcile(ctx context.Context, req 
 	}
 
 	// Observe the source: Keycloak's current secret (rotating it first when due).
-	data, age, srcErr := r.source(ctx, &kcc)
+	data, serves, srcErr := r.source(ctx, &kcc)
 	if srcErr != nil {
 		// The last good Secrets stay as they are.
 		log.Info("client secret not available", "reason", srcErr.reason, "error", srcErr.err.Error())
@@ -166,8 +169,13 @@ func (r *KeycloakClientCredentialReconciler) Reconcile(ctx context.Context, req 
 		return ctrl.Result{}, retry
 	}
 	// A secret served from memory (a repair) keeps the refresh it was read
-	// for: Keycloak is read again when that read is an interval old.
-	return r.refresh.After(req, max(time.Second, r.nextCheck(&kcc)-age)), nil
+	// for; a secret just read serves until the refresh scheduled now.
+	if serves > 0 {
+		return r.refresh.After(req, max(time.Second, min(r.nextCheck(&kcc), serves))), nil
+	}
+	res := r.refresh.After(req, max(time.Second, r.nextCheck(&kcc)))
+	r.recent.serveUntil(req.NamespacedName, r.now().Add(res.RequeueAfter))
+	return res, nil
 }
 
 // warnOnChange records a Warning Event when the failure is new.

@@ -28,9 +28,13 @@ import (
 // recentSecrets remembers the client secret each resource last read from
 // Keycloak, so that a reconcile brought by an edited or deleted target
 // Secret restores it at once from memory instead of asking Keycloak again.
-// Keycloak is still read at least once per refresh interval, and at once
-// after a change of the resource's spec, of its server's spec, or a
-// rotation. (The same values sit in the cache of managed Secrets anyway.)
+// A secret serves until the refresh scheduled after its read: Keycloak is
+// still read once per refresh (spread after a restart: shared.Refresh), and
+// at once after a change of the resource's spec, of its server's spec, or a
+// rotation. Had it served one interval flat, every secret read in a
+// restart's burst would have expired together, an interval later, and each
+// repair then would have waited for Keycloak (make bench P4). (The same
+// values sit in the cache of managed Secrets anyway.)
 type recentSecrets struct {
 	m sync.Map // types.NamespacedName → recentSecret
 }
@@ -50,27 +54,36 @@ type recentSource struct {
 type recentSecret struct {
 	source recentSource
 	cred   keycloak.Credential
-	readAt time.Time
+	until  time.Time
 }
 
-// get returns the secret read for source less than maxAge ago, and how
-// long ago: the next refresh is due when the read is maxAge old, not a
-// whole interval after a repair served from memory.
-func (c *recentSecrets) get(key types.NamespacedName, source recentSource, now time.Time, maxAge time.Duration) (keycloak.Credential, time.Duration, bool) {
+// get returns the secret read for source if it still serves at now, and
+// for how much longer.
+func (c *recentSecrets) get(key types.NamespacedName, source recentSource, now time.Time) (keycloak.Credential, time.Duration, bool) {
 	v, ok := c.m.Load(key)
 	if !ok {
 		return keycloak.Credential{}, 0, false
 	}
 	r := v.(recentSecret)
-	age := now.Sub(r.readAt)
-	if r.source != source || age >= maxAge {
+	if r.source != source || !now.Before(r.until) {
 		return keycloak.Credential{}, 0, false
 	}
-	return r.cred, age, true
+	return r.cred, r.until.Sub(now), true
 }
 
-func (c *recentSecrets) put(key types.NamespacedName, source recentSource, cred keycloak.Credential, now time.Time) {
-	c.m.Store(key, recentSecret{source: source, cred: cred, readAt: now})
+// put remembers a secret just read, serving until until.
+func (c *recentSecrets) put(key types.NamespacedName, source recentSource, cred keycloak.Credential, until time.Time) {
+	c.m.Store(key, recentSecret{source: source, cred: cred, until: until})
+}
+
+// serveUntil moves the end of a remembered secret's service to the refresh
+// scheduled after its read.
+func (c *recentSecrets) serveUntil(key types.NamespacedName, until time.Time) {
+	if v, ok := c.m.Load(key); ok {
+		r := v.(recentSecret)
+		r.until = until
+		c.m.CompareAndSwap(key, v, r)
+	}
 }
 
 func (c *recentSecrets) forget(key types.NamespacedName) { c.m.Delete(key) }

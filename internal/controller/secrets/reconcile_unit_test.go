@@ -36,6 +36,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
 	"github.com/carbogame/vault-keycloak-operator/internal/keycloak"
@@ -285,22 +286,36 @@ func TestARepairWithinTheRefreshIntervalDoesNotAskKeycloak(t *testing.T) {
 		}
 		return n
 	}
-	w.reconcile("web")
+	res, _ := w.r.Reconcile(context.Background(), ctrl.Request{NamespacedName: client.ObjectKeyFromObject(kcc)})
 	if reads() != 1 {
 		t.Fatalf("first reconcile: %d reads", reads())
 	}
-	s := w.secret("team-a", "web-creds")
-	s.Data["secret"] = []byte("edited by hand")
-	if err := w.client.Update(context.Background(), s); err != nil {
-		t.Fatal(err)
+	// The first refresh is spread past the interval (shared.Refresh); the
+	// secret read now serves repairs until then, not one interval flat.
+	if res.RequeueAfter < time.Minute {
+		t.Fatalf("first refresh after %s, want at least the interval", res.RequeueAfter)
 	}
+	edit := func() {
+		s := w.secret("team-a", "web-creds")
+		s.Data["secret"] = []byte("edited by hand")
+		if err := w.client.Update(context.Background(), s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	edit()
 	now = now.Add(30 * time.Second)
 	w.reconcile("web")
 	if got := string(w.secret("team-a", "web-creds").Data["secret"]); got != "s3cr3t" || reads() != 1 {
 		t.Fatalf("repair within the interval: secret restored %v, %d reads of Keycloak (want 1)", got == "s3cr3t", reads())
 	}
+	edit()
+	now = now.Add(res.RequeueAfter - 30*time.Second - time.Millisecond)
+	w.reconcile("web")
+	if got := string(w.secret("team-a", "web-creds").Data["secret"]); got != "s3cr3t" || reads() != 1 {
+		t.Fatalf("repair just before the scheduled refresh (%s): secret restored %v, %d reads of Keycloak (want 1)", res.RequeueAfter, got == "s3cr3t", reads())
+	}
 	w.kc.secrets["apps/team-a-web"] = "regenerated"
-	now = now.Add(31 * time.Second)
+	now = now.Add(time.Millisecond)
 	w.reconcile("web")
 	if got := string(w.secret("team-a", "web-creds").Data["secret"]); got != "regenerated" || reads() != 2 {
 		t.Fatalf("a due refresh: regenerated secret propagated %v, %d reads (want 2)", got == "regenerated", reads())
@@ -382,5 +397,42 @@ func TestARecreatedSecretIsOwnedBeforeItsStatusIsReadBack(t *testing.T) {
 	w.reconcile("web")
 	if c := w.ready("web"); c == nil || c.Reason != secretsv1beta1.ReasonSynced {
 		t.Fatalf("Ready = %+v: the Secret this process created counted as not the operator's", c)
+	}
+}
+
+// A repair's own write comes back through the watch; that echo queues no
+// second pass. Anyone's later write, and a deletion, still do.
+func TestTheEchoOfARepairQueuesNoPass(t *testing.T) {
+	kcc := teamA("web", "team-a-web")
+	w := newKCCWorld(t, kcc)
+	ctx := context.Background()
+	pass := w.r.echoes.notEchoes()
+	w.reconcile("web") // created
+	created := w.secret("team-a", "web-creds")
+	if pass.Create(event.CreateEvent{Object: created}) {
+		t.Fatal("the Secret's own creation queued the resource again")
+	}
+
+	edited := created.DeepCopy()
+	edited.Data["secret"] = []byte("edited by hand")
+	if err := w.client.Update(ctx, edited); err != nil {
+		t.Fatal(err)
+	}
+	if !pass.Update(event.UpdateEvent{ObjectOld: created, ObjectNew: edited}) {
+		t.Fatal("an edit by hand queued nothing")
+	}
+	w.reconcile("web") // repaired
+	repaired := w.secret("team-a", "web-creds")
+	if string(repaired.Data["secret"]) != "s3cr3t" {
+		t.Fatal("not repaired")
+	}
+	if pass.Update(event.UpdateEvent{ObjectOld: edited, ObjectNew: repaired}) {
+		t.Fatal("the repair's own write queued the resource again")
+	}
+	if !pass.Update(event.UpdateEvent{ObjectOld: edited, ObjectNew: repaired}) {
+		t.Fatal("an echo is dropped once; the same version seen again (a resync) passes")
+	}
+	if !pass.Delete(event.DeleteEvent{Object: repaired}) {
+		t.Fatal("a deletion of the Secret queued nothing")
 	}
 }
