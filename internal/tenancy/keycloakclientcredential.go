@@ -30,16 +30,6 @@ import (
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
 )
 
-// Bounds and defaults of a KeycloakClientCredential, used by the webhook
-// and the controller alike.
-const (
-	DefaultCredentialRefreshInterval = 10 * time.Minute
-	MinCredentialRefreshInterval     = 30 * time.Second
-	MinRotationInterval              = time.Hour
-	DefaultClientIDKey               = "clientId"
-	DefaultClientSecretKey           = "clientSecret"
-)
-
 // ValidateKeycloakClientCredential checks the rules that need nothing but
 // the object. Each error names the field and the rule.
 func ValidateKeycloakClientCredential(kcc *secretsv1beta1.KeycloakClientCredential) field.ErrorList {
@@ -48,11 +38,11 @@ func ValidateKeycloakClientCredential(kcc *secretsv1beta1.KeycloakClientCredenti
 	target := spec.Child("target")
 
 	errs = append(errs, ValidateRealm(realmField, kcc.Spec.Source.Realm)...)
-	if ri := kcc.Spec.RefreshInterval; ri != nil && ri.Duration < MinCredentialRefreshInterval {
-		errs = append(errs, field.Invalid(spec.Child("refreshInterval"), ri.Duration.String(), fmt.Sprintf("must be at least %s", MinCredentialRefreshInterval)))
+	if ri := kcc.Spec.RefreshInterval; ri != nil && ri.Duration < secretsv1beta1.MinRefreshInterval {
+		errs = append(errs, field.Invalid(spec.Child("refreshInterval"), ri.Duration.String(), fmt.Sprintf("must be at least %s", secretsv1beta1.MinRefreshInterval)))
 	}
-	if r := kcc.Spec.Rotation; r != nil && r.Interval.Duration < MinRotationInterval {
-		errs = append(errs, field.Invalid(spec.Child("rotation", "interval"), r.Interval.Duration.String(), fmt.Sprintf("must be at least %s", MinRotationInterval)))
+	if r := kcc.Spec.Rotation; r != nil && r.Interval.Duration < secretsv1beta1.MinRotationInterval {
+		errs = append(errs, field.Invalid(spec.Child("rotation", "interval"), r.Interval.Duration.String(), fmt.Sprintf("must be at least %s", secretsv1beta1.MinRotationInterval)))
 	}
 	for _, msg := range validation.IsDNS1123Subdomain(kcc.Spec.Target.SecretName) {
 		errs = append(errs, field.Invalid(target.Child("secretName"), kcc.Spec.Target.SecretName, "must be a Secret name: "+msg))
@@ -123,12 +113,14 @@ func validateTypedKeys(fld *field.Path, t corev1.SecretType, keys secretsv1beta1
 	return nil
 }
 
-// CredentialRefreshInterval is how often Keycloak is read for kcc.
+// CredentialRefreshInterval is how often Keycloak is read for kcc: the
+// spec's, defaulted, and never more often than the bound (an object the
+// webhook did not see may ask less).
 func CredentialRefreshInterval(kcc *secretsv1beta1.KeycloakClientCredential) time.Duration {
-	if ri := kcc.Spec.RefreshInterval; ri != nil && ri.Duration >= MinCredentialRefreshInterval {
-		return ri.Duration
+	if ri := kcc.Spec.RefreshInterval; ri != nil {
+		return max(ri.Duration, secretsv1beta1.MinRefreshInterval)
 	}
-	return DefaultCredentialRefreshInterval
+	return secretsv1beta1.DefaultRefreshInterval
 }
 
 // TargetNamespaces are the namespaces kcc writes its Secret into: its own

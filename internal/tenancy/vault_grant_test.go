@@ -100,7 +100,7 @@ func TestDecideVaultGrantOnTheEnvironmentsVault(t *testing.T) {
 		Spec: vaultv1beta1.VaultAppSpec{Policy: vaultv1beta1.PolicySpec{Rules: []vaultv1beta1.PolicyRule{{Path: "db/*", Capabilities: []vaultv1beta1.Capability{"read", "update"}}}}}}
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "shop"}}
 	g, errs := DecideVaultGrant(a, ns, nil)
-	if !strings.Contains(fmt.Sprint(errs), "update not allowed in namespace \"shop\"") || fmt.Sprint(g.Rules) != "[{db/* [read]}]" || g.TokenTTL != DefaultTokenTTL {
+	if !strings.Contains(fmt.Sprint(errs), "update not allowed in namespace \"shop\"") || fmt.Sprint(g.Rules) != "[{db/* [read]}]" || g.TokenTTL != vaultv1beta1.DefaultTokenTTL {
 		t.Fatalf("granted %v %s, refused %v", g.Rules, g.TokenTTL, errs)
 	}
 	ns.Annotations = map[string]string{AllowedCapabilitiesAnnotation: "read,update"}

@@ -69,39 +69,23 @@ func AllowedCapabilities(ns *corev1.Namespace) []vaultv1beta1.Capability {
 // (one segment) and a trailing "*".
 var pathPattern = regexp.MustCompile(`^[A-Za-z0-9_.+*-]+(/[A-Za-z0-9_.+*-]+)*/?$`)
 
-// Bounds and defaults of the durations a VaultApp may ask for, used by the
-// webhook (defaulting, validation) and the controller alike.
-const (
-	MinRefreshInterval     = 30 * time.Second
-	DefaultRefreshInterval = 5 * time.Minute
-	MinTokenTTL            = time.Minute
-	MaxTokenTTL            = 24 * time.Hour
-	DefaultTokenTTL        = time.Hour
-)
-
-// ServiceAccounts are the ServiceAccounts the VaultApp's role binds: its
-// own name when it names none.
-func ServiceAccounts(app *vaultv1beta1.VaultApp) []string {
-	if sas := app.Spec.KubernetesAuth.ServiceAccounts; len(sas) > 0 {
-		return sas
-	}
-	return []string{app.Name}
-}
-
-// TokenTTL is the TTL of the tokens the VaultApp's role issues.
+// TokenTTL is the TTL of the tokens the VaultApp's role issues (its spec's,
+// defaulted: vaultv1beta1.SetDefaults).
 func TokenTTL(app *vaultv1beta1.VaultApp) time.Duration {
 	if ttl := app.Spec.KubernetesAuth.TokenTTL; ttl != nil {
 		return ttl.Duration
 	}
-	return DefaultTokenTTL
+	return vaultv1beta1.DefaultTokenTTL
 }
 
-// VaultRefreshInterval is how often Vault is checked for drift.
+// VaultRefreshInterval is how often Vault is checked for drift: the spec's,
+// defaulted, and never more often than the bound (an object the webhook did
+// not see may ask less).
 func VaultRefreshInterval(app *vaultv1beta1.VaultApp) time.Duration {
-	if ri := app.Spec.RefreshInterval; ri != nil && ri.Duration >= MinRefreshInterval {
-		return ri.Duration
+	if ri := app.Spec.RefreshInterval; ri != nil {
+		return max(ri.Duration, vaultv1beta1.MinRefreshInterval)
 	}
-	return DefaultRefreshInterval
+	return vaultv1beta1.DefaultRefreshInterval
 }
 
 // AllowRetainAnnotation, set to "true" on a Namespace, lets its VaultApps
@@ -132,13 +116,13 @@ func ValidateVaultApp(app *vaultv1beta1.VaultApp) field.ErrorList {
 			errs = append(errs, field.Invalid(sas.Index(i), sa, "must be a ServiceAccount name: "+msg))
 		}
 	}
-	if ttl := app.Spec.KubernetesAuth.TokenTTL; ttl != nil && (ttl.Duration < MinTokenTTL || ttl.Duration > MaxTokenTTL) {
+	if ttl := app.Spec.KubernetesAuth.TokenTTL; ttl != nil && (ttl.Duration < vaultv1beta1.MinTokenTTL || ttl.Duration > vaultv1beta1.MaxTokenTTL) {
 		errs = append(errs, field.Invalid(spec.Child("kubernetesAuth", "tokenTTL"), ttl.Duration.String(),
-			fmt.Sprintf("must be between %s and %s", MinTokenTTL, MaxTokenTTL)))
+			fmt.Sprintf("must be between %s and %s", vaultv1beta1.MinTokenTTL, vaultv1beta1.MaxTokenTTL)))
 	}
-	if ri := app.Spec.RefreshInterval; ri != nil && ri.Duration < MinRefreshInterval {
+	if ri := app.Spec.RefreshInterval; ri != nil && ri.Duration < vaultv1beta1.MinRefreshInterval {
 		errs = append(errs, field.Invalid(spec.Child("refreshInterval"), ri.Duration.String(),
-			fmt.Sprintf("must be at least %s", MinRefreshInterval)))
+			fmt.Sprintf("must be at least %s", vaultv1beta1.MinRefreshInterval)))
 	}
 	// The policy and role are named app.<namespace>.<name>, kept to 128
 	// characters (149 with the longest cluster name prefix) so that they

@@ -66,9 +66,9 @@ func ValidateVaultServer(s *vaultv1beta1.VaultServer) field.ErrorList {
 		for j, p := range g.Paths {
 			errs = append(errs, ValidatePathTemplate(access.Index(i).Child("paths").Index(j).Child("template"), p.Template)...)
 		}
-		if ttl := g.MaxTokenTTL; ttl != nil && (ttl.Duration < MinTokenTTL || ttl.Duration > MaxTokenTTL) {
+		if ttl := g.MaxTokenTTL; ttl != nil && (ttl.Duration < vaultv1beta1.MinTokenTTL || ttl.Duration > vaultv1beta1.MaxTokenTTL) {
 			errs = append(errs, field.Invalid(access.Index(i).Child("maxTokenTTL"), ttl.Duration.String(),
-				fmt.Sprintf("must be between %s and %s", MinTokenTTL, MaxTokenTTL)))
+				fmt.Sprintf("must be between %s and %s", vaultv1beta1.MinTokenTTL, vaultv1beta1.MaxTokenTTL)))
 		}
 	}
 	return errs
@@ -294,7 +294,7 @@ func RetainGranted(s *vaultv1beta1.VaultServer, namespace string) bool {
 
 // MaxTokenTTLOf is the largest token TTL the server's entries that list
 // the namespace allow: entries grant, so the most generous wins, and an
-// entry without maxTokenTTL allows up to MaxTokenTTL. Zero when no entry
+// entry without maxTokenTTL allows up to vaultv1beta1.MaxTokenTTL. Zero when no entry
 // lists the namespace.
 func MaxTokenTTLOf(s *vaultv1beta1.VaultServer, namespace string) time.Duration {
 	var largest time.Duration
@@ -302,7 +302,7 @@ func MaxTokenTTLOf(s *vaultv1beta1.VaultServer, namespace string) time.Duration 
 		if !matchesAny(g.Namespaces, namespace) {
 			continue
 		}
-		ttl := MaxTokenTTL
+		ttl := vaultv1beta1.MaxTokenTTL
 		if g.MaxTokenTTL != nil {
 			ttl = g.MaxTokenTTL.Duration
 		}

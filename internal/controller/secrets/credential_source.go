@@ -154,6 +154,7 @@ func (r *KeycloakClientCredentialReconciler) rotateIfDue(ctx context.Context, kc
 	if err := r.Status().Patch(ctx, kcc, client.MergeFrom(unrotated)); err != nil {
 		return true, fmt.Errorf("record the rotation of client %q: %w", kcc.Spec.Source.ClientID, err)
 	}
+	kcc.SetDefaults() // the patch read the object back as stored
 	r.Recorder.Eventf(kcc, nil, corev1.EventTypeNormal, secretsv1beta1.ReasonRotated, "Rotate",
 		"regenerated the secret of client %q in Keycloak", kcc.Spec.Source.ClientID)
 	return true, nil

@@ -105,6 +105,10 @@ func (r *KeycloakClientCredentialReconciler) Reconcile(ctx context.Context, req 
 	if err := shared.SetFinalizer(ctx, r.Client, &kcc, CredentialFinalizer, true); err != nil {
 		return ctrl.Result{}, err
 	}
+	// From here the pass reads the spec in its defaulted view, as the
+	// webhook would have defaulted it (after the finalizer's patch, which
+	// reads the object back as stored).
+	kcc.SetDefaults()
 
 	// Observe the source: Keycloak's current secret (rotating it first when due).
 	data, serves, srcErr := r.source(ctx, &kcc)

@@ -436,3 +436,16 @@ func TestTheEchoOfARepairQueuesNoPass(t *testing.T) {
 		t.Fatal("a deletion of the Secret queued nothing")
 	}
 }
+
+// A resource the webhook never defaulted (it was down, or an earlier
+// release stored it) is read in the defaulted view the webhook gives.
+func TestAnUndefaultedResourceIsReadAsTheWebhookDefaultsIt(t *testing.T) {
+	kcc := teamA("web", "team-a-web")
+	kcc.Spec.Target.Keys = secretsv1beta1.SecretKeys{}
+	w := newKCCWorld(t, kcc)
+	w.reconcile("web")
+	s := w.secret("team-a", "web-creds")
+	if s == nil || string(s.Data[secretsv1beta1.DefaultClientSecretKey]) != "s3cr3t" || string(s.Data[secretsv1beta1.DefaultClientIDKey]) != "team-a-web" {
+		t.Fatalf("Secret = %v, want the default keys", s)
+	}
+}

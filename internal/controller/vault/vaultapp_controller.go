@@ -141,6 +141,10 @@ func (r *pass) reconcile(ctx context.Context, req ctrl.Request, app *vaultv1beta
 	if err := shared.SetFinalizer(ctx, r.Client, app, Finalizer, true); err != nil {
 		return ctrl.Result{}, err
 	}
+	// From here the pass reads the spec in its defaulted view, as the
+	// webhook would have defaulted it (after the finalizer's patch, which
+	// reads the object back as stored).
+	app.SetDefaults(0)
 	// The status names what is live in Vault, and where: the former name
 	// while a move to a new one (the cluster's prefix changed) is not
 	// done; set after the finalizer's patch, which reads the object back.
@@ -270,7 +274,7 @@ func (w written) String() string {
 func (r *pass) sync(ctx context.Context, app *vaultv1beta1.VaultApp, before *vaultv1beta1.VaultAppStatus, name string, granted grant) (written, error) {
 	wantPolicy := r.Vault.RenderPolicy(r.ownerOf(app), granted.vaultRules())
 	wantRole := vaultclient.Role{
-		ServiceAccounts: tenancy.ServiceAccounts(app),
+		ServiceAccounts: app.Spec.KubernetesAuth.ServiceAccounts,
 		Namespace:       app.Namespace,
 		Policies:        []string{name},
 		TTL:             granted.TokenTTL,

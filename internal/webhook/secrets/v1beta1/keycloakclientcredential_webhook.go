@@ -62,22 +62,7 @@ type KeycloakClientCredentialDefaulter struct{}
 // Default sets the refresh interval, deletion policy, key names and Secret type.
 func (d *KeycloakClientCredentialDefaulter) Default(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential) error {
 	defaults.AddFinalizerOnCreate(ctx, kcc, secretsv1beta1.CleanupFinalizer)
-	spec := &kcc.Spec
-	if spec.RefreshInterval == nil {
-		spec.RefreshInterval = &metav1.Duration{Duration: tenancy.DefaultCredentialRefreshInterval}
-	}
-	if spec.DeletionPolicy == "" {
-		spec.DeletionPolicy = secretsv1beta1.DeletionPolicyDelete
-	}
-	if spec.Target.Keys.ClientSecret == "" {
-		spec.Target.Keys.ClientSecret = tenancy.DefaultClientSecretKey
-	}
-	if spec.Target.Keys.ClientID == "" {
-		spec.Target.Keys.ClientID = tenancy.DefaultClientIDKey
-	}
-	if spec.Target.Type == "" {
-		spec.Target.Type = corev1.SecretTypeOpaque
-	}
+	kcc.SetDefaults()
 	return nil
 }
 

@@ -68,19 +68,11 @@ type VaultAppDefaulter struct {
 // token TTL and deletion policy.
 func (d *VaultAppDefaulter) Default(ctx context.Context, app *vaultv1beta1.VaultApp) error {
 	defaults.AddFinalizerOnCreate(ctx, app, vaultv1beta1.CleanupFinalizer)
-	spec := &app.Spec
-	if len(spec.KubernetesAuth.ServiceAccounts) == 0 && app.Name != "" {
-		spec.KubernetesAuth.ServiceAccounts = []string{app.Name}
+	ttl := vaultv1beta1.DefaultTokenTTL
+	if app.Spec.KubernetesAuth.TokenTTL == nil {
+		ttl = d.defaultTokenTTL(ctx, app)
 	}
-	if spec.KubernetesAuth.TokenTTL == nil {
-		spec.KubernetesAuth.TokenTTL = &metav1.Duration{Duration: d.defaultTokenTTL(ctx, app)}
-	}
-	if spec.RefreshInterval == nil {
-		spec.RefreshInterval = &metav1.Duration{Duration: tenancy.DefaultRefreshInterval}
-	}
-	if spec.DeletionPolicy == "" {
-		spec.DeletionPolicy = vaultv1beta1.DeletionPolicyDelete
-	}
+	app.SetDefaults(ttl)
 	return nil
 }
 
@@ -90,16 +82,16 @@ func (d *VaultAppDefaulter) Default(ctx context.Context, app *vaultv1beta1.Vault
 // validator then says what is wrong).
 func (d *VaultAppDefaulter) defaultTokenTTL(ctx context.Context, app *vaultv1beta1.VaultApp) time.Duration {
 	if d.Client == nil || !app.DeletionTimestamp.IsZero() {
-		return tenancy.DefaultTokenTTL
+		return vaultv1beta1.DefaultTokenTTL
 	}
 	server, err := serverFor(ctx, d.Client, app, nil)
 	if err != nil || server == nil {
-		return tenancy.DefaultTokenTTL
+		return vaultv1beta1.DefaultTokenTTL
 	}
-	if most := tenancy.MaxTokenTTLOf(server, app.Namespace); most > 0 && most < tenancy.DefaultTokenTTL {
+	if most := tenancy.MaxTokenTTLOf(server, app.Namespace); most > 0 && most < vaultv1beta1.DefaultTokenTTL {
 		return most
 	}
-	return tenancy.DefaultTokenTTL
+	return vaultv1beta1.DefaultTokenTTL
 }
 
 // +kubebuilder:webhook:path=/validate-vault-exemple-com-v1beta1-vaultapp,mutating=false,failurePolicy=fail,sideEffects=None,groups=vault.exemple.com,resources=vaultapps,verbs=create;update,versions=v1beta1,name=vvaultapp-v1beta1.vault.exemple.com,admissionReviewVersions=v1,matchPolicy=Equivalent
