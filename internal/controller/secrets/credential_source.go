@@ -56,15 +56,21 @@ func (r *KeycloakClientCredentialReconciler) source(ctx context.Context, kcc *se
 		}
 		return nil, 0, &sourceError{reason: secretsv1beta1.ReasonKeycloakError, err: err, retry: true}
 	}
-	// The admin's grants, checked before anything is read for the
-	// resource, and again with the login client the server really uses.
-	req := tenancy.AccessRequestOf(kcc)
-	if errs := tenancy.CheckKeycloakAccess(&server, req, tenancy.LoginOf(&server, "")); len(errs) > 0 {
+	// The admin's grants, checked once, before anything is asked of
+	// Keycloak, with the login client the server really uses (known from
+	// its credentials Secret). A refusal comes before any word about the
+	// server's credentials: a namespace without the grant learns nothing
+	// of them.
+	kc, kcErr := r.Servers.Server(ctx, &server)
+	login := ""
+	if kcErr == nil {
+		login = kc.LoginClientID()
+	}
+	if errs := tenancy.CheckKeycloakAccess(&server, tenancy.AccessRequestOf(kcc), tenancy.LoginOf(&server, login)); len(errs) > 0 {
 		return nil, 0, notGranted(errs)
 	}
-	kc, err := r.Servers.Server(ctx, &server)
-	if err != nil {
-		return nil, 0, classify(err)
+	if kcErr != nil {
+		return nil, 0, classify(kcErr)
 	}
 	// A server that does not answer is waited for: the resource is
 	// reconciled as soon as it answers again, whatever its backoff.
@@ -74,9 +80,6 @@ func (r *KeycloakClientCredentialReconciler) source(ctx context.Context, kcc *se
 			r.Outage.Hold(keycloakService(&server), kc.Reachable, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(kcc)})
 		}
 		return e
-	}
-	if errs := tenancy.CheckKeycloakAccess(&server, req, tenancy.LoginOf(&server, kc.LoginClientID())); len(errs) > 0 {
-		return nil, 0, notGranted(errs)
 	}
 	key := client.ObjectKeyFromObject(kcc)
 	rotated, err := r.rotateIfDue(ctx, kcc, kc)

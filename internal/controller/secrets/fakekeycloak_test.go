@@ -68,9 +68,17 @@ func (f *fakeKeycloak) Version(context.Context) (string, error) { return "26.0.0
 func (f *fakeKeycloak) Reachable(context.Context) error         { return f.down }
 
 // fakeServers hands out the one fake server for every KeycloakServer.
-type fakeServers struct{ kc *fakeKeycloak }
+// fakeServers hands out the fake Keycloak, or err (a credentials Secret
+// the operator cannot use).
+type fakeServers struct {
+	kc  *fakeKeycloak
+	err error
+}
 
 func (f *fakeServers) Server(context.Context, *secretsv1beta1.KeycloakServer) (KeycloakAPI, error) {
+	if f.err != nil {
+		return nil, f.err
+	}
 	return f.kc, nil
 }
 func (f *fakeServers) Forget(string) {}

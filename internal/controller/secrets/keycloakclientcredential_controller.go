@@ -22,14 +22,10 @@ package secrets
 import (
 	"context"
 	"errors"
-	"fmt"
-	"strings"
 	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -87,18 +83,16 @@ type sourceError struct {
 
 func (e *sourceError) Error() string { return e.err.Error() }
 
-// Reconcile observes the resource, Keycloak and the target Secrets, and
-// writes only the Secrets that differ.
+// Reconcile reads the resource in its defaulted view, acts (Keycloak, the
+// target Secrets: only what differs), decides what to report, and writes
+// the status once.
 func (r *KeycloakClientCredentialReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	log := logf.FromContext(ctx)
 	var kcc secretsv1beta1.KeycloakClientCredential
 	if err := r.Get(ctx, req.NamespacedName, &kcc); err != nil {
 		r.refresh.Forget(req)
 		r.recent.forget(req.NamespacedName)
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	before := kcc.Status.DeepCopy()
-
 	if !kcc.DeletionTimestamp.IsZero() {
 		return ctrl.Result{}, r.finalize(ctx, &kcc)
 	}
@@ -109,89 +103,59 @@ func (r *KeycloakClientCredentialReconciler) Reconcile(ctx context.Context, req 
 	// webhook would have defaulted it (after the finalizer's patch, which
 	// reads the object back as stored).
 	kcc.SetDefaults()
+	before := kcc.Status.DeepCopy()
 
-	// Observe the source: Keycloak's current secret (rotating it first when due).
-	data, serves, srcErr := r.source(ctx, &kcc)
-	if srcErr != nil {
-		// The last good Secrets stay as they are.
-		log.Info("client secret not available", "reason", srcErr.reason, "error", srcErr.err.Error())
-		shared.SetCondition(&kcc.Status.Conditions, kcc.Generation, secretsv1beta1.TypeSourceAvailable, false, srcErr.reason, srcErr.Error())
-		shared.SetCondition(&kcc.Status.Conditions, kcc.Generation, secretsv1beta1.TypeReady, false, srcErr.reason, srcErr.Error())
-		r.warnOnChange(&kcc, before, srcErr.reason, srcErr.Error())
-		if err := r.writeStatus(ctx, &kcc, before); err != nil {
-			return ctrl.Result{}, err
-		}
-		if srcErr.retry {
-			return ctrl.Result{}, srcErr.err
-		}
-		return r.refresh.After(req, tenancy.CredentialRefreshInterval(&kcc)), nil
+	out := r.act(ctx, &kcc, before)
+	status, warn := decideStatus(&kcc, before, out, r.now())
+	kcc.Status = status
+	if warn != nil {
+		r.Recorder.Eventf(&kcc, nil, corev1.EventTypeWarning, warn.reason, "Sync", "%s", warn.message)
 	}
-	shared.SetCondition(&kcc.Status.Conditions, kcc.Generation, secretsv1beta1.TypeSourceAvailable, true, secretsv1beta1.ReasonSynced,
-		fmt.Sprintf("read the secret of client %q in realm %q", kcc.Spec.Source.ClientID, kcc.Spec.Source.Realm))
-
-	// Compare and act, target by target.
-	results := make([]secretsv1beta1.TargetStatus, 0, len(tenancy.TargetNamespaces(&kcc)))
-	var failed []string
-	var retry error
-	for _, ns := range tenancy.TargetNamespaces(&kcc) {
-		res, err := r.syncTarget(ctx, &kcc, ns, data, before)
-		results = append(results, res)
-		if !res.Synced {
-			failed = append(failed, ns+": "+res.Message)
-		}
-		if err != nil {
-			retry = errors.Join(retry, err)
-		}
-	}
-	if err := r.pruneUntargeted(ctx, &kcc, before); err != nil {
-		retry = errors.Join(retry, err)
-	}
-	kcc.Status.Targets = results
-
-	if len(failed) == 0 {
-		msg := fmt.Sprintf("Secret %s is in step in %d namespace(s)", kcc.Spec.Target.SecretName, len(results))
-		shared.SetCondition(&kcc.Status.Conditions, kcc.Generation, secretsv1beta1.TypeSecretsSynced, true, secretsv1beta1.ReasonSynced, msg)
-		shared.SetCondition(&kcc.Status.Conditions, kcc.Generation, secretsv1beta1.TypeReady, true, secretsv1beta1.ReasonSynced, msg)
-		if kcc.Status.LastSyncTime == nil || !equality.Semantic.DeepEqual(before.Targets, kcc.Status.Targets) {
-			now := metav1.NewTime(r.now())
-			kcc.Status.LastSyncTime = &now
-		}
-	} else {
-		reason := secretsv1beta1.ReasonPartiallySynced
-		if len(failed) == len(results) {
-			reason = results[0].Reason
-		}
-		msg := fmt.Sprintf("%d of %d target(s) not in step: %s", len(failed), len(results), joinShort(failed))
-		shared.SetCondition(&kcc.Status.Conditions, kcc.Generation, secretsv1beta1.TypeSecretsSynced, false, reason, msg)
-		shared.SetCondition(&kcc.Status.Conditions, kcc.Generation, secretsv1beta1.TypeReady, false, reason, msg)
-	}
-	kcc.Status.ObservedGeneration = kcc.Generation
-	if err := r.writeStatus(ctx, &kcc, before); err != nil {
+	if err := shared.UpdateStatus(ctx, r.Client, &kcc, before, &kcc.Status); err != nil {
 		return ctrl.Result{}, err
 	}
-	if retry != nil {
-		return ctrl.Result{}, retry
+	return r.next(req, &kcc, out)
+}
+
+// act reads the client secret and brings every target Secret in step,
+// writing only what differs; a source it cannot read leaves every Secret
+// as it was.
+func (r *KeycloakClientCredentialReconciler) act(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential, before *secretsv1beta1.KeycloakClientCredentialStatus) outcome {
+	data, serves, srcErr := r.source(ctx, kcc)
+	if srcErr != nil {
+		logf.FromContext(ctx).Info("client secret not available", "reason", srcErr.reason, "error", srcErr.err.Error())
+		return outcome{source: srcErr}
 	}
-	// A secret served from memory (a repair) keeps the refresh it was read
-	// for; a secret just read serves until the refresh scheduled now.
-	if serves > 0 {
-		return r.refresh.After(req, max(time.Second, min(r.nextCheck(&kcc), serves))), nil
+	out := outcome{serves: serves, targets: make([]secretsv1beta1.TargetStatus, 0, len(tenancy.TargetNamespaces(kcc)))}
+	for _, ns := range tenancy.TargetNamespaces(kcc) {
+		res, err := r.syncTarget(ctx, kcc, ns, data, before)
+		out.targets = append(out.targets, res)
+		out.retry = errors.Join(out.retry, err)
 	}
-	res := r.refresh.After(req, max(time.Second, r.nextCheck(&kcc)))
+	if err := r.pruneUntargeted(ctx, kcc, before); err != nil {
+		out.retry = errors.Join(out.retry, err)
+	}
+	return out
+}
+
+// next is when the resource is looked at again: at once with backoff after
+// a failure worth retrying, else at its refresh. A secret served from
+// memory (a repair) keeps the refresh it was read for; a secret just read
+// serves until the refresh scheduled now.
+func (r *KeycloakClientCredentialReconciler) next(req ctrl.Request, kcc *secretsv1beta1.KeycloakClientCredential, out outcome) (ctrl.Result, error) {
+	switch {
+	case out.source != nil && out.source.retry:
+		return ctrl.Result{}, out.source.err
+	case out.source != nil:
+		return r.refresh.After(req, tenancy.CredentialRefreshInterval(kcc)), nil
+	case out.retry != nil:
+		return ctrl.Result{}, out.retry
+	case out.serves > 0:
+		return r.refresh.After(req, max(time.Second, min(r.nextCheck(kcc), out.serves))), nil
+	}
+	res := r.refresh.After(req, max(time.Second, r.nextCheck(kcc)))
 	r.recent.serveUntil(req.NamespacedName, r.now().Add(res.RequeueAfter))
 	return res, nil
-}
-
-// warnOnChange records a Warning Event when the failure is new.
-func (r *KeycloakClientCredentialReconciler) warnOnChange(kcc *secretsv1beta1.KeycloakClientCredential, before *secretsv1beta1.KeycloakClientCredentialStatus, reason, msg string) {
-	if !equality.Semantic.DeepEqual(before.Conditions, kcc.Status.Conditions) {
-		r.Recorder.Eventf(kcc, nil, corev1.EventTypeWarning, reason, "Sync", "%s", msg)
-	}
-}
-
-// writeStatus writes the status only when it changed.
-func (r *KeycloakClientCredentialReconciler) writeStatus(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential, before *secretsv1beta1.KeycloakClientCredentialStatus) error {
-	return shared.UpdateStatus(ctx, r.Client, kcc, before, &kcc.Status)
 }
 
 func (r *KeycloakClientCredentialReconciler) now() time.Time {
@@ -208,12 +172,4 @@ func (r *KeycloakClientCredentialReconciler) nextCheck(kcc *secretsv1beta1.Keycl
 		next = min(next, max(time.Second, due.Sub(r.now())))
 	}
 	return next
-}
-
-func joinShort(items []string) string {
-	const limit = 3
-	if len(items) > limit {
-		return fmt.Sprintf("%s; and %d more", strings.Join(items[:limit], "; "), len(items)-limit)
-	}
-	return strings.Join(items, "; ")
 }

@@ -170,6 +170,7 @@ func TestCredentialReconcileDecisions(t *testing.T) {
 		kcc      *secretsv1beta1.KeycloakClientCredential
 		mutate   func(*secretsv1beta1.KeycloakClientCredential)
 		extra    []client.Object
+		broken   bool     // the server's credentials Secret is unusable
 		reason   string   // of Ready
 		calls    []string // what Keycloak was asked
 		secretIn string   // namespace where the Secret must be, "" for none
@@ -202,6 +203,9 @@ func TestCredentialReconcileDecisions(t *testing.T) {
 		{name: "a foreign Secret in the way", kcc: teamA("taken", "team-a-web"),
 			extra:  []client.Object{&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "taken-creds", Namespace: "team-a"}, Data: map[string][]byte{"x": []byte("y")}}},
 			reason: secretsv1beta1.ReasonSecretNotOwned, calls: []string{"read apps/team-a-web"}},
+		{name: "unusable credentials, granted: said so", kcc: teamA("creds", "team-a-web"), broken: true, reason: secretsv1beta1.ReasonCredentialsInvalid},
+		{name: "unusable credentials, another team's client: refused, nothing said of the credentials", kcc: teamA("creds", "team-b-web"), broken: true,
+			reason: secretsv1beta1.ReasonAccessNotGranted},
 		{name: "a masked secret is never written", kcc: teamA("masked", "team-a-masked"), reason: secretsv1beta1.ReasonNoUsableSecret,
 			calls: []string{"read apps/team-a-masked"}},
 	}
@@ -211,6 +215,9 @@ func TestCredentialReconcileDecisions(t *testing.T) {
 				tt.mutate(tt.kcc)
 			}
 			w := newKCCWorld(t, tt.kcc, tt.extra...)
+			if tt.broken {
+				w.r.Servers = &fakeServers{err: fmt.Errorf("%w: Secret has no \"clientSecret\" key", errCredentials)}
+			}
 			w.reconcile(tt.kcc.Name)
 			if c := w.ready(tt.kcc.Name); c == nil || c.Reason != tt.reason {
 				t.Fatalf("Ready = %+v, want reason %s", c, tt.reason)

@@ -41,3 +41,25 @@ func SetCondition(conditions *[]metav1.Condition, generation int64, typ string, 
 		ObservedGeneration: generation,
 	})
 }
+
+// SetSummary sets the summary condition (Ready) from the others, in order:
+// false with the first one not true (its reason and message), true with the
+// last one's when all are. A condition not set yet is left out. It reports
+// whether anything changed.
+func SetSummary(conditions *[]metav1.Condition, generation int64, summary string, of ...string) bool {
+	var last *metav1.Condition
+	for _, typ := range of {
+		c := meta.FindStatusCondition(*conditions, typ)
+		if c == nil {
+			continue
+		}
+		if c.Status != metav1.ConditionTrue {
+			return SetCondition(conditions, generation, summary, false, c.Reason, c.Message)
+		}
+		last = c
+	}
+	if last == nil {
+		return false
+	}
+	return SetCondition(conditions, generation, summary, true, last.Reason, last.Message)
+}

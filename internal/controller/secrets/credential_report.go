@@ -1,0 +1,101 @@
+/*
+Copyright 2026 The vault-keycloak-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package secrets
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
+	"github.com/carbogame/vault-keycloak-operator/internal/controller/shared"
+)
+
+// What a pass over a KeycloakClientCredential reports. Deciding it is pure
+// (decideStatus, table-tested); the pass writes the status it returns once.
+
+// outcome is what the acting part of a pass did.
+type outcome struct {
+	// source is why the client secret could not be had; nothing was
+	// written then, and the Secrets stay as they were.
+	source *sourceError
+	// targets is each target namespace's result.
+	targets []secretsv1beta1.TargetStatus
+	// retry joins the target failures worth retrying.
+	retry error
+	// serves is how long the secret served from memory still serves (zero
+	// when read from Keycloak in this pass).
+	serves time.Duration
+}
+
+// warning is a Warning Event to record.
+type warning struct{ reason, message string }
+
+// decideStatus is the status a pass reports, from the status the pass
+// started from (before) and the one its writes left (kcc's: the Secrets it
+// recorded, a rotation): SourceAvailable, SecretsSynced, Ready as their
+// summary, the targets, when the Secrets were last brought in step, and a
+// Warning when a failure to read the source is new.
+func decideStatus(kcc *secretsv1beta1.KeycloakClientCredential, before *secretsv1beta1.KeycloakClientCredentialStatus, out outcome, now time.Time) (secretsv1beta1.KeycloakClientCredentialStatus, *warning) {
+	st := *kcc.Status.DeepCopy()
+	gen := kcc.Generation
+	if out.source != nil {
+		shared.SetCondition(&st.Conditions, gen, secretsv1beta1.TypeSourceAvailable, false, out.source.reason, out.source.Error())
+	} else {
+		shared.SetCondition(&st.Conditions, gen, secretsv1beta1.TypeSourceAvailable, true, secretsv1beta1.ReasonSynced,
+			fmt.Sprintf("read the secret of client %q in realm %q", kcc.Spec.Source.ClientID, kcc.Spec.Source.Realm))
+		st.Targets = out.targets
+		var failed []string
+		for _, t := range out.targets {
+			if !t.Synced {
+				failed = append(failed, t.Namespace+": "+t.Message)
+			}
+		}
+		if len(failed) == 0 {
+			msg := fmt.Sprintf("Secret %s is in step in %d namespace(s)", kcc.Spec.Target.SecretName, len(out.targets))
+			shared.SetCondition(&st.Conditions, gen, secretsv1beta1.TypeSecretsSynced, true, secretsv1beta1.ReasonSynced, msg)
+			if st.LastSyncTime == nil || !equality.Semantic.DeepEqual(before.Targets, st.Targets) {
+				at := metav1.NewTime(now)
+				st.LastSyncTime = &at
+			}
+		} else {
+			reason := secretsv1beta1.ReasonPartiallySynced
+			if len(failed) == len(out.targets) {
+				reason = out.targets[0].Reason
+			}
+			msg := fmt.Sprintf("%d of %d target(s) not in step: %s", len(failed), len(out.targets), joinShort(failed))
+			shared.SetCondition(&st.Conditions, gen, secretsv1beta1.TypeSecretsSynced, false, reason, msg)
+		}
+		st.ObservedGeneration = gen
+	}
+	shared.SetSummary(&st.Conditions, gen, secretsv1beta1.TypeReady, secretsv1beta1.TypeSourceAvailable, secretsv1beta1.TypeSecretsSynced)
+	if out.source != nil && !equality.Semantic.DeepEqual(before.Conditions, st.Conditions) {
+		return st, &warning{reason: out.source.reason, message: out.source.Error()}
+	}
+	return st, nil
+}
+
+func joinShort(items []string) string {
+	const limit = 3
+	if len(items) > limit {
+		return fmt.Sprintf("%s; and %d more", strings.Join(items[:limit], "; "), len(items)-limit)
+	}
+	return strings.Join(items, "; ")
+}
