@@ -22,20 +22,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
-	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
@@ -160,7 +154,8 @@ func (r *pass) reconcile(ctx context.Context, req ctrl.Request, app *vaultv1beta
 		// Nothing is written to Vault, and what an earlier spec had live
 		// is removed: a spec that cannot be checked grants nothing (it got
 		// here past the webhook, or predates a rule).
-		return r.refuse(ctx, app, before, name, errs.ToAggregate().Error())
+		rep, err := r.refuse(ctx, app, before, name, errs.ToAggregate().Error())
+		return r.report(ctx, req, app, before, rep, err)
 	}
 	var ns corev1.Namespace
 	if err := r.Get(ctx, client.ObjectKey{Name: app.Namespace}, &ns); err != nil {
@@ -195,279 +190,16 @@ func (r *pass) reconcile(ctx context.Context, req ctrl.Request, app *vaultv1beta
 	return r.report(ctx, req, app, before, rep, nil)
 }
 
-// report applies a pass's report, writes the status once, and says when
-// to come back: err (retried with backoff) when the pass failed on it,
-// otherwise at the next refresh.
+// report writes a pass's report (the status, once, and its Event) and says
+// when to come back: err (retried with backoff) when the pass failed on it,
+// never by itself when the report waits for a change, otherwise at the next
+// refresh.
 func (r *pass) report(ctx context.Context, req ctrl.Request, app *vaultv1beta1.VaultApp, before *vaultv1beta1.VaultAppStatus, rep report, err error) (ctrl.Result, error) {
-	rep.apply(app)
-	if serr := r.updateStatus(ctx, app, before, rep.eventType, rep.reason, rep.note); serr != nil {
+	if serr := r.writeReport(ctx, app, before, rep); serr != nil {
 		return ctrl.Result{}, errors.Join(err, serr)
 	}
-	if err != nil {
+	if err != nil || rep.waits {
 		return ctrl.Result{}, err
 	}
 	return r.refresh.After(req, tenancy.VaultRefreshInterval(app)), nil
-}
-
-// act brings Vault in step with what is granted: the policy and role
-// written, or removed when nothing is granted; and nothing left live under
-// a former name, whatever holds the new one.
-func (r *pass) act(ctx context.Context, app *vaultv1beta1.VaultApp, before *vaultv1beta1.VaultAppStatus, name string, granted grant) (written, error) {
-	var changed written
-	var err error
-	if granted.empty() {
-		changed, err = r.revoke(ctx, app, before, name)
-	} else {
-		changed, err = r.sync(ctx, app, before, name, granted)
-	}
-	var notOwned *errNotOwned
-	if err != nil && !errors.As(err, &notOwned) {
-		return changed, err
-	}
-	if ferr := r.leaveFormerName(ctx, app, before.PolicyName, name); ferr != nil {
-		return changed, ferr
-	}
-	if notOwned != nil && notOwned.cluster != "" {
-		r.dropOwnRole(ctx, before, notOwned)
-	}
-	return changed, err
-}
-
-// refuse removes what the operator had live in Vault for a VaultApp it
-// cannot act on, and says why.
-func (r *pass) refuse(ctx context.Context, app *vaultv1beta1.VaultApp, before *vaultv1beta1.VaultAppStatus, name, msg string) (ctrl.Result, error) {
-	reason := vaultv1beta1.ReasonNotAllowed
-	removed, err := r.removeOwned(ctx, app, before, name)
-	var notOwned *errNotOwned
-	if err == nil || errors.As(err, &notOwned) {
-		err = r.leaveFormerName(ctx, app, before.PolicyName, name)
-	}
-	if err != nil {
-		reason, msg := r.failure(app, err, vaultv1beta1.ReasonVaultError)
-		r.failAll(app, reason, msg)
-		return ctrl.Result{}, errors.Join(err, r.updateStatus(ctx, app, before, corev1.EventTypeWarning, reason, msg))
-	}
-	if removed {
-		msg = fmt.Sprintf("removed policy and role %s from Vault: %s", name, msg)
-		reason = vaultv1beta1.ReasonGrantRevoked
-	}
-	r.failAll(app, vaultv1beta1.ReasonNotAllowed, msg)
-	return ctrl.Result{}, r.updateStatus(ctx, app, before, corev1.EventTypeWarning, reason, msg)
-}
-
-// written says what a sync wrote.
-type written int
-
-const (
-	nothing written = iota
-	policyOnly
-	roleOnly
-	policyAndRole
-)
-
-func (w written) String() string {
-	return [...]string{"nothing", "wrote policy", "wrote role", "wrote policy and role"}[w]
-}
-
-// sync reads the policy and the role, and writes each that differs and is
-// the operator's to write.
-func (r *pass) sync(ctx context.Context, app *vaultv1beta1.VaultApp, before *vaultv1beta1.VaultAppStatus, name string, granted grant) (written, error) {
-	wantPolicy := r.Vault.RenderPolicy(r.ownerOf(app), granted.vaultRules())
-	wantRole := vaultclient.Role{
-		ServiceAccounts: app.Spec.KubernetesAuth.ServiceAccounts,
-		Namespace:       app.Namespace,
-		Policies:        []string{name},
-		TTL:             granted.TokenTTL,
-		MaxTTL:          granted.MaxTokenTTL,
-	}
-
-	have, err := r.observe(ctx, app, before, name)
-	if err != nil {
-		return nothing, err
-	}
-	// Both are judged the operator's (or absent) by now, so the two writes
-	// go at once. Neither depends on the other: a role may name a policy
-	// not written yet, and if one write fails the next reconcile finds the
-	// other in step.
-	var policyErr, roleErr error
-	var w written
-	var wg sync.WaitGroup
-	if !have.policyFound || have.policy != wantPolicy {
-		wg.Go(func() { policyErr = r.Vault.WritePolicy(ctx, name, wantPolicy) })
-		w = policyOnly
-	}
-	if !have.roleFound || !have.role.Equal(wantRole) {
-		roleErr = r.Vault.WriteRole(ctx, name, wantRole)
-		w |= roleOnly
-	}
-	wg.Wait()
-	if err := errors.Join(policyErr, roleErr); err != nil {
-		return nothing, err
-	}
-	return w, nil
-}
-
-// vaultState is what Vault holds under a VaultApp's name.
-type vaultState struct {
-	policy      string
-	policyFound bool
-	role        vaultclient.Role
-	roleFound   bool
-}
-
-// observe reads the policy and the role, and refuses (errNotOwned) when
-// either exists and is not the operator's: nothing is written or removed
-// unless both are. The policy is judged first, since a role is the
-// operator's only by granting the operator's policy.
-func (r *pass) observe(ctx context.Context, app *vaultv1beta1.VaultApp, status *vaultv1beta1.VaultAppStatus, name string) (vaultState, error) {
-	var st vaultState
-	// A VaultApp never synced, whose name a recent listing shows free, has
-	// nothing to read (see vaultclient.Client.Free): a thousand VaultApps
-	// created at once cost a few listings, not two reads each.
-	if status.ObservedGeneration == 0 && r.Vault.Free(ctx, name) {
-		return st, nil
-	}
-	// Both reads at once: one round trip of latency instead of two.
-	var roleErr error
-	roleRead := make(chan struct{})
-	go func() {
-		defer close(roleRead)
-		st.role, st.roleFound, roleErr = r.Vault.ReadRole(ctx, name)
-	}()
-	var err error
-	st.policy, st.policyFound, err = r.Vault.ReadPolicy(ctx, name)
-	<-roleRead
-	if err != nil {
-		return st, err
-	}
-	if st.policyFound {
-		if notOwned := ownsPolicy(r.Identity, app, status, name, st.policy); notOwned != nil {
-			return st, notOwned
-		}
-	}
-	if roleErr != nil {
-		return st, roleErr
-	}
-	if st.roleFound {
-		if notOwned := ownsRole(app, status, name, st.role); notOwned != nil {
-			return st, notOwned
-		}
-	}
-	return st, nil
-}
-
-// revoke removes the policy and role when the namespace may no longer use
-// anything the VaultApp asks: a grant taken back shrinks what is live.
-func (r *pass) revoke(ctx context.Context, app *vaultv1beta1.VaultApp, before *vaultv1beta1.VaultAppStatus, name string) (written, error) {
-	removed, err := r.removeOwned(ctx, app, before, name)
-	if err != nil {
-		return nothing, err
-	}
-	if removed {
-		return policyAndRole, nil
-	}
-	return nothing, nil
-}
-
-// removeOwned deletes the role and then the policy, each only if it exists
-// and is the operator's; it reports whether it deleted anything. An object
-// that is not the operator's is an errNotOwned.
-func (r *pass) removeOwned(ctx context.Context, app *vaultv1beta1.VaultApp, status *vaultv1beta1.VaultAppStatus, name string) (bool, error) {
-	have, err := r.observe(ctx, app, status, name)
-	if err != nil {
-		return false, err
-	}
-	if have.roleFound {
-		if err := r.Vault.DeleteRole(ctx, name); err != nil {
-			return false, err
-		}
-	}
-	if have.policyFound {
-		if err := r.Vault.DeletePolicy(ctx, name); err != nil {
-			return true, err
-		}
-	}
-	return have.roleFound || have.policyFound, nil
-}
-
-// ownerOf is the owner the marks of the VaultApp's policy name.
-func (r *pass) ownerOf(app *vaultv1beta1.VaultApp) vaultclient.Owner {
-	return vaultclient.Owner{Namespace: app.Namespace, Name: app.Name, UID: string(app.UID), Cluster: r.Identity.Cluster}
-}
-
-// failAll sets every condition to False with the same reason.
-func (r *VaultAppReconciler) failAll(app *vaultv1beta1.VaultApp, reason, msg string) {
-	for _, t := range []string{vaultv1beta1.TypePolicySynced, vaultv1beta1.TypeRoleSynced, vaultv1beta1.TypeReady} {
-		shared.SetCondition(&app.Status.Conditions, app.Generation, t, false, reason, msg)
-	}
-}
-
-// updateStatus writes the status only when it changed, and records an Event
-// for a change (not for a reconcile that found everything in step).
-func (r *VaultAppReconciler) updateStatus(ctx context.Context, app *vaultv1beta1.VaultApp, before *vaultv1beta1.VaultAppStatus, eventType, reason, note string) error {
-	if note != "" && (eventType == corev1.EventTypeNormal || !equality.Semantic.DeepEqual(before.Conditions, app.Status.Conditions)) {
-		r.Recorder.Eventf(app, nil, eventType, reason, "Reconcile", "%s", note)
-	}
-	return shared.UpdateStatus(ctx, r.Client, app, before, &app.Status)
-}
-
-// SetupWithManager watches VaultApps, and Namespaces because their
-// annotation decides what the VaultApps inside may have.
-func (r *VaultAppReconciler) SetupWithManager(mgr ctrl.Manager) error {
-	if r.Vault != nil {
-		if err := r.Identity.Validate(); err != nil {
-			return err
-		}
-	}
-
-	if r.Outage == nil {
-		r.Outage = outage.New(0)
-	}
-	if err := mgr.Add(r.Outage); err != nil {
-		return err
-	}
-	b := ctrl.NewControllerManagedBy(mgr).
-		// Spec changes, deletion, a finalizer removed by hand: not the
-		// operator's own status writes. Drift in Vault is found by the
-		// periodic refresh.
-		For(&vaultv1beta1.VaultApp{}, builder.WithPredicates(shared.SpecChangedOrFinalizerMissing(Finalizer))).
-		Watches(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(r.vaultAppsIn), builder.WithPredicates(shared.NamespaceGrantsChanged))
-	if r.Servers != nil {
-		// A VaultServer created, changed or made the default: the
-		// VaultApps that use it, or would.
-		b = b.Watches(&vaultv1beta1.VaultServer{}, handler.EnqueueRequestsFromMapFunc(r.vaultAppsOf),
-			builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{})))
-	}
-	return b.
-		// VaultApps that waited for Vault, once it answers again.
-		WatchesRawSource(r.Outage.Source()).
-		WithOptions(controller.Options{
-			MaxConcurrentReconciles: max(1, r.MaxConcurrentReconciles),
-			RateLimiter:             shared.RateLimiter(r.MaxBackoff),
-		}).
-		Named("vaultapp").
-		Complete(r)
-}
-
-// vaultAppsOf maps a VaultServer to the VaultApps that name it, wrote to
-// it, or have no server yet (it may have become the default).
-func (r *VaultAppReconciler) vaultAppsOf(ctx context.Context, server client.Object) []reconcile.Request {
-	var list vaultv1beta1.VaultAppList
-	if err := r.List(ctx, &list); err != nil {
-		logf.FromContext(ctx).Error(err, "list VaultApps of a VaultServer", "server", server.GetName())
-		return nil
-	}
-	return shared.Requests(list.Items, func(a *vaultv1beta1.VaultApp) bool {
-		named := a.Spec.ServerRef != nil && a.Spec.ServerRef.Name == server.GetName()
-		return named || a.Status.Server == server.GetName() || (a.Spec.ServerRef == nil && !wroteAnywhere(a))
-	})
-}
-
-func (r *VaultAppReconciler) vaultAppsIn(ctx context.Context, ns client.Object) []reconcile.Request {
-	var list vaultv1beta1.VaultAppList
-	if err := r.List(ctx, &list, client.InNamespace(ns.GetName())); err != nil {
-		logf.FromContext(ctx).Error(err, "list VaultApps of a namespace", "namespace", ns.GetName())
-		return nil
-	}
-	return shared.Requests[vaultv1beta1.VaultApp](list.Items, nil)
 }

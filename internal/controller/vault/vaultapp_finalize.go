@@ -78,10 +78,10 @@ func (r *pass) finalize(ctx context.Context, app *vaultv1beta1.VaultApp, before 
 		reason, note, err = vaultv1beta1.ReasonNotOwned, err.Error(), nil
 	}
 	if err != nil {
-		reason, msg := r.failure(app, err, vaultv1beta1.ReasonDeleteFailed)
-		r.failAll(app, reason, msg)
-		r.tellTerminatingNamespace(ctx, app, before, reason, msg)
-		if serr := r.updateStatus(ctx, app, before, corev1.EventTypeWarning, reason, msg); serr != nil {
+		rep := failed(r.failure(app, err, vaultv1beta1.ReasonDeleteFailed))
+		rep.apply(app) // the namespace is told only of a new failure
+		r.tellTerminatingNamespace(ctx, app, before, rep.reason, rep.note)
+		if serr := r.writeReport(ctx, app, before, rep); serr != nil {
 			return ctrl.Result{}, errors.Join(err, serr)
 		}
 		return ctrl.Result{}, err

@@ -17,9 +17,11 @@ limitations under the License.
 package vault
 
 import (
+	"context"
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
@@ -34,6 +36,9 @@ type report struct {
 	eventType, reason   string
 	// note is the Event's message; none is recorded when empty.
 	note string
+	// waits: the VaultApp is not looked at again until something it
+	// depends on changes (no refresh).
+	waits bool
 }
 
 type condition struct {
@@ -94,6 +99,18 @@ func decideReport(app *vaultv1beta1.VaultApp, before *vaultv1beta1.VaultAppStatu
 	}
 	r.note = fmt.Sprintf("%s %s in Vault", changed, name)
 	return r
+}
+
+// writeReport applies a report to the VaultApp and writes its status, only
+// when it changed, with its Event: a Normal one for a change, a Warning
+// when the conditions changed (not for a pass that found everything as it
+// was). Every status write of a VaultApp goes through it.
+func (r *VaultAppReconciler) writeReport(ctx context.Context, app *vaultv1beta1.VaultApp, before *vaultv1beta1.VaultAppStatus, rep report) error {
+	rep.apply(app)
+	if rep.note != "" && (rep.eventType == corev1.EventTypeNormal || !equality.Semantic.DeepEqual(before.Conditions, app.Status.Conditions)) {
+		r.Recorder.Eventf(app, nil, rep.eventType, rep.reason, "Reconcile", "%s", rep.note)
+	}
+	return shared.UpdateStatus(ctx, r.Client, app, before, &app.Status)
 }
 
 // apply sets the report's conditions on the VaultApp.

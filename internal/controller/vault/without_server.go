@@ -49,8 +49,7 @@ func (r *VaultAppReconciler) withoutServer(ctx context.Context, app *vaultv1beta
 			return ctrl.Result{}, nil
 		}
 		if !gone {
-			r.failAll(app, vaultv1beta1.ReasonDeleteFailed, why.msg)
-			return ctrl.Result{}, errors.Join(errors.New(why.msg), r.updateStatus(ctx, app, before, corev1.EventTypeWarning, vaultv1beta1.ReasonDeleteFailed, why.msg))
+			return ctrl.Result{}, errors.Join(errors.New(why.msg), r.writeReport(ctx, app, before, failed(vaultv1beta1.ReasonDeleteFailed, why.msg)))
 		}
 		note, eventType := "nothing was written to Vault: nothing to remove", corev1.EventTypeNormal
 		if wrote {
@@ -62,8 +61,7 @@ func (r *VaultAppReconciler) withoutServer(ctx context.Context, app *vaultv1beta
 	if err := shared.SetFinalizer(ctx, r.Client, app, Finalizer, true); err != nil {
 		return ctrl.Result{}, err
 	}
-	r.failAll(app, why.reason, why.msg)
-	if err := r.updateStatus(ctx, app, before, corev1.EventTypeWarning, why.reason, why.msg); err != nil {
+	if err := r.writeReport(ctx, app, before, failed(why.reason, why.msg)); err != nil {
 		return ctrl.Result{}, err
 	}
 	if why.reason == vaultv1beta1.ReasonCAInvalid {

@@ -1,0 +1,96 @@
+/*
+Copyright 2026 The vault-keycloak-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package vault
+
+import (
+	"context"
+
+	corev1 "k8s.io/api/core/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
+	"github.com/carbogame/vault-keycloak-operator/internal/controller/shared"
+	"github.com/carbogame/vault-keycloak-operator/internal/outage"
+)
+
+// SetupWithManager watches VaultApps, and Namespaces because their
+// annotation decides what the VaultApps inside may have.
+func (r *VaultAppReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	if r.Vault != nil {
+		if err := r.Identity.Validate(); err != nil {
+			return err
+		}
+	}
+
+	if r.Outage == nil {
+		r.Outage = outage.New(0)
+	}
+	if err := mgr.Add(r.Outage); err != nil {
+		return err
+	}
+	b := ctrl.NewControllerManagedBy(mgr).
+		// Spec changes, deletion, a finalizer removed by hand: not the
+		// operator's own status writes. Drift in Vault is found by the
+		// periodic refresh.
+		For(&vaultv1beta1.VaultApp{}, builder.WithPredicates(shared.SpecChangedOrFinalizerMissing(Finalizer))).
+		Watches(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(r.vaultAppsIn), builder.WithPredicates(shared.NamespaceGrantsChanged))
+	if r.Servers != nil {
+		// A VaultServer created, changed or made the default: the
+		// VaultApps that use it, or would.
+		b = b.Watches(&vaultv1beta1.VaultServer{}, handler.EnqueueRequestsFromMapFunc(r.vaultAppsOf),
+			builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{})))
+	}
+	return b.
+		// VaultApps that waited for Vault, once it answers again.
+		WatchesRawSource(r.Outage.Source()).
+		WithOptions(controller.Options{
+			MaxConcurrentReconciles: max(1, r.MaxConcurrentReconciles),
+			RateLimiter:             shared.RateLimiter(r.MaxBackoff),
+		}).
+		Named("vaultapp").
+		Complete(r)
+}
+
+// vaultAppsOf maps a VaultServer to the VaultApps that name it, wrote to
+// it, or have no server yet (it may have become the default).
+func (r *VaultAppReconciler) vaultAppsOf(ctx context.Context, server client.Object) []reconcile.Request {
+	var list vaultv1beta1.VaultAppList
+	if err := r.List(ctx, &list); err != nil {
+		logf.FromContext(ctx).Error(err, "list VaultApps of a VaultServer", "server", server.GetName())
+		return nil
+	}
+	return shared.Requests(list.Items, func(a *vaultv1beta1.VaultApp) bool {
+		named := a.Spec.ServerRef != nil && a.Spec.ServerRef.Name == server.GetName()
+		return named || a.Status.Server == server.GetName() || (a.Spec.ServerRef == nil && !wroteAnywhere(a))
+	})
+}
+
+func (r *VaultAppReconciler) vaultAppsIn(ctx context.Context, ns client.Object) []reconcile.Request {
+	var list vaultv1beta1.VaultAppList
+	if err := r.List(ctx, &list, client.InNamespace(ns.GetName())); err != nil {
+		logf.FromContext(ctx).Error(err, "list VaultApps of a namespace", "namespace", ns.GetName())
+		return nil
+	}
+	return shared.Requests[vaultv1beta1.VaultApp](list.Items, nil)
+}
