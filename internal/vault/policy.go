@@ -107,9 +107,7 @@ func RetainedText(text string, o Owner) string {
 // as written for owner. The output depends only on its input (rules sorted
 // and merged by path, capabilities in a fixed order), so comparing it with
 // what Vault holds tells whether a write is needed.
-func (c *Client) RenderPolicy(owner Owner, rules []Rule) string {
-	return RenderPolicy(c.cfg.KVMount, owner, rules)
-}
+func (c *Client) KVMountPath() string { return c.cfg.KVMount }
 
 // RenderPolicy is Client.RenderPolicy for a KV mount: a plain function, so
 // that policy text is tested without a Vault.

@@ -30,6 +30,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
+	"github.com/carbogame/vault-keycloak-operator/internal/keycloak/keycloakfake"
 	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
 )
 
@@ -42,7 +43,7 @@ func TestLegacyGrantsAreAConditionWhileInEffect(t *testing.T) {
 	}
 	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(server).WithStatusSubresource(server).Build()
 	recorder := events.NewFakeRecorder(10)
-	r := &KeycloakServerReconciler{Client: c, Servers: &fakeServers{kc: &fakeKeycloak{}}, Recorder: recorder}
+	r := &KeycloakServerReconciler{Client: c, Servers: &fakeServers{kc: &keycloakfake.Server{}}, Recorder: recorder}
 	reconcile := func() *metav1.Condition {
 		if _, err := r.Reconcile(context.Background(), ctrl.Request{NamespacedName: client.ObjectKey{Name: "old"}}); err != nil {
 			t.Fatal(err)

@@ -40,6 +40,7 @@ import (
 
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
 	"github.com/carbogame/vault-keycloak-operator/internal/keycloak"
+	"github.com/carbogame/vault-keycloak-operator/internal/keycloak/keycloakfake"
 	"github.com/carbogame/vault-keycloak-operator/internal/outage"
 	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
 )
@@ -63,7 +64,7 @@ func testServer() *secretsv1beta1.KeycloakServer {
 type kccWorld struct {
 	t      *testing.T
 	client client.Client
-	kc     *fakeKeycloak
+	kc     *keycloakfake.Server
 	events *events.FakeRecorder
 	r      *KeycloakClientCredentialReconciler
 }
@@ -92,9 +93,9 @@ func newKCCWorld(t *testing.T, kcc *secretsv1beta1.KeycloakClientCredential, ext
 			return c.Create(ctx, obj, opts...)
 		}}).Build()
 	c := cachedView{reader}
-	w := &kccWorld{t: t, client: reader, events: events.NewFakeRecorder(100), kc: &fakeKeycloak{
-		login:   "vko-operator",
-		secrets: map[string]string{"apps/team-a-web": "s3cr3t", "apps/team-a-rot": "r0t", "apps/team-b-web": "other", "master/vko-operator": "op", "apps/team-a-masked": "**********"},
+	w := &kccWorld{t: t, client: reader, events: events.NewFakeRecorder(100), kc: &keycloakfake.Server{
+		Login:   "vko-operator",
+		Secrets: map[string]string{"apps/team-a-web": "s3cr3t", "apps/team-a-rot": "r0t", "apps/team-b-web": "other", "master/vko-operator": "op", "apps/team-a-masked": "**********"},
 	}}
 	w.r = &KeycloakClientCredentialReconciler{Client: c, Reader: reader, Servers: &fakeServers{kc: w.kc}, Recorder: w.events}
 	return w
@@ -222,8 +223,8 @@ func TestCredentialReconcileDecisions(t *testing.T) {
 			if c := w.ready(tt.kcc.Name); c == nil || c.Reason != tt.reason {
 				t.Fatalf("Ready = %+v, want reason %s", c, tt.reason)
 			}
-			if !slices.Equal(w.kc.calls, tt.calls) {
-				t.Fatalf("Keycloak was asked %v, want %v", w.kc.calls, tt.calls)
+			if !slices.Equal(w.kc.Calls, tt.calls) {
+				t.Fatalf("Keycloak was asked %v, want %v", w.kc.Calls, tt.calls)
 			}
 			for _, ns := range []string{"team-a", "team-b"} {
 				if s := w.secret(ns, tt.kcc.Spec.Target.SecretName); (s != nil) != (ns == tt.secretIn) {
@@ -247,13 +248,13 @@ func TestGrantTakenBackLeavesTheSecretAsItWas(t *testing.T) {
 	if err := w.client.Update(context.Background(), &s); err != nil {
 		t.Fatal(err)
 	}
-	w.kc.calls = nil
+	w.kc.Calls = nil
 	w.reconcile("web")
 	if c := w.ready("web"); c.Reason != secretsv1beta1.ReasonAccessNotGranted || !strings.Contains(c.Message, `client "team-a-web" in realm "apps" is not granted`) {
 		t.Fatalf("Ready = %+v", c)
 	}
-	if len(w.kc.calls) > 0 {
-		t.Fatalf("Keycloak asked %v after the grant was taken back", w.kc.calls)
+	if len(w.kc.Calls) > 0 {
+		t.Fatalf("Keycloak asked %v after the grant was taken back", w.kc.Calls)
 	}
 	if after := w.secret("team-a", "web-creds"); after == nil || string(after.Data["secret"]) != "s3cr3t" {
 		t.Fatal("the Secret was removed or blanked")
@@ -286,7 +287,7 @@ func TestARepairWithinTheRefreshIntervalDoesNotAskKeycloak(t *testing.T) {
 	w.r.Now = func() time.Time { return now }
 	reads := func() int {
 		n := 0
-		for _, c := range w.kc.calls {
+		for _, c := range w.kc.Calls {
 			if strings.HasPrefix(c, "read ") {
 				n++
 			}
@@ -321,7 +322,7 @@ func TestARepairWithinTheRefreshIntervalDoesNotAskKeycloak(t *testing.T) {
 	if got := string(w.secret("team-a", "web-creds").Data["secret"]); got != "s3cr3t" || reads() != 1 {
 		t.Fatalf("repair just before the scheduled refresh (%s): secret restored %v, %d reads of Keycloak (want 1)", res.RequeueAfter, got == "s3cr3t", reads())
 	}
-	w.kc.secrets["apps/team-a-web"] = "regenerated"
+	w.kc.Secrets["apps/team-a-web"] = "regenerated"
 	now = now.Add(time.Millisecond)
 	w.reconcile("web")
 	if got := string(w.secret("team-a", "web-creds").Data["secret"]); got != "regenerated" || reads() != 2 {
@@ -348,7 +349,7 @@ func TestKeycloakThatDoesNotAnswerIsWaitedFor(t *testing.T) {
 	w := newKCCWorld(t, teamA("web", "team-a-web"))
 	w.r.Outage = outage.New(time.Hour)
 	w.reconcile("web")
-	w.kc.down = fmt.Errorf("%w: %w", keycloak.ErrUnavailable, &gocloak.APIError{Code: 0, Message: "could not get client secret: dial tcp 127.0.0.1:8080: connect: connection refused"})
+	w.kc.Down = fmt.Errorf("%w: %w", keycloak.ErrUnavailable, &gocloak.APIError{Code: 0, Message: "could not get client secret: dial tcp 127.0.0.1:8080: connect: connection refused"})
 	w.r.recent.forget(client.ObjectKey{Namespace: "team-a", Name: "web"}) // as when the refresh is due
 	w.reconcile("web")
 	if c := w.ready("web"); c.Reason != secretsv1beta1.ReasonKeycloakUnavailable || !strings.Contains(c.Message, "does not answer") {
@@ -361,7 +362,7 @@ func TestKeycloakThatDoesNotAnswerIsWaitedFor(t *testing.T) {
 		t.Fatalf("%d resources wait for keycloak/kc, want 1", got)
 	}
 
-	w.kc.down = nil
+	w.kc.Down = nil
 	other := newKCCWorld(t, teamA("gone", "team-a-gone"))
 	other.r.Outage = outage.New(time.Hour)
 	other.reconcile("gone")

@@ -95,10 +95,10 @@ func TestAnotherClustersPolicyIsLeftAloneAndNamed(t *testing.T) {
 	w := newWorld(t, nil, shopAPI())
 	theirs := marked("west", "9")
 	theirRole := vaultclient.Role{Policies: []string{testPolicy}, Namespace: "shop", ServiceAccounts: []string{"api"}}
-	w.vault.policies[testPolicy], w.vault.roles[testPolicy] = theirs, theirRole
+	w.vault.Policies[testPolicy], w.vault.Roles[testPolicy] = theirs, theirRole
 	w.reconcile()
-	if len(w.vault.writes) > 0 {
-		t.Fatalf("wrote %v over another cluster's policy", w.vault.writes)
+	if len(w.vault.Writes) > 0 {
+		t.Fatalf("wrote %v over another cluster's policy", w.vault.Writes)
 	}
 	msg := w.condition(vaultv1beta1.TypeReady, metav1.ConditionFalse, vaultv1beta1.ReasonNotOwned)
 	for _, want := range []string{"belongs to cluster west", "--vault-name-prefix"} {
@@ -117,18 +117,18 @@ func TestAnotherClustersPolicyIsLeftAloneAndNamed(t *testing.T) {
 	if _, err := s.Sweep(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if len(w.vault.writes) > 0 || w.vault.policies[testPolicy] != theirs {
-		t.Fatalf("deletion or sweep wrote %v", w.vault.writes)
+	if len(w.vault.Writes) > 0 || w.vault.Policies[testPolicy] != theirs {
+		t.Fatalf("deletion or sweep wrote %v", w.vault.Writes)
 	}
 }
 
 func TestEarlierReleasesPolicyIsAdoptedWithThisClustersMark(t *testing.T) {
 	w := newWorld(t, nil, shopAPI())
-	w.vault.policies[testPolicy] = marked("", "1111-2222")
-	w.vault.roles[testPolicy] = vaultclient.Role{Policies: []string{testPolicy}, Namespace: "shop", ServiceAccounts: []string{"api"}}
+	w.vault.Policies[testPolicy] = marked("", "1111-2222")
+	w.vault.Roles[testPolicy] = vaultclient.Role{Policies: []string{testPolicy}, Namespace: "shop", ServiceAccounts: []string{"api"}}
 	w.reconcile()
 	w.condition(vaultv1beta1.TypeReady, metav1.ConditionTrue, vaultv1beta1.ReasonSynced)
-	if got := vaultclient.MarkOf(w.vault.policies[testPolicy]).Owner.Cluster; got != testCluster {
+	if got := vaultclient.MarkOf(w.vault.Policies[testPolicy]).Owner.Cluster; got != testCluster {
 		t.Fatalf("adopted policy marks cluster %q, want %q", got, testCluster)
 	}
 }
@@ -140,7 +140,7 @@ func TestNamingTheClusterAdoptsWhatItsUIDMarked(t *testing.T) {
 	w.r.Identity = Identity{Cluster: testCluster, Aliases: []string{kubeSystemUID}}
 	w.reconcile()
 	w.condition(vaultv1beta1.TypeReady, metav1.ConditionTrue, vaultv1beta1.ReasonSynced)
-	if got := vaultclient.MarkOf(w.vault.policies[testPolicy]).Owner.Cluster; got != testCluster {
+	if got := vaultclient.MarkOf(w.vault.Policies[testPolicy]).Owner.Cluster; got != testCluster {
 		t.Fatalf("mark names cluster %q, want %q", got, testCluster)
 	}
 }
@@ -167,8 +167,8 @@ func TestOrphanSweepTakesOnlyThisClustersMarks(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			w := newWorld(t, nil, shopAPI())
-			w.vault.policies[tt.policy] = tt.text
-			w.vault.roles[tt.policy] = vaultclient.Role{Policies: []string{tt.policy}}
+			w.vault.Policies[tt.policy] = tt.text
+			w.vault.Roles[tt.policy] = vaultclient.Role{Policies: []string{tt.policy}}
 			s := &OrphanSweeper{Reader: w.client, Vault: w.vault, Recorder: w.events, Identity: Identity{Cluster: testCluster, Aliases: []string{kubeSystemUID}}}
 			removed, err := s.Sweep(context.Background())
 			if err != nil {
@@ -177,7 +177,7 @@ func TestOrphanSweepTakesOnlyThisClustersMarks(t *testing.T) {
 			if got := slices.Contains(removed, tt.policy); got != tt.removed {
 				t.Fatalf("removed %v; want %s removed: %v", removed, tt.policy, tt.removed)
 			}
-			if _, left := w.vault.policies[tt.policy]; left == tt.removed {
+			if _, left := w.vault.Policies[tt.policy]; left == tt.removed {
 				t.Fatalf("policy %s still there: %v", tt.policy, left)
 			}
 		})
@@ -192,26 +192,26 @@ func TestNamePrefixMovesThePolicyAndRole(t *testing.T) {
 	}
 	w.r.Identity.NamePrefix = "east"
 	// Once while the former name cannot be removed: the status keeps it.
-	w.vault.failDelete = errors.New("permission denied")
+	w.vault.FailDelete = errors.New("permission denied")
 	if _, err := w.r.Reconcile(context.Background(), w.request()); err == nil {
 		t.Fatal("no error while the former policy could not be removed")
 	}
 	if got := w.app().Status.PolicyName; got != testPolicy {
 		t.Fatalf("status.policyName = %q while the former name is still live, want %q", got, testPolicy)
 	}
-	w.vault.failDelete = nil
+	w.vault.FailDelete = nil
 	w.reconcile()
 	const moved = "app-east.shop.api"
-	if _, ok := w.vault.policies[moved]; !ok {
-		t.Fatalf("no policy %s; Vault holds %v", moved, w.vault.policies)
+	if _, ok := w.vault.Policies[moved]; !ok {
+		t.Fatalf("no policy %s; Vault holds %v", moved, w.vault.Policies)
 	}
-	if got := w.vault.roles[moved].Policies; !slices.Equal(got, []string{moved}) {
+	if got := w.vault.Roles[moved].Policies; !slices.Equal(got, []string{moved}) {
 		t.Fatalf("role %s grants %v", moved, got)
 	}
-	if _, ok := w.vault.policies[testPolicy]; ok {
+	if _, ok := w.vault.Policies[testPolicy]; ok {
 		t.Fatal("the policy under the former name is still live")
 	}
-	if _, ok := w.vault.roles[testPolicy]; ok {
+	if _, ok := w.vault.Roles[testPolicy]; ok {
 		t.Fatal("the role under the former name is still live")
 	}
 	if st := w.app().Status; st.PolicyName != moved || st.RoleName != moved {
@@ -228,7 +228,7 @@ func TestFormerNameOutOfTheOperatorsReachIsLeftForTheAdmin(t *testing.T) {
 	w.reconcile()
 	// The admin confined the operator's Vault policy to app-east.*.
 	w.r.Identity.NamePrefix = "east"
-	w.vault.forbidden = map[string]bool{testPolicy: true}
+	w.vault.Forbidden = map[string]bool{testPolicy: true}
 	w.reconcile()
 	if got := w.app().Status.PolicyName; got != "app-east.shop.api" {
 		t.Fatalf("status.policyName = %q", got)
@@ -237,13 +237,13 @@ func TestFormerNameOutOfTheOperatorsReachIsLeftForTheAdmin(t *testing.T) {
 		t.Fatalf("event = %q", e)
 	}
 	// The sweep, listing only its own prefix, never reads them.
-	w.vault.writes, w.vault.forbiddenReads = nil, 0
+	w.vault.Writes, w.vault.ForbiddenReads = nil, 0
 	s := &OrphanSweeper{Reader: w.client, Vault: w.vault, Recorder: w.events, Identity: w.r.Identity}
 	if _, err := s.Sweep(context.Background()); err != nil {
 		t.Fatalf("sweep: %v", err)
 	}
-	if len(w.vault.writes) > 0 || w.vault.forbiddenReads > 0 {
-		t.Fatalf("sweep wrote %v and read %d names out of reach", w.vault.writes, w.vault.forbiddenReads)
+	if len(w.vault.Writes) > 0 || w.vault.ForbiddenReads > 0 {
+		t.Fatalf("sweep wrote %v and read %d names out of reach", w.vault.Writes, w.vault.ForbiddenReads)
 	}
 }
 
@@ -252,10 +252,10 @@ func TestFormerNameOfAnotherVaultAppIsLeftAlone(t *testing.T) {
 	w.reconcile()
 	// The policy under the former name was re-marked for another VaultApp
 	// of the name (another UID): not this one's to remove.
-	w.vault.policies[testPolicy] = marked(testCluster, "someone-else")
+	w.vault.Policies[testPolicy] = marked(testCluster, "someone-else")
 	w.r.Identity.NamePrefix = "east"
 	w.reconcile()
-	if w.vault.policies[testPolicy] == "" {
+	if w.vault.Policies[testPolicy] == "" {
 		t.Fatal("removed a former-name policy marked for another VaultApp")
 	}
 }
@@ -285,14 +285,14 @@ func TestIdentityValidate(t *testing.T) {
 func TestLosingClusterRemovesItsRoleBesideAnotherClustersPolicy(t *testing.T) {
 	w := newWorld(t, nil, shopAPI())
 	w.reconcile()
-	w.vault.policies[testPolicy] = marked("west", "9")
-	w.vault.writes = nil
+	w.vault.Policies[testPolicy] = marked("west", "9")
+	w.vault.Writes = nil
 	w.reconcile()
-	if _, ok := w.vault.roles[testPolicy]; ok {
+	if _, ok := w.vault.Roles[testPolicy]; ok {
 		t.Fatal("this cluster's role still grants the other cluster's policy")
 	}
-	if want := []string{vaultclient.OpDeleteRole + " " + testPolicy}; !slices.Equal(w.vault.writes, want) {
-		t.Fatalf("writes = %v, want %v", w.vault.writes, want)
+	if want := []string{vaultclient.OpDeleteRole + " " + testPolicy}; !slices.Equal(w.vault.Writes, want) {
+		t.Fatalf("writes = %v, want %v", w.vault.Writes, want)
 	}
 	msg := w.condition(vaultv1beta1.TypeReady, metav1.ConditionFalse, vaultv1beta1.ReasonNotOwned)
 	if !strings.Contains(msg, "belongs to cluster west") || !strings.Contains(msg, "role app.shop.api, which granted it, was removed") {
@@ -307,14 +307,14 @@ func TestRenameDoesNotTakeWhatHoldsTheNewName(t *testing.T) {
 	w := newWorld(t, nil, shopAPI())
 	w.reconcile()
 	foreign := `path "secret/*" { capabilities = ["read"] }`
-	w.vault.policies["app-east.shop.api"] = foreign
+	w.vault.Policies["app-east.shop.api"] = foreign
 	w.r.Identity.NamePrefix = "east"
 	w.reconcile()
-	if w.vault.policies["app-east.shop.api"] != foreign {
+	if w.vault.Policies["app-east.shop.api"] != foreign {
 		t.Fatal("took over the unmarked policy under the new name")
 	}
 	w.condition(vaultv1beta1.TypeReady, metav1.ConditionFalse, vaultv1beta1.ReasonNotOwned)
-	if _, ok := w.vault.policies[testPolicy]; ok {
+	if _, ok := w.vault.Policies[testPolicy]; ok {
 		t.Fatal("the former policy is still live while the VaultApp is NotOwned")
 	}
 	if got := w.app().Status.PolicyName; got != "app-east.shop.api" {
@@ -331,7 +331,7 @@ func TestDeletionTakesTheFormerNameToo(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.reconcile()
-	if len(w.vault.policies) > 0 || len(w.vault.roles) > 0 {
-		t.Fatalf("left in Vault: %v %v", w.vault.policies, w.vault.roles)
+	if len(w.vault.Policies) > 0 || len(w.vault.Roles) > 0 {
+		t.Fatalf("left in Vault: %v %v", w.vault.Policies, w.vault.Roles)
 	}
 }

@@ -41,6 +41,7 @@ import (
 	"github.com/carbogame/vault-keycloak-operator/internal/outage"
 	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
 	vaultclient "github.com/carbogame/vault-keycloak-operator/internal/vault"
+	"github.com/carbogame/vault-keycloak-operator/internal/vault/vaultfake"
 )
 
 const testPolicy = "app.shop.api"
@@ -53,10 +54,13 @@ const testCluster = "east"
 type world struct {
 	t      *testing.T
 	client client.Client
-	vault  *fakeVault
+	vault  *vaultfake.Vault
 	events *events.FakeRecorder
 	r      *VaultAppReconciler
 }
+
+// The unit tests' Vault answers what the controller asks of the real one.
+var _ VaultAPI = (*vaultfake.Vault)(nil)
 
 func newWorld(t *testing.T, nsAnnotations map[string]string, app *vaultv1beta1.VaultApp) *world {
 	t.Helper()
@@ -66,7 +70,7 @@ func newWorld(t *testing.T, nsAnnotations map[string]string, app *vaultv1beta1.V
 	_ = vaultv1beta1.AddToScheme(scheme)
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "shop", Annotations: nsAnnotations}}
 	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(ns, app).WithStatusSubresource(&vaultv1beta1.VaultApp{}).Build()
-	w := &world{t: t, client: c, vault: newFakeVault(), events: events.NewFakeRecorder(100)}
+	w := &world{t: t, client: c, vault: vaultfake.New(), events: events.NewFakeRecorder(100)}
 	w.r = &VaultAppReconciler{Client: c, Vault: w.vault, Recorder: w.events, Identity: Identity{Cluster: testCluster}}
 	return w
 }
@@ -146,23 +150,23 @@ func TestNewVaultAppWritesPolicyAndRoleMarkedWithItsUIDAndCluster(t *testing.T) 
 	w.reconcile()
 	w.condition(vaultv1beta1.TypeReady, metav1.ConditionTrue, vaultv1beta1.ReasonSynced)
 	w.event(corev1.EventTypeNormal, vaultv1beta1.ReasonCreated)
-	mark := vaultclient.MarkOf(w.vault.policies[testPolicy])
+	mark := vaultclient.MarkOf(w.vault.Policies[testPolicy])
 	if !mark.Managed || mark.Owner != (vaultclient.Owner{Namespace: "shop", Name: "api", UID: "1111-2222", Cluster: testCluster}) {
-		t.Fatalf("policy mark = %+v\n%s", mark, w.vault.policies[testPolicy])
+		t.Fatalf("policy mark = %+v\n%s", mark, w.vault.Policies[testPolicy])
 	}
-	if got := w.vault.roles[testPolicy].Policies; !slices.Equal(got, []string{testPolicy}) {
+	if got := w.vault.Roles[testPolicy].Policies; !slices.Equal(got, []string{testPolicy}) {
 		t.Fatalf("role token_policies = %v", got)
 	}
-	if w.vault.reads != 0 {
-		t.Fatalf("a new VaultApp whose names a listing shows free cost %d reads, want none", w.vault.reads)
+	if w.vault.Reads != 0 {
+		t.Fatalf("a new VaultApp whose names a listing shows free cost %d reads, want none", w.vault.Reads)
 	}
-	w.vault.writes = nil
+	w.vault.Writes = nil
 	w.reconcile()
-	if len(w.vault.writes) > 0 {
-		t.Fatalf("a steady reconcile wrote %v", w.vault.writes)
+	if len(w.vault.Writes) > 0 {
+		t.Fatalf("a steady reconcile wrote %v", w.vault.Writes)
 	}
-	if w.vault.reads != 2 {
-		t.Fatalf("a steady reconcile read %d objects, want the policy and the role", w.vault.reads)
+	if w.vault.Reads != 2 {
+		t.Fatalf("a steady reconcile read %d objects, want the policy and the role", w.vault.Reads)
 	}
 }
 
@@ -170,11 +174,11 @@ func TestNewVaultAppWritesPolicyAndRoleMarkedWithItsUIDAndCluster(t *testing.T) 
 // VaultApp's names are read one by one, and the result is the same.
 func TestNewVaultAppWithoutAListingReadsItsNames(t *testing.T) {
 	w := newWorld(t, nil, shopAPI())
-	w.vault.noListing = true
+	w.vault.NoListing = true
 	w.reconcile()
 	w.condition(vaultv1beta1.TypeReady, metav1.ConditionTrue, vaultv1beta1.ReasonSynced)
-	if w.vault.reads != 2 || len(w.vault.writes) != 2 {
-		t.Fatalf("reads %d, writes %v; want 2 reads, then the policy and the role written", w.vault.reads, w.vault.writes)
+	if w.vault.Reads != 2 || len(w.vault.Writes) != 2 {
+		t.Fatalf("reads %d, writes %v; want 2 reads, then the policy and the role written", w.vault.Reads, w.vault.Writes)
 	}
 }
 
@@ -182,13 +186,13 @@ func TestNarrowedGrantShrinksThePolicy(t *testing.T) {
 	w := newWorld(t, map[string]string{tenancy.AllowedCapabilitiesAnnotation: "read,update,list"},
 		shopAPI(vaultv1beta1.PolicyRule{Path: "db/*", Capabilities: []vaultv1beta1.Capability{"read", "update"}}))
 	w.reconcile()
-	if !strings.Contains(w.vault.policies[testPolicy], `capabilities = ["read", "update"]`) {
-		t.Fatalf("policy before narrowing:\n%s", w.vault.policies[testPolicy])
+	if !strings.Contains(w.vault.Policies[testPolicy], `capabilities = ["read", "update"]`) {
+		t.Fatalf("policy before narrowing:\n%s", w.vault.Policies[testPolicy])
 	}
 
 	w.setNamespaceAnnotations(map[string]string{tenancy.AllowedCapabilitiesAnnotation: "read"})
 	w.reconcile()
-	policy := w.vault.policies[testPolicy]
+	policy := w.vault.Policies[testPolicy]
 	if strings.Contains(policy, "update") || !strings.Contains(policy, `capabilities = ["read"]`) {
 		t.Fatalf("policy after narrowing still grants more than read:\n%s", policy)
 	}
@@ -205,10 +209,10 @@ func TestRevokedGrantRemovesPolicyAndRole(t *testing.T) {
 	w.reconcile()
 	w.setNamespaceAnnotations(map[string]string{tenancy.AllowedCapabilitiesAnnotation: ""})
 	w.reconcile()
-	if _, ok := w.vault.policies[testPolicy]; ok {
+	if _, ok := w.vault.Policies[testPolicy]; ok {
 		t.Fatal("policy still in Vault after the grant was taken back")
 	}
-	if _, ok := w.vault.roles[testPolicy]; ok {
+	if _, ok := w.vault.Roles[testPolicy]; ok {
 		t.Fatal("role still in Vault after the grant was taken back")
 	}
 	w.condition(vaultv1beta1.TypeReady, metav1.ConditionFalse, vaultv1beta1.ReasonNotAllowed)
@@ -218,7 +222,7 @@ func TestRevokedGrantRemovesPolicyAndRole(t *testing.T) {
 	w.setNamespaceAnnotations(nil)
 	w.reconcile()
 	w.condition(vaultv1beta1.TypeReady, metav1.ConditionTrue, vaultv1beta1.ReasonSynced)
-	if _, ok := w.vault.policies[testPolicy]; !ok {
+	if _, ok := w.vault.Policies[testPolicy]; !ok {
 		t.Fatal("policy not written again once granted")
 	}
 }
@@ -251,14 +255,14 @@ func TestVaultObjectsTheOperatorDidNotWriteAreLeftAlone(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			w := newWorld(t, nil, shopAPI())
 			if tt.policy != "" {
-				w.vault.policies[testPolicy] = tt.policy
+				w.vault.Policies[testPolicy] = tt.policy
 			}
 			if tt.role != nil {
-				w.vault.roles[testPolicy] = *tt.role
+				w.vault.Roles[testPolicy] = *tt.role
 			}
 			w.reconcile()
-			if len(w.vault.writes) > 0 {
-				t.Fatalf("wrote %v over an object it does not own", w.vault.writes)
+			if len(w.vault.Writes) > 0 {
+				t.Fatalf("wrote %v over an object it does not own", w.vault.Writes)
 			}
 			msg := w.condition(vaultv1beta1.TypeReady, metav1.ConditionFalse, vaultv1beta1.ReasonNotOwned)
 			if !strings.Contains(msg, tt.want) {
@@ -272,8 +276,8 @@ func TestVaultObjectsTheOperatorDidNotWriteAreLeftAlone(t *testing.T) {
 				t.Fatal(err)
 			}
 			w.reconcile()
-			if len(w.vault.writes) > 0 {
-				t.Fatalf("deletion wrote %v to objects it does not own", w.vault.writes)
+			if len(w.vault.Writes) > 0 {
+				t.Fatalf("deletion wrote %v to objects it does not own", w.vault.Writes)
 			}
 		})
 	}
@@ -282,13 +286,13 @@ func TestVaultObjectsTheOperatorDidNotWriteAreLeftAlone(t *testing.T) {
 func TestHandEditThatDroppedTheMarkIsRepaired(t *testing.T) {
 	w := newWorld(t, nil, shopAPI())
 	w.reconcile()
-	w.vault.policies[testPolicy] = `path "secret/*" { capabilities = ["sudo", "read"] }`
-	w.vault.roles[testPolicy] = vaultclient.Role{Policies: []string{"root"}, Namespace: "*"}
+	w.vault.Policies[testPolicy] = `path "secret/*" { capabilities = ["sudo", "read"] }`
+	w.vault.Roles[testPolicy] = vaultclient.Role{Policies: []string{"root"}, Namespace: "*"}
 	w.reconcile()
-	if !vaultclient.MarkOf(w.vault.policies[testPolicy]).Managed || strings.Contains(w.vault.policies[testPolicy], "sudo") {
-		t.Fatalf("drift not repaired:\n%s", w.vault.policies[testPolicy])
+	if !vaultclient.MarkOf(w.vault.Policies[testPolicy]).Managed || strings.Contains(w.vault.Policies[testPolicy], "sudo") {
+		t.Fatalf("drift not repaired:\n%s", w.vault.Policies[testPolicy])
 	}
-	if got := w.vault.roles[testPolicy].Policies; !slices.Equal(got, []string{testPolicy}) {
+	if got := w.vault.Roles[testPolicy].Policies; !slices.Equal(got, []string{testPolicy}) {
 		t.Fatalf("role drift not repaired: %v", got)
 	}
 	w.event(corev1.EventTypeNormal, vaultv1beta1.ReasonDriftRepaired)
@@ -301,8 +305,8 @@ func TestSpecThatBypassedTheWebhookWritesNothing(t *testing.T) {
 	}
 	w := newWorld(t, nil, shopAPI(rules...))
 	w.reconcile()
-	if len(w.vault.writes) > 0 {
-		t.Fatalf("wrote %v for a spec the schema refuses", w.vault.writes)
+	if len(w.vault.Writes) > 0 {
+		t.Fatalf("wrote %v for a spec the schema refuses", w.vault.Writes)
 	}
 	if msg := w.condition(vaultv1beta1.TypeReady, metav1.ConditionFalse, vaultv1beta1.ReasonNotAllowed); !strings.Contains(msg, "must have at most 64 items") {
 		t.Fatalf("message = %q", msg)
@@ -331,8 +335,8 @@ func TestDeletionPolicy(t *testing.T) {
 				t.Fatal(err)
 			}
 			w.reconcile()
-			text, kept := w.vault.policies[testPolicy]
-			_, roleKept := w.vault.roles[testPolicy]
+			text, kept := w.vault.Policies[testPolicy]
+			_, roleKept := w.vault.Roles[testPolicy]
 			if kept != tt.wantKept || roleKept != tt.wantKept {
 				t.Fatalf("policy kept %v, role kept %v; want %v", kept, roleKept, tt.wantKept)
 			}
@@ -356,14 +360,14 @@ func TestOrphanSweep(t *testing.T) {
 	w := newWorld(t, nil, shopAPI())
 	w.reconcile() // app.shop.api, whose VaultApp exists
 	gone := vaultclient.Owner{Namespace: "shop", Name: "gone", UID: "3333", Cluster: testCluster}
-	w.vault.policies["app.shop.gone"] = vaultclient.RenderPolicy("secret", gone, nil)
-	w.vault.roles["app.shop.gone"] = vaultclient.Role{Policies: []string{"app.shop.gone"}, Namespace: "shop"}
+	w.vault.Policies["app.shop.gone"] = vaultclient.RenderPolicy("secret", gone, nil)
+	w.vault.Roles["app.shop.gone"] = vaultclient.Role{Policies: []string{"app.shop.gone"}, Namespace: "shop"}
 	kept := vaultclient.Owner{Namespace: "shop", Name: "kept", UID: "4444"}
-	w.vault.policies["app.shop.kept"] = vaultclient.RetainedText(vaultclient.RenderPolicy("secret", kept, nil), kept)
-	w.vault.policies["app.shop.foreign"] = `path "x" { capabilities = ["read"] }`
+	w.vault.Policies["app.shop.kept"] = vaultclient.RetainedText(vaultclient.RenderPolicy("secret", kept, nil), kept)
+	w.vault.Policies["app.shop.foreign"] = `path "x" { capabilities = ["read"] }`
 	// 0.1 marked no UID, and did not mark what Retain kept: left alone.
-	w.vault.policies["app.shop.old"] = "# Managed by vault-keycloak-operator for VaultApp shop/old.\n"
-	w.vault.writes = nil
+	w.vault.Policies["app.shop.old"] = "# Managed by vault-keycloak-operator for VaultApp shop/old.\n"
+	w.vault.Writes = nil
 
 	s := &OrphanSweeper{Reader: w.client, Vault: w.vault, Recorder: w.events, Identity: w.r.Identity}
 	removed, err := s.Sweep(context.Background())
@@ -374,8 +378,8 @@ func TestOrphanSweep(t *testing.T) {
 		t.Fatalf("removed %v, want only app.shop.gone", removed)
 	}
 	want := []string{vaultclient.OpDeleteRole + " app.shop.gone", vaultclient.OpDeletePolicy + " app.shop.gone"}
-	if !slices.Equal(w.vault.writes, want) {
-		t.Fatalf("writes = %v, want %v", w.vault.writes, want)
+	if !slices.Equal(w.vault.Writes, want) {
+		t.Fatalf("writes = %v, want %v", w.vault.Writes, want)
 	}
 	if e := w.event(corev1.EventTypeNormal, vaultv1beta1.ReasonOrphanRemoved); !strings.Contains(e, "VaultApp shop/gone (uid 3333) no longer exists") {
 		t.Fatalf("event = %q", e)
@@ -385,7 +389,7 @@ func TestOrphanSweep(t *testing.T) {
 func TestSpecMadeInvalidPastTheWebhookRemovesWhatWasLive(t *testing.T) {
 	w := newWorld(t, nil, shopAPI())
 	w.reconcile()
-	if _, ok := w.vault.policies[testPolicy]; !ok {
+	if _, ok := w.vault.Policies[testPolicy]; !ok {
 		t.Fatal("not written")
 	}
 	app := w.app()
@@ -394,10 +398,10 @@ func TestSpecMadeInvalidPastTheWebhookRemovesWhatWasLive(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.reconcile()
-	if _, ok := w.vault.policies[testPolicy]; ok {
+	if _, ok := w.vault.Policies[testPolicy]; ok {
 		t.Fatal("the policy of the earlier spec is still live")
 	}
-	if _, ok := w.vault.roles[testPolicy]; ok {
+	if _, ok := w.vault.Roles[testPolicy]; ok {
 		t.Fatal("the role of the earlier spec is still live")
 	}
 	if msg := w.condition(vaultv1beta1.TypeReady, metav1.ConditionFalse, vaultv1beta1.ReasonNotAllowed); !strings.Contains(msg, `must stay inside the namespace's prefix`) {
@@ -411,10 +415,10 @@ func TestPolicyWrittenByTheFirstReleaseIsAdoptedAndNarrowed(t *testing.T) {
 	// (the admin had narrowed its grant): it is still the operator's.
 	w := newWorld(t, map[string]string{tenancy.AllowedCapabilitiesAnnotation: "read"},
 		shopAPI(vaultv1beta1.PolicyRule{Path: "db/*", Capabilities: []vaultv1beta1.Capability{"read", "update"}}))
-	w.vault.policies[testPolicy] = "# Managed by vault-keycloak-operator for VaultApp shop/api.\n\npath \"secret/data/shop/db/*\" {\n  capabilities = [\"read\", \"update\"]\n}\n"
-	w.vault.roles[testPolicy] = vaultclient.Role{Policies: []string{testPolicy}, Namespace: "shop", ServiceAccounts: []string{"api"}, TTL: time.Hour}
+	w.vault.Policies[testPolicy] = "# Managed by vault-keycloak-operator for VaultApp shop/api.\n\npath \"secret/data/shop/db/*\" {\n  capabilities = [\"read\", \"update\"]\n}\n"
+	w.vault.Roles[testPolicy] = vaultclient.Role{Policies: []string{testPolicy}, Namespace: "shop", ServiceAccounts: []string{"api"}, TTL: time.Hour}
 	w.reconcile()
-	if text := w.vault.policies[testPolicy]; strings.Contains(text, "update") || !vaultclient.MarkOf(text).Managed || vaultclient.MarkOf(text).Owner.UID != "1111-2222" {
+	if text := w.vault.Policies[testPolicy]; strings.Contains(text, "update") || !vaultclient.MarkOf(text).Managed || vaultclient.MarkOf(text).Owner.UID != "1111-2222" {
 		t.Fatalf("0.1 policy not narrowed and re-marked:\n%s", text)
 	}
 	w.condition(vaultv1beta1.TypePolicySynced, metav1.ConditionTrue, vaultv1beta1.ReasonGrantNarrowed)
@@ -439,7 +443,7 @@ func TestVaultThatDoesNotAnswerIsWaitedFor(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			w := newWorld(t, nil, shopAPI())
 			w.r.Outage = outage.New(time.Hour)
-			w.vault.fail = tc.fail
+			w.vault.Fail = tc.fail
 			req := ctrl.Request{NamespacedName: client.ObjectKey{Namespace: "shop", Name: "api"}}
 			if _, err := w.r.Reconcile(context.Background(), req); err == nil {
 				t.Fatal("a failed sync returned no error: it would not be retried")
@@ -474,7 +478,7 @@ func TestNamespaceDeletedWhileVaultIsDown(t *testing.T) {
 	if err := w.client.Delete(context.Background(), w.app()); err != nil {
 		t.Fatal(err)
 	}
-	w.vault.fail = fmt.Errorf("%w: %w", vaultclient.ErrUnavailable, &url.Error{Op: "Delete", URL: "http://vault:8200", Err: syscall.ECONNREFUSED})
+	w.vault.Fail = fmt.Errorf("%w: %w", vaultclient.ErrUnavailable, &url.Error{Op: "Delete", URL: "http://vault:8200", Err: syscall.ECONNREFUSED})
 	req := ctrl.Request{NamespacedName: client.ObjectKey{Namespace: "shop", Name: "api"}}
 	if _, err := w.r.Reconcile(context.Background(), req); err == nil {
 		t.Fatal("a failed removal returned no error")
@@ -497,9 +501,9 @@ func TestNamespaceDeletedWhileVaultIsDown(t *testing.T) {
 	if w.r.Outage.Held((&Server{}).outageKey()) != 1 {
 		t.Fatal("the VaultApp does not wait for Vault")
 	}
-	w.vault.fail = nil
+	w.vault.Fail = nil
 	w.reconcile()
-	if len(w.vault.policies)+len(w.vault.roles) != 0 {
-		t.Fatalf("left in Vault: %v %v", w.vault.policies, w.vault.roles)
+	if len(w.vault.Policies)+len(w.vault.Roles) != 0 {
+		t.Fatalf("left in Vault: %v %v", w.vault.Policies, w.vault.Roles)
 	}
 }

@@ -29,6 +29,7 @@ import (
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
 	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
 	vaultclient "github.com/carbogame/vault-keycloak-operator/internal/vault"
+	"github.com/carbogame/vault-keycloak-operator/internal/vault/vaultfake"
 )
 
 func TestChooseServer(t *testing.T) {
@@ -85,13 +86,13 @@ func TestVaultAppWrittenToItsVaultServer(t *testing.T) {
 			AppAuth: vaultv1beta1.VaultAuthMethod{Kubernetes: &vaultv1beta1.VaultAuthMount{Mount: "kubernetes-prod-1"}},
 			Access:  []vaultv1beta1.VaultAccessGrant{{Namespaces: []string{"team-*", "shop"}, Paths: []vaultv1beta1.VaultPathGrant{kvGrant}}}},
 	}
-	euVault := newFakeVault()
+	euVault := vaultfake.New()
 	w.r.Servers = &VaultServers{Reader: w.client, Env: &Server{Vault: w.vault, Identity: w.r.Identity}, ClusterUID: "uid-1",
 		Clients: &ServerClients{Reader: w.client, New: func(cfg vaultclient.Config) (ServerClient, error) {
 			if cfg.Address != "https://eu.example.com" || cfg.KubernetesAuthMount != "kubernetes-prod-1" {
 				t.Errorf("client config %+v", cfg)
 			}
-			return &fakeChecker{fakeVault: euVault}, nil
+			return &fakeChecker{Vault: euVault}, nil
 		}}}
 
 	// Not there yet: said so, nothing written anywhere.
@@ -105,14 +106,14 @@ func TestVaultAppWrittenToItsVaultServer(t *testing.T) {
 	w.reconcile()
 	w.condition(vaultv1beta1.TypeReady, metav1.ConditionTrue, vaultv1beta1.ReasonSynced)
 	const name = "app-prod-1.shop.api"
-	if got := vaultclient.MarkOf(euVault.policies[name]).Owner.Cluster; got != "prod-1" {
-		t.Fatalf("policy %s in eu marks cluster %q; eu holds %v", name, got, euVault.policies)
+	if got := vaultclient.MarkOf(euVault.Policies[name]).Owner.Cluster; got != "prod-1" {
+		t.Fatalf("policy %s in eu marks cluster %q; eu holds %v", name, got, euVault.Policies)
 	}
-	if _, ok := euVault.roles[name]; !ok {
+	if _, ok := euVault.Roles[name]; !ok {
 		t.Fatalf("no role %s in eu", name)
 	}
-	if len(w.vault.writes) > 0 {
-		t.Fatalf("the environment's Vault was written: %v", w.vault.writes)
+	if len(w.vault.Writes) > 0 {
+		t.Fatalf("the environment's Vault was written: %v", w.vault.Writes)
 	}
 	if st := w.app().Status; st.Server != "eu" || st.PolicyName != name {
 		t.Fatalf("status server %q policy %q", st.Server, st.PolicyName)
@@ -128,8 +129,8 @@ func TestVaultAppWrittenToItsVaultServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.reconcile()
-	if len(euVault.policies) > 0 || len(euVault.roles) > 0 {
-		t.Fatalf("left in eu once the grant was taken back: %v %v", euVault.policies, euVault.roles)
+	if len(euVault.Policies) > 0 || len(euVault.Roles) > 0 {
+		t.Fatalf("left in eu once the grant was taken back: %v %v", euVault.Policies, euVault.Roles)
 	}
 	if msg := w.condition(vaultv1beta1.TypeReady, metav1.ConditionFalse, vaultv1beta1.ReasonNotAllowed); !strings.Contains(msg, `VaultServer "eu" grants namespace "shop" nothing`) {
 		t.Fatalf("Ready message = %q", msg)
@@ -148,7 +149,7 @@ func TestVaultAppWrittenToItsVaultServer(t *testing.T) {
 	// is gone is swept.
 	mine := vaultclient.RenderPolicy("secret", vaultclient.Owner{Namespace: "shop", Name: "api", UID: "1111-2222", Cluster: testCluster}, nil)
 	gone := vaultclient.RenderPolicy("secret", vaultclient.Owner{Namespace: "shop", Name: "gone", UID: "3333", Cluster: testCluster}, nil)
-	w.vault.policies[testPolicy], w.vault.policies["app.shop.gone"] = mine, gone
+	w.vault.Policies[testPolicy], w.vault.Policies["app.shop.gone"] = mine, gone
 	s := &OrphanSweeper{Reader: w.client, Cache: w.client, Servers: w.r.Servers, Recorder: w.events}
 	removed, err := s.Sweep(context.Background())
 	if err != nil {
@@ -157,18 +158,18 @@ func TestVaultAppWrittenToItsVaultServer(t *testing.T) {
 	if len(removed) != 1 || removed[0] != "app.shop.gone" {
 		t.Fatalf("swept %v, want only app.shop.gone", removed)
 	}
-	if _, ok := euVault.policies[name]; !ok {
+	if _, ok := euVault.Policies[name]; !ok {
 		t.Fatal("the sweep removed eu's live policy")
 	}
-	delete(w.vault.policies, testPolicy)
+	delete(w.vault.Policies, testPolicy)
 
 	// Deleted: removed from eu.
 	if err := w.client.Delete(context.Background(), w.app()); err != nil {
 		t.Fatal(err)
 	}
 	w.reconcile()
-	if len(euVault.policies) > 0 || len(euVault.roles) > 0 {
-		t.Fatalf("left in eu: %v %v", euVault.policies, euVault.roles)
+	if len(euVault.Policies) > 0 || len(euVault.Roles) > 0 {
+		t.Fatalf("left in eu: %v %v", euVault.Policies, euVault.Roles)
 	}
 }
 
@@ -236,12 +237,12 @@ func TestVaultPathsFollowTheServersGrant(t *testing.T) {
 	if err := w.client.Create(context.Background(), eu); err != nil {
 		t.Fatal(err)
 	}
-	euVault := newFakeVault()
+	euVault := vaultfake.New()
 	w.r.Servers = &VaultServers{Reader: w.client, ClusterUID: "uid-1",
-		Clients: &ServerClients{Reader: w.client, New: func(vaultclient.Config) (ServerClient, error) { return &fakeChecker{fakeVault: euVault}, nil }}}
+		Clients: &ServerClients{Reader: w.client, New: func(vaultclient.Config) (ServerClient, error) { return &fakeChecker{Vault: euVault}, nil }}}
 	w.reconcile()
 	w.condition(vaultv1beta1.TypeReady, metav1.ConditionTrue, vaultv1beta1.ReasonSynced)
-	policy := euVault.policies[testPolicy]
+	policy := euVault.Policies[testPolicy]
 	for _, want := range []string{`path "database/creds/shop" {`, `path "pki/issue/shop" {`, `path "secret/data/shop/db/*" {`} {
 		if !strings.Contains(policy, want) {
 			t.Fatalf("policy lacks %s:\n%s", want, policy)
@@ -253,7 +254,7 @@ func TestVaultPathsFollowTheServersGrant(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.reconcile()
-	if policy := euVault.policies[testPolicy]; strings.Contains(policy, "pki/issue/shop") || !strings.Contains(policy, "database/creds/shop") {
+	if policy := euVault.Policies[testPolicy]; strings.Contains(policy, "pki/issue/shop") || !strings.Contains(policy, "database/creds/shop") {
 		t.Fatalf("policy after the grant was narrowed:\n%s", policy)
 	}
 	w.condition(vaultv1beta1.TypePolicySynced, metav1.ConditionTrue, vaultv1beta1.ReasonGrantNarrowed)
@@ -276,19 +277,19 @@ func TestRetainKeepsNoGrantedPaths(t *testing.T) {
 	if err := w.client.Create(context.Background(), eu); err != nil {
 		t.Fatal(err)
 	}
-	euVault := newFakeVault()
+	euVault := vaultfake.New()
 	w.r.Servers = &VaultServers{Reader: w.client, ClusterUID: "uid-1",
-		Clients: &ServerClients{Reader: w.client, New: func(vaultclient.Config) (ServerClient, error) { return &fakeChecker{fakeVault: euVault}, nil }}}
+		Clients: &ServerClients{Reader: w.client, New: func(vaultclient.Config) (ServerClient, error) { return &fakeChecker{Vault: euVault}, nil }}}
 	w.reconcile()
-	if !strings.Contains(euVault.policies[testPolicy], "database/creds/shop") {
-		t.Fatalf("not written:\n%s", euVault.policies[testPolicy])
+	if !strings.Contains(euVault.Policies[testPolicy], "database/creds/shop") {
+		t.Fatalf("not written:\n%s", euVault.Policies[testPolicy])
 	}
 	if err := w.client.Delete(context.Background(), w.app()); err != nil {
 		t.Fatal(err)
 	}
 	w.reconcile()
-	if len(euVault.policies) > 0 {
-		t.Fatalf("retained with a granted path:\n%s", euVault.policies[testPolicy])
+	if len(euVault.Policies) > 0 {
+		t.Fatalf("retained with a granted path:\n%s", euVault.Policies[testPolicy])
 	}
 }
 
@@ -312,16 +313,16 @@ func TestVaultServerAccessGrantsKVRulesTTLAndRetain(t *testing.T) {
 	if err := w.client.Create(context.Background(), eu); err != nil {
 		t.Fatal(err)
 	}
-	euVault := newFakeVault()
+	euVault := vaultfake.New()
 	w.r.Servers = &VaultServers{Reader: w.client, ClusterUID: "uid-1",
-		Clients: &ServerClients{Reader: w.client, New: func(vaultclient.Config) (ServerClient, error) { return &fakeChecker{fakeVault: euVault}, nil }}}
+		Clients: &ServerClients{Reader: w.client, New: func(vaultclient.Config) (ServerClient, error) { return &fakeChecker{Vault: euVault}, nil }}}
 
 	w.reconcile()
-	if role := euVault.roles[testPolicy]; role.TTL != time.Hour || role.MaxTTL != time.Hour {
+	if role := euVault.Roles[testPolicy]; role.TTL != time.Hour || role.MaxTTL != time.Hour {
 		t.Fatalf("role TTL %s, max TTL %s, want the entry's cap 1h for both", role.TTL, role.MaxTTL)
 	}
-	if !strings.Contains(euVault.policies[testPolicy], `capabilities = ["read", "update"]`) {
-		t.Fatalf("policy:\n%s", euVault.policies[testPolicy])
+	if !strings.Contains(euVault.Policies[testPolicy], `capabilities = ["read", "update"]`) {
+		t.Fatalf("policy:\n%s", euVault.Policies[testPolicy])
 	}
 	msg := w.condition(vaultv1beta1.TypeReady, metav1.ConditionFalse, vaultv1beta1.ReasonNotAllowed)
 	for _, want := range []string{"4h0m0s is over the 1h0m0s", `Retain not allowed in namespace "shop" by VaultServer "eu"`} {
@@ -336,7 +337,7 @@ func TestVaultServerAccessGrantsKVRulesTTLAndRetain(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.reconcile()
-	if p := euVault.policies[testPolicy]; strings.Contains(p, "update") || !strings.Contains(p, `"read"`) {
+	if p := euVault.Policies[testPolicy]; strings.Contains(p, "update") || !strings.Contains(p, `"read"`) {
 		t.Fatalf("policy after the entry was narrowed:\n%s", p)
 	}
 	w.condition(vaultv1beta1.TypePolicySynced, metav1.ConditionTrue, vaultv1beta1.ReasonGrantNarrowed)
@@ -346,8 +347,8 @@ func TestVaultServerAccessGrantsKVRulesTTLAndRetain(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.reconcile()
-	if len(euVault.policies)+len(euVault.roles) > 0 {
-		t.Fatalf("left in Vault without allowRetain: %v %v", euVault.policies, euVault.roles)
+	if len(euVault.Policies)+len(euVault.Roles) > 0 {
+		t.Fatalf("left in Vault without allowRetain: %v %v", euVault.Policies, euVault.Roles)
 	}
 	if note := w.event(corev1.EventTypeNormal, vaultv1beta1.ReasonDeleted); !strings.Contains(note, "allowRetain in VaultServer eu's spec.access") {
 		t.Fatalf("Deleted event %q", note)
@@ -376,7 +377,7 @@ func TestLegacyConfiguration(t *testing.T) {
 	// The opt-in withdrawn: nothing more is written to the environment's
 	// Vault, and the VaultApp names the opt-in; deleted, it is still
 	// removed from there (no live grant is left behind).
-	w.vault.writes = nil
+	w.vault.Writes = nil
 	w.r.Servers.(*VaultServers).EnvIgnored = "the operator's environment names a Vault (http://vault:8200) but the cluster admin has not opted in to it"
 	changed := w.app()
 	changed.Spec.Policy.Rules[0].Capabilities = []vaultv1beta1.Capability{"read"}
@@ -388,14 +389,14 @@ func TestLegacyConfiguration(t *testing.T) {
 	if msg := w.condition(vaultv1beta1.TypeReady, metav1.ConditionFalse, vaultv1beta1.ReasonVaultNotConfigured); !strings.Contains(msg, "has not opted in") {
 		t.Fatalf("Ready message %q", msg)
 	}
-	if len(w.vault.writes) > 0 {
-		t.Fatalf("written without the opt-in: %v", w.vault.writes)
+	if len(w.vault.Writes) > 0 {
+		t.Fatalf("written without the opt-in: %v", w.vault.Writes)
 	}
 	if err := w.client.Delete(context.Background(), w.app()); err != nil {
 		t.Fatal(err)
 	}
 	w.reconcile()
-	if len(w.vault.policies)+len(w.vault.roles) > 0 {
-		t.Fatalf("left in the environment's Vault: %v %v", w.vault.policies, w.vault.roles)
+	if len(w.vault.Policies)+len(w.vault.Roles) > 0 {
+		t.Fatalf("left in the environment's Vault: %v %v", w.vault.Policies, w.vault.Roles)
 	}
 }

@@ -22,10 +22,12 @@ import (
 	vaultclient "github.com/carbogame/vault-keycloak-operator/internal/vault"
 )
 
-// VaultAPI is what the VaultApp controller asks of Vault; internal/vault's
-// Client is the real one, and unit tests use a fake beside them.
+// VaultAPI is what the VaultApp controller asks of Vault, and nothing else
+// (policy text is rendered by vaultclient.RenderPolicy); internal/vault's
+// Client is the real one, internal/vault/vaultfake's Vault the unit tests'.
 type VaultAPI interface {
-	RenderPolicy(owner vaultclient.Owner, rules []vaultclient.Rule) string
+	// KVMountPath is where the KV engine is mounted (policy paths under it).
+	KVMountPath() string
 	ReadPolicy(ctx context.Context, name string) (string, bool, error)
 	WritePolicy(ctx context.Context, name, text string) error
 	DeletePolicy(ctx context.Context, name string) error

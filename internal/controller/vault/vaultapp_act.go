@@ -93,7 +93,7 @@ func (w written) String() string {
 // sync reads the policy and the role, and writes each that differs and is
 // the operator's to write.
 func (r *pass) sync(ctx context.Context, app *vaultv1beta1.VaultApp, before *vaultv1beta1.VaultAppStatus, name string, granted grant) (written, error) {
-	wantPolicy := r.Vault.RenderPolicy(r.ownerOf(app), granted.vaultRules())
+	wantPolicy := vaultclient.RenderPolicy(r.Vault.KVMountPath(), r.ownerOf(app), granted.vaultRules())
 	wantRole := vaultclient.Role{
 		ServiceAccounts: app.Spec.KubernetesAuth.ServiceAccounts,
 		Namespace:       app.Namespace,

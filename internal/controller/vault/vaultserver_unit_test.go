@@ -42,11 +42,12 @@ import (
 
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
 	vaultclient "github.com/carbogame/vault-keycloak-operator/internal/vault"
+	"github.com/carbogame/vault-keycloak-operator/internal/vault/vaultfake"
 )
 
 // fakeChecker answers a check as told.
 type fakeChecker struct {
-	*fakeVault
+	*vaultfake.Vault
 	version string
 	err     error
 }
@@ -191,17 +192,17 @@ func TestVaultServerDeletionPolicyDelete(t *testing.T) {
 	_ = corev1.AddToScheme(scheme)
 	_ = vaultv1beta1.AddToScheme(scheme)
 	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(server).WithStatusSubresource(server).Build()
-	vault := newFakeVault()
+	vault := vaultfake.New()
 	ours := vaultclient.Owner{Namespace: "shop", Name: "api", UID: "1", Cluster: "eu-1"}
-	vault.policies["app.shop.api"] = vaultclient.RenderPolicy("secret", ours, nil)
-	vault.roles["app.shop.api"] = vaultclient.Role{ServiceAccounts: []string{"api"}, Namespace: "shop", Policies: []string{"app.shop.api"}}
-	vault.policies["app.shop.web"] = vaultclient.RenderPolicy("secret", vaultclient.Owner{Namespace: "shop", Name: "web", UID: "2", Cluster: "us-1"}, nil)
-	vault.policies["app.shop.kept"] = vaultclient.RetainedText(vaultclient.RenderPolicy("secret", vaultclient.Owner{Namespace: "shop", Name: "kept", UID: "3", Cluster: "eu-1"}, nil),
+	vault.Policies["app.shop.api"] = vaultclient.RenderPolicy("secret", ours, nil)
+	vault.Roles["app.shop.api"] = vaultclient.Role{ServiceAccounts: []string{"api"}, Namespace: "shop", Policies: []string{"app.shop.api"}}
+	vault.Policies["app.shop.web"] = vaultclient.RenderPolicy("secret", vaultclient.Owner{Namespace: "shop", Name: "web", UID: "2", Cluster: "us-1"}, nil)
+	vault.Policies["app.shop.kept"] = vaultclient.RetainedText(vaultclient.RenderPolicy("secret", vaultclient.Owner{Namespace: "shop", Name: "kept", UID: "3", Cluster: "eu-1"}, nil),
 		vaultclient.Owner{Namespace: "shop", Name: "kept", UID: "3", Cluster: "eu-1"})
-	vault.policies["app.shop.hand"] = `path "secret/data/shop/*" { capabilities = ["read"] }`
+	vault.Policies["app.shop.hand"] = `path "secret/data/shop/*" { capabilities = ["read"] }`
 	r := &VaultServerReconciler{Client: c, Recorder: events.NewFakeRecorder(10), ClusterUID: "uid-1",
 		Clients: &ServerClients{Reader: c, New: func(vaultclient.Config) (ServerClient, error) {
-			return &fakeChecker{fakeVault: vault, version: "1.21.0"}, nil
+			return &fakeChecker{Vault: vault, version: "1.21.0"}, nil
 		}}}
 	reconcile := func() ctrl.Result {
 		t.Helper()
@@ -222,11 +223,11 @@ func TestVaultServerDeletionPolicyDelete(t *testing.T) {
 	if res := reconcile(); res.RequeueAfter == 0 {
 		t.Fatal("released at once after a pass that removed something")
 	}
-	if _, ok := vault.policies["app.shop.api"]; ok || len(vault.roles) > 0 {
-		t.Fatalf("this cluster's policy or role left: %v %v", vault.policies, vault.roles)
+	if _, ok := vault.Policies["app.shop.api"]; ok || len(vault.Roles) > 0 {
+		t.Fatalf("this cluster's policy or role left: %v %v", vault.Policies, vault.Roles)
 	}
 	for _, kept := range []string{"app.shop.web", "app.shop.kept", "app.shop.hand"} {
-		if _, ok := vault.policies[kept]; !ok {
+		if _, ok := vault.Policies[kept]; !ok {
 			t.Fatalf("%s removed", kept)
 		}
 	}
@@ -246,7 +247,7 @@ func TestVaultServerRecountsWithoutAskingVault(t *testing.T) {
 	_ = vaultv1beta1.AddToScheme(scheme)
 	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(server).WithStatusSubresource(server).Build()
 	checks := 0
-	checker := &countingChecker{fakeChecker: fakeChecker{fakeVault: newFakeVault(), version: "1.21.0"}, checks: &checks}
+	checker := &countingChecker{fakeChecker: fakeChecker{Vault: vaultfake.New(), version: "1.21.0"}, checks: &checks}
 	r := &VaultServerReconciler{Client: c, Recorder: events.NewFakeRecorder(10), ClusterUID: "uid-1",
 		Clients: &ServerClients{Reader: c, New: func(vaultclient.Config) (ServerClient, error) { return checker, nil }}}
 	var last ctrl.Result

@@ -1,0 +1,72 @@
+/*
+Copyright 2026 The vault-keycloak-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package keycloakfake is a Keycloak server in memory for the unit tests of
+// the controllers.
+package keycloakfake
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/carbogame/vault-keycloak-operator/internal/keycloak"
+)
+
+// Server is one Keycloak server: client secrets by realm/clientId, and a
+// record of every call, so a unit test asserts what was asked. It answers
+// the calls of the credential controller's KeycloakAPI
+// (internal/controller/secrets); its fields are the test's knobs. A secret
+// "**********" stands for one Keycloak masks.
+type Server struct {
+	Login   string
+	Secrets map[string]string // "realm/clientId" → secret
+	Calls   []string
+	// Down, when set, is what every request gets (Keycloak not answering).
+	Down error
+}
+
+func (f *Server) LoginClientID() string { return f.Login }
+
+func (f *Server) ClientSecret(_ context.Context, realm, clientID string) (keycloak.Credential, error) {
+	f.Calls = append(f.Calls, "read "+realm+"/"+clientID)
+	if f.Down != nil {
+		return keycloak.Credential{}, f.Down
+	}
+	s, ok := f.Secrets[realm+"/"+clientID]
+	switch {
+	case !ok:
+		return keycloak.Credential{}, fmt.Errorf("client %q: %w", clientID, keycloak.ErrClientNotFound)
+	case s == "**********":
+		return keycloak.Credential{}, fmt.Errorf("client %q: %w", clientID, keycloak.ErrNoUsableSecret)
+	}
+	return keycloak.Credential{ClientID: clientID, Secret: s}, nil
+}
+
+func (f *Server) RegenerateSecret(_ context.Context, realm, clientID string) error {
+	f.Calls = append(f.Calls, "regenerate "+realm+"/"+clientID)
+	if f.Down != nil {
+		return f.Down
+	}
+	f.Secrets[realm+"/"+clientID] += "-rotated"
+	return nil
+}
+
+func (f *Server) IssuerURL(realm string) string { return "https://sso.test/realms/" + realm }
+func (f *Server) TokenURL(realm string) string {
+	return "https://sso.test/realms/" + realm + "/protocol/openid-connect/token"
+}
+func (f *Server) Version(context.Context) (string, error) { return "26.0.0", f.Down }
+func (f *Server) Reachable(context.Context) error         { return f.Down }
