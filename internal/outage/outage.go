@@ -125,6 +125,8 @@ func (o *Tracker) Held(service string) int {
 // Start probes the services that are down until ctx ends (a manager
 // Runnable).
 func (o *Tracker) Start(ctx context.Context) error {
+	running.Store(o, struct{}{})
+	defer running.Delete(o)
 	ticker := time.NewTicker(o.Interval)
 	defer ticker.Stop()
 	for {
@@ -164,7 +166,10 @@ func (o *Tracker) probeAll(ctx context.Context) {
 			defer cancel()
 			if probe(probeCtx) == nil {
 				answered.Store(service, true)
+				probesTotal.WithLabelValues(service, "answered").Inc()
+				return
 			}
+			probesTotal.WithLabelValues(service, "no_answer").Inc()
 		})
 	}
 	wg.Wait()
@@ -178,6 +183,7 @@ func (o *Tracker) probeAll(ctx context.Context) {
 		if w == nil {
 			return true
 		}
+		releasedTotal.WithLabelValues(service).Add(float64(len(w.waiting)))
 		for req := range w.waiting {
 			select {
 			case o.ready <- event.TypedGenericEvent[reconcile.Request]{Object: req}:

@@ -24,7 +24,10 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/carbogame/vault-keycloak-operator/internal/counter"
 )
 
 // The resources of a service that is down come out together, once, when a
@@ -62,6 +65,9 @@ func TestOutageReleasesTheWaitingWhenTheServiceAnswers(t *testing.T) {
 		case <-time.After(5 * time.Millisecond):
 		}
 	}
+	if got := held(t); got["vault"] != 2 || got["keycloak-main"] != 1 {
+		t.Fatalf("vko_outage_held_resources = %v, want vault 2, keycloak-main 1", got)
+	}
 	vaultUp.Store(true)
 	released := map[reconcile.Request]int{}
 	for len(released) < 2 {
@@ -78,6 +84,15 @@ func TestOutageReleasesTheWaitingWhenTheServiceAnswers(t *testing.T) {
 	if o.Held("vault") != 0 || o.Held("keycloak-main") != 1 {
 		t.Fatalf("waiting for vault %d, for keycloak-main %d; want 0 and 1", o.Held("vault"), o.Held("keycloak-main"))
 	}
+	if got := held(t); got["vault"] != 0 || got["keycloak-main"] != 1 {
+		t.Fatalf("vko_outage_held_resources = %v after Vault answered, want vault absent, keycloak-main 1", got)
+	}
+	if n := counter.Value(releasedTotal.WithLabelValues("vault")); n != 2 {
+		t.Fatalf("vko_outage_released_total{service=vault} = %v, want 2", n)
+	}
+	if up, down := counter.Value(probesTotal.WithLabelValues("vault", "answered")), counter.Value(probesTotal.WithLabelValues("vault", "no_answer")); up != 1 || down < 3 {
+		t.Fatalf("vko_outage_probes_total for vault: answered %v, no_answer %v; want 1 and at least 3", up, down)
+	}
 	// Failing again right after Vault answered a probe (the probe and the
 	// request disagree), a resource backs off rather than waits: nothing
 	// is retried every interval forever.
@@ -87,4 +102,23 @@ func TestOutageReleasesTheWaitingWhenTheServiceAnswers(t *testing.T) {
 	if !o.Hold("keycloak-main", keycloak, b) {
 		t.Fatal("another service's resources no longer wait")
 	}
+}
+
+// held reads vko_outage_held_resources by service from the manager's registry.
+func held(t *testing.T) map[string]float64 {
+	t.Helper()
+	families, err := metrics.Registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]float64{}
+	for _, f := range families {
+		if f.GetName() != "vko_outage_held_resources" {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			out[m.GetLabel()[0].GetValue()] = m.GetGauge().GetValue()
+		}
+	}
+	return out
 }
