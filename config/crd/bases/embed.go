@@ -16,7 +16,7 @@ limitations under the License.
 
 // Package bases embeds the CRDs that controller-gen writes here, so the
 // operator validates objects against the very schemas it ships
-// (internal/schema).
+// (internal/crdschema).
 package bases
 
 import "embed"

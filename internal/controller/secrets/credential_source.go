@@ -31,7 +31,7 @@ import (
 
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
 	"github.com/carbogame/vault-keycloak-operator/internal/keycloak"
-	"github.com/carbogame/vault-keycloak-operator/internal/schema"
+	"github.com/carbogame/vault-keycloak-operator/internal/crdschema"
 	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
 )
 
@@ -46,7 +46,7 @@ func (r *KeycloakClientCredentialReconciler) source(ctx context.Context, kcc *se
 	src := kcc.Spec.Source
 	// A spec the webhook would refuse (it was down, or the object predates
 	// a rule) is not acted on.
-	if errs := append(tenancy.ValidateKeycloakClientCredential(kcc), schema.Validate(kcc)...); len(errs) > 0 {
+	if errs := append(tenancy.ValidateKeycloakClientCredential(kcc), crdschema.Validate(kcc)...); len(errs) > 0 {
 		return nil, 0, &sourceError{reason: secretsv1beta1.ReasonNotAllowed, err: errs.ToAggregate()}
 	}
 	var server secretsv1beta1.KeycloakServer

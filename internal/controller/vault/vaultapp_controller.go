@@ -35,7 +35,7 @@ import (
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
 	"github.com/carbogame/vault-keycloak-operator/internal/controller/shared"
 	"github.com/carbogame/vault-keycloak-operator/internal/outage"
-	"github.com/carbogame/vault-keycloak-operator/internal/schema"
+	"github.com/carbogame/vault-keycloak-operator/internal/crdschema"
 	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
 	vaultclient "github.com/carbogame/vault-keycloak-operator/internal/vault"
 )
@@ -150,7 +150,7 @@ func (r *pass) reconcile(ctx context.Context, req ctrl.Request, app *vaultv1beta
 
 	// Observe: the spec's own rules (the webhook may have been bypassed),
 	// then what the namespace may have.
-	if errs := append(tenancy.ValidateVaultApp(app), schema.Validate(app)...); len(errs) > 0 {
+	if errs := append(tenancy.ValidateVaultApp(app), crdschema.Validate(app)...); len(errs) > 0 {
 		// Nothing is written to Vault, and what an earlier spec had live
 		// is removed: a spec that cannot be checked grants nothing (it got
 		// here past the webhook, or predates a rule).

@@ -36,7 +36,7 @@ import (
 	secretsv1alpha1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1alpha1"
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
 	"github.com/carbogame/vault-keycloak-operator/internal/lossless"
-	"github.com/carbogame/vault-keycloak-operator/internal/schema"
+	"github.com/carbogame/vault-keycloak-operator/internal/crdschema"
 	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
 	"github.com/carbogame/vault-keycloak-operator/internal/webhook/defaults"
 	"github.com/carbogame/vault-keycloak-operator/internal/webhook/lookup"
@@ -111,7 +111,7 @@ func (v *KeycloakClientCredentialValidator) ValidateDelete(context.Context, *sec
 
 func (v *KeycloakClientCredentialValidator) validate(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential) (admission.Warnings, error) {
 	errs := tenancy.ValidateKeycloakClientCredential(kcc)
-	errs = append(errs, schema.Validate(kcc)...)
+	errs = append(errs, crdschema.Validate(kcc)...)
 	var warnings admission.Warnings
 
 	// The server must grant this namespace the client (and the rotation);

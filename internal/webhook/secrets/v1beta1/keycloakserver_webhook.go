@@ -34,7 +34,7 @@ import (
 	secretsv1alpha1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1alpha1"
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
 	"github.com/carbogame/vault-keycloak-operator/internal/lossless"
-	"github.com/carbogame/vault-keycloak-operator/internal/schema"
+	"github.com/carbogame/vault-keycloak-operator/internal/crdschema"
 	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
 	"github.com/carbogame/vault-keycloak-operator/internal/webhook/terms"
 )
@@ -105,7 +105,7 @@ func validateServer(ctx context.Context, s *secretsv1beta1.KeycloakServer) error
 	if len(s.Spec.CABundle) > 0 && !x509.NewCertPool().AppendCertsFromPEM(s.Spec.CABundle) {
 		errs = append(errs, field.Invalid(spec.Child("caBundle"), "(PEM)", "must hold at least one PEM-encoded certificate"))
 	}
-	errs = append(errs, schema.Validate(s)...)
+	errs = append(errs, crdschema.Validate(s)...)
 	access := spec.Child("access")
 	for i, g := range s.Spec.Access {
 		for _, list := range []struct {

@@ -24,7 +24,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
-	"github.com/carbogame/vault-keycloak-operator/internal/schema"
+	"github.com/carbogame/vault-keycloak-operator/internal/crdschema"
 	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
 )
 
@@ -62,7 +62,7 @@ func (v *VaultServerValidator) ValidateDelete(context.Context, *vaultv1beta1.Vau
 }
 
 func validateVaultServer(s *vaultv1beta1.VaultServer) error {
-	errs := append(tenancy.ValidateVaultServer(s), schema.Validate(s)...)
+	errs := append(tenancy.ValidateVaultServer(s), crdschema.Validate(s)...)
 	if len(errs) == 0 {
 		return nil
 	}

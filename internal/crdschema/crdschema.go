@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package schema checks a hub (v1beta1) object against the v1beta1 OpenAPI
+// Package crdschema checks a hub (v1beta1) object against the v1beta1 OpenAPI
 // schema of its CRD, as shipped.
 //
 // Why: the API server checks an object against the schema of the version it
@@ -23,7 +23,7 @@ limitations under the License.
 // wrote, fields no schema has looked at. The webhooks and controllers run
 // this check on the hub object, so no version or annotation stores (or gets
 // acted on) what v1beta1 would refuse.
-package schema
+package crdschema
 
 import (
 	"fmt"
