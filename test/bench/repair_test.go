@@ -141,6 +141,7 @@ func (f *fleet) repairUnderLoad(b *testing.B, run string) repair {
 	cpuBefore, busyBefore, windowStart := harness.CPUByCommand(), busyCPU(), time.Now()
 	if out := os.Getenv("VKO_BENCH_PROFILE"); out != "" {
 		go f.profile(out+".p4", 4*time.Second)
+		go f.profileAPIServer(b, out+".p4.kube-apiserver", 4*time.Second)
 	}
 	go func() {
 		keys := slices.SortedFunc(maps.Keys(want), func(a, b client.ObjectKey) int { return cmp.Compare(a.String(), b.String()) })

@@ -132,6 +132,13 @@ func StartProcessClusterWithCRDs(dir, crdDir string) (*ProcessCluster, error) {
 	env.ControlPlane.GetAPIServer().Configure().
 		Set("audit-log-path", pc.AuditLog).
 		Set("audit-policy-file", policy)
+	// etcd keeps its data beside the cluster's other files, where the
+	// caller chose (make bench: in memory).
+	etcdDir := filepath.Join(dir, "etcd")
+	if err := os.MkdirAll(etcdDir, 0o700); err != nil {
+		return nil, err
+	}
+	env.ControlPlane.Etcd = &envtest.Etcd{DataDir: etcdDir}
 	cfg, err := env.Start()
 	if err != nil {
 		return nil, fmt.Errorf("start kube-apiserver and etcd: %w", err)
