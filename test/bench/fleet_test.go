@@ -406,4 +406,3 @@ func memoryDir(b *testing.B) string {
 	b.Log("no /dev/shm: the control plane keeps its files on disk")
 	return b.TempDir()
 }
-
