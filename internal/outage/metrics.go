@@ -27,17 +27,20 @@ import (
 // service is down, how many resources wait for it, and what the probes
 // said. Services are Vault servers and Keycloak servers (a few per
 // cluster): the label stays small.
+// serviceLabel names the Vault or Keycloak server in every outage metric.
+const serviceLabel = "service"
+
 var (
 	probesTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "vko_outage_probes_total",
 		Help: "Probes of a service that did not answer, by service and outcome (answered, no_answer).",
-	}, []string{"service", "outcome"})
+	}, []string{serviceLabel, "outcome"})
 	releasedTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "vko_outage_released_total",
 		Help: "Resources queued at once because the service they waited for answered again, by service.",
-	}, []string{"service"})
+	}, []string{serviceLabel})
 	heldDesc = prometheus.NewDesc("vko_outage_held_resources",
-		"Resources waiting for a service that does not answer, by service (0 or absent: none).", []string{"service"}, nil)
+		"Resources waiting for a service that does not answer, by service (0 or absent: none).", []string{serviceLabel}, nil)
 )
 
 // running are the Trackers started in this process (one per controller);
