@@ -27,7 +27,6 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
-	"net/http"
 	"strings"
 	"sync"
 	"time"
@@ -165,178 +164,6 @@ func newServer(name string, cfg ServerConfig) (*Server, error) {
 	return &Server{name: name, cfg: cfg, fingerprint: fingerprint, gc: gc}, nil
 }
 
-// accessToken returns the cached token, logging in when there is none or it
-// is about to expire. Concurrent callers share one login.
-func (s *Server) accessToken(ctx context.Context) (string, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.token != nil && time.Now().Before(s.renewAt) {
-		return s.token.AccessToken, nil
-	}
-	var (
-		jwt *gocloak.JWT
-		err error
-	)
-	switch s.cfg.Auth {
-	case Password:
-		jwt, err = s.gc.LoginAdmin(ctx, s.cfg.Username, s.cfg.Password, s.cfg.Realm)
-	default:
-		jwt, err = s.gc.LoginClient(ctx, s.cfg.ClientID, s.cfg.ClientSecret, s.cfg.Realm)
-	}
-	observe(s.name, OpLogin, err)
-	if err != nil {
-		s.token = nil
-		if status(err) == http.StatusUnauthorized || status(err) == http.StatusBadRequest {
-			return "", fmt.Errorf("log in to %s realm %q: %w: %w", s.cfg.URL, s.cfg.Realm, ErrUnauthorized, err)
-		}
-		return "", fmt.Errorf("log in to %s realm %q: %w", s.cfg.URL, s.cfg.Realm, err)
-	}
-	s.token = jwt
-	s.renewAt = renewAt(time.Now(), time.Duration(jwt.ExpiresIn)*time.Second)
-	return jwt.AccessToken, nil
-}
-
-// renewAt is when a token obtained at now, valid for lifetime, is replaced:
-// a tenth of its lifetime before it expires, at most 5 s before. That is one
-// token request per lifetime (Keycloak's master realm issues one-minute
-// tokens), with room for a request in flight and a little clock skew; a
-// token Keycloak refuses anyway is replaced after the 401 (see call).
-func renewAt(now time.Time, lifetime time.Duration) time.Time {
-	return now.Add(lifetime - min(5*time.Second, lifetime/10))
-}
-
-// forgetToken makes the next call log in: Keycloak answered 401 (the token
-// was revoked, or Keycloak restarted and forgot its sessions).
-func (s *Server) forgetToken() {
-	s.mu.Lock()
-	s.token = nil
-	s.mu.Unlock()
-}
-
-// call runs fn with a valid token, and once more with a fresh one after a
-// 401; a failure where Keycloak did not answer is marked ErrUnavailable.
-func (s *Server) call(ctx context.Context, op string, fn func(token string) error) error {
-	return markUnavailable(s.callOnce(ctx, op, fn))
-}
-
-func (s *Server) callOnce(ctx context.Context, op string, fn func(token string) error) error {
-	for attempt := 0; ; attempt++ {
-		token, err := s.accessToken(ctx)
-		if err != nil {
-			return err
-		}
-		err = fn(token)
-		observe(s.name, op, err)
-		if status(err) == http.StatusUnauthorized && attempt == 0 {
-			s.forgetToken()
-			continue
-		}
-		return err
-	}
-}
-
-// Credential is a client's clientId and secret.
-type Credential struct {
-	ClientID string
-	Secret   string
-}
-
-// ClientSecret reads the secret of the confidential client whose clientId is
-// exactly clientID. An empty or masked secret is an error: it must never be
-// written anywhere.
-func (s *Server) ClientSecret(ctx context.Context, realm, clientID string) (Credential, error) {
-	var cred *gocloak.CredentialRepresentation
-	err := s.withClient(ctx, realm, clientID, func(id string) error {
-		return s.call(ctx, OpReadSecret, func(token string) (err error) {
-			cred, err = s.gc.GetClientSecret(ctx, token, realm, id)
-			return err
-		})
-	})
-	if errors.Is(err, ErrClientNotFound) {
-		return Credential{}, err
-	}
-	if err != nil {
-		return Credential{}, fmt.Errorf("read secret of client %q in realm %q: %w", clientID, realm, err)
-	}
-	if err := usable(cred); err != nil {
-		return Credential{}, fmt.Errorf("secret of client %q in realm %q: %w", clientID, realm, err)
-	}
-	return Credential{ClientID: clientID, Secret: *cred.Value}, nil
-}
-
-// RegenerateSecret makes Keycloak issue a new secret for the client; the
-// old one stops working at once.
-func (s *Server) RegenerateSecret(ctx context.Context, realm, clientID string) error {
-	err := s.withClient(ctx, realm, clientID, func(id string) error {
-		return s.call(ctx, OpRegenerateSecret, func(token string) error {
-			_, err := s.gc.RegenerateClientSecret(ctx, token, realm, id)
-			return err
-		})
-	})
-	if errors.Is(err, ErrClientNotFound) {
-		return err
-	}
-	if err != nil {
-		return fmt.Errorf("regenerate secret of client %q in realm %q: %w", clientID, realm, err)
-	}
-	return nil
-}
-
-// clientIDTTL is how long a looked-up client id is used. An id is the
-// client's for life, but a clientId is not: an admin may rename a client
-// and give its clientId to a new one, and the id must then be looked up
-// again. Every resource reading a client shares the lookup, so a fleet of
-// them costs one lookup per client per TTL.
-const clientIDTTL = 30 * time.Second
-
-type knownID struct {
-	id string
-	at time.Time
-}
-
-// withClient runs fn with the internal id of the client whose clientId is
-// clientID, looked up at most clientIDTTL ago. A remembered id Keycloak no
-// longer knows (the client was deleted) is looked up again at once.
-func (s *Server) withClient(ctx context.Context, realm, clientID string, fn func(id string) error) error {
-	key := realm + "\x00" + clientID
-	if v, ok := s.clientIDs.Load(key); ok && time.Since(v.(knownID).at) < clientIDTTL {
-		err := fn(v.(knownID).id)
-		if status(err) != http.StatusNotFound {
-			return err
-		}
-		s.clientIDs.Delete(key)
-	}
-	id, err := s.findClient(ctx, realm, clientID)
-	if err != nil {
-		return err
-	}
-	s.clientIDs.Store(key, knownID{id: id, at: time.Now()})
-	return fn(id)
-}
-
-// findClient returns the internal id of the one client whose clientId is
-// exactly clientID (Keycloak's search also matches on prefixes).
-func (s *Server) findClient(ctx context.Context, realm, clientID string) (string, error) {
-	var clients []*gocloak.Client
-	err := s.call(ctx, OpFindClient, func(token string) (err error) {
-		clients, err = s.gc.GetClients(ctx, token, realm, gocloak.GetClientsParams{ClientID: &clientID})
-		return err
-	})
-	if err != nil {
-		return "", fmt.Errorf("find client %q in realm %q: %w", clientID, realm, err)
-	}
-	var ids []string
-	for _, c := range clients {
-		if gocloak.PString(c.ClientID) == clientID {
-			ids = append(ids, gocloak.PString(c.ID))
-		}
-	}
-	if len(ids) != 1 {
-		return "", fmt.Errorf("client %q in realm %q: %w (%d matches)", clientID, realm, ErrClientNotFound, len(ids))
-	}
-	return ids[0], nil
-}
-
 // Version returns the server's version, from the admin server info.
 func (s *Server) Version(ctx context.Context) (string, error) {
 	var info *gocloak.ServerInfoRepresentation
@@ -361,22 +188,6 @@ func (s *Server) IssuerURL(realm string) string {
 // TokenURL is the realm's token endpoint.
 func (s *Server) TokenURL(realm string) string {
 	return s.IssuerURL(realm) + "/protocol/openid-connect/token"
-}
-
-// usable refuses what Keycloak sends instead of a secret: nothing, or the
-// mask it shows to callers who may not see the value.
-func usable(cred *gocloak.CredentialRepresentation) error {
-	v := ""
-	if cred != nil && cred.Value != nil {
-		v = *cred.Value
-	}
-	switch {
-	case v == "":
-		return fmt.Errorf("%w: Keycloak returned an empty secret (is the client confidential?)", ErrNoUsableSecret)
-	case strings.Trim(v, "*") == "":
-		return fmt.Errorf("%w: Keycloak returned a masked secret; the operator's account may not view client secrets", ErrNoUsableSecret)
-	}
-	return nil
 }
 
 // status is the HTTP status of a gocloak error, or 0.

@@ -20,26 +20,14 @@ limitations under the License.
 package operator
 
 import (
-	"context"
 	"fmt"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/client-go/discovery"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	secretsv1alpha1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1alpha1"
-	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
-	vaultv1alpha1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1alpha1"
-	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
 	secretscontroller "github.com/carbogame/vault-keycloak-operator/internal/controller/secrets"
 	vaultcontroller "github.com/carbogame/vault-keycloak-operator/internal/controller/vault"
 	"github.com/carbogame/vault-keycloak-operator/internal/keycloak"
@@ -48,60 +36,6 @@ import (
 	secretswebhook "github.com/carbogame/vault-keycloak-operator/internal/webhook/secrets/v1beta1"
 	vaultwebhook "github.com/carbogame/vault-keycloak-operator/internal/webhook/vault/v1beta1"
 )
-
-// NewScheme returns a scheme with the built-in types and every version of
-// both API groups.
-func NewScheme() *runtime.Scheme {
-	s := runtime.NewScheme()
-	utilruntime.Must(clientgoscheme.AddToScheme(s))
-	utilruntime.Must(apiextensionsv1.AddToScheme(s))
-	utilruntime.Must(vaultv1alpha1.AddToScheme(s))
-	utilruntime.Must(vaultv1beta1.AddToScheme(s))
-	utilruntime.Must(secretsv1alpha1.AddToScheme(s))
-	utilruntime.Must(secretsv1beta1.AddToScheme(s))
-	return s
-}
-
-// CacheOptions limit the manager's cache of Secrets to the ones with the
-// operator's labels: it watches those (a deleted or edited target is
-// repaired at once) without holding every Secret of the cluster in memory.
-// Anyone may forge the labels, so the cache holds those Secrets as digests
-// (secrets.DigestSecret), never their values: a forged Secret costs a few
-// bytes per key. Other Secrets (a KeycloakServer's credentials, a CA, a
-// foreign Secret in the way) are read from the API server directly; see
-// credentialsCache for how the credentials are watched.
-func CacheOptions() cache.Options {
-	return cache.Options{
-		ByObject: map[client.Object]cache.ByObject{
-			&corev1.Secret{}: {Label: secretscontroller.ManagedSecrets(), Transform: secretscontroller.DigestSecret},
-		},
-		// managedFields are never read, and are most of an object's
-		// metadata: a forged Secret with the operator's labels costs less.
-		DefaultTransform: cache.TransformStripManagedFields(),
-	}
-}
-
-// credentialsCache is a second cache, of the operator's namespace alone,
-// through which the KeycloakServer controller watches the metadata of the
-// credentials Secrets (never their data). Nil without a namespace.
-func credentialsCache(mgr ctrl.Manager, namespace string) (cache.Cache, error) {
-	if namespace == "" {
-		return nil, nil
-	}
-	c, err := cache.New(mgr.GetConfig(), cache.Options{
-		HTTPClient:        mgr.GetHTTPClient(),
-		Scheme:            mgr.GetScheme(),
-		Mapper:            mgr.GetRESTMapper(),
-		DefaultNamespaces: map[string]cache.Config{namespace: {}},
-	})
-	if err != nil {
-		return nil, fmt.Errorf("cache of the credentials Secrets in %s: %w", namespace, err)
-	}
-	if err := mgr.Add(c); err != nil {
-		return nil, err
-	}
-	return c, nil
-}
 
 // OwnedCRDs are the CRDs of both API groups.
 var OwnedCRDs = []string{
@@ -293,81 +227,4 @@ func setupControllers(mgr ctrl.Manager, opts Options, recorder func(controller s
 		}
 	}
 	return nil
-}
-
-// vaultServers is where VaultApps are written: the VaultServers, one
-// client each (shared with the VaultServer controller: one login per
-// server), and the environment's Vault when the operator has an address.
-func vaultServers(mgr ctrl.Manager, opts Options, clusterUID string) (*vaultcontroller.VaultServers, error) {
-	servers := &vaultcontroller.VaultServers{
-		Reader:     mgr.GetClient(),
-		ClusterUID: clusterUID,
-		Clients: &vaultcontroller.ServerClients{
-			Reader:    mgr.GetAPIReader(),
-			Namespace: opts.OperatorNamespace,
-			Base:      opts.Vault,
-			Tokens:    &vaultcontroller.ServiceAccountTokens{Client: mgr.GetClient(), TokenPath: opts.Vault.ServiceAccountTokenPath},
-		},
-	}
-	if opts.Vault.Address == "" {
-		return servers, nil
-	}
-	if servers.EnvIgnored = envIgnored(opts); servers.EnvIgnored != "" {
-		ctrl.Log.WithName("setup").Info("the environment's Vault only removes what VaultApps wrote there: " + servers.EnvIgnored)
-	}
-	c, err := vaultclient.New(opts.Vault)
-	if err != nil {
-		return nil, err
-	}
-	identity, err := clusterIdentity(clusterUID, opts.ClusterName, opts.VaultNamePrefix)
-	if err != nil {
-		return nil, err
-	}
-	ctrl.Log.WithName("setup").Info("identity in the environment's Vault", "cluster", identity.Cluster, "namePrefix", identity.NamePrefix)
-	servers.Env = &vaultcontroller.Server{Vault: c, Identity: identity}
-	return servers, nil
-}
-
-// envIgnored says why the environment's Vault takes no VaultApp's writes:
-// it names one, and the admin has not opted in to it; "" when it does.
-// Without the opt-in the client is still built, so that VaultApps that
-// wrote there are removed from there when they are deleted, rather than
-// leaving live grants behind.
-func envIgnored(opts Options) string {
-	if opts.Vault.Address == "" || opts.LegacyVaultEnvironment {
-		return ""
-	}
-	return fmt.Sprintf("the operator's environment names a Vault (%s) but the cluster admin has not opted in to it (%s=true): create a VaultServer, or opt in while moving to one",
-		opts.Vault.Address, EnvLegacyVaultEnvironment)
-}
-
-// EnvLegacyVaultEnvironment, set to true, is the admin's opt-in to
-// LegacyVaultEnvironment (the flag --legacy-vault-environment).
-const EnvLegacyVaultEnvironment = "VKO_LEGACY_VAULT_ENVIRONMENT"
-
-// kubeSystemUID is the kube-system namespace's UID: there from the
-// cluster's creation to its end, and unique, it names the cluster in Vault
-// when the admin gives no name.
-func kubeSystemUID(reader client.Reader) (string, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	var ns corev1.Namespace
-	if err := reader.Get(ctx, client.ObjectKey{Name: metav1.NamespaceSystem}, &ns); err != nil {
-		return "", fmt.Errorf("read namespace %s, whose UID names this cluster in Vault: %w", metav1.NamespaceSystem, err)
-	}
-	return string(ns.UID), nil
-}
-
-// clusterIdentity is this cluster's identity in the Vault it shares with
-// others: the admin's name for it, else the kube-system namespace's UID. A
-// named cluster still owns what its UID marked before it was named.
-func clusterIdentity(uid, name, prefix string) (vaultcontroller.Identity, error) {
-	id := vaultcontroller.Identity{Cluster: uid, NamePrefix: prefix}
-	if name != "" {
-		id.Cluster, id.Aliases = name, []string{uid}
-	}
-	if err := id.Validate(); err != nil {
-		return id, fmt.Errorf("this cluster's identity in Vault: %w", err)
-	}
-	return id, nil
 }
