@@ -125,7 +125,6 @@ func (r *VaultAppReconciler) resolve(ctx context.Context, app *vaultv1beta1.Vaul
 }
 
 func (r *pass) reconcile(ctx context.Context, req ctrl.Request, app *vaultv1beta1.VaultApp) (ctrl.Result, error) {
-	log := logf.FromContext(ctx)
 	before := app.Status.DeepCopy()
 	name := r.Identity.policyName(app.Namespace, app.Name)
 
@@ -148,35 +147,46 @@ func (r *pass) reconcile(ctx context.Context, req ctrl.Request, app *vaultv1beta
 	app.Status.Server = r.server.Name
 	r.reportLegacyConfiguration(app, before)
 
-	// Observe: the spec's own rules (the webhook may have been bypassed),
-	// then what the namespace may have.
+	rep, err := r.bringInStep(ctx, app, before, name)
+	if rep == nil {
+		return ctrl.Result{}, err
+	}
+	return r.report(ctx, req, app, before, *rep, err)
+}
+
+// bringInStep observes what the namespace is granted, brings Vault in step
+// with it, and decides the report; no report when the pass could not look.
+func (r *pass) bringInStep(ctx context.Context, app *vaultv1beta1.VaultApp, before *vaultv1beta1.VaultAppStatus, name string) (*report, error) {
+	log := logf.FromContext(ctx)
+	// The spec's own rules first (the webhook may have been bypassed).
 	if errs := append(tenancy.ValidateVaultApp(app), crdschema.Validate(app)...); len(errs) > 0 {
 		// Nothing is written to Vault, and what an earlier spec had live
 		// is removed: a spec that cannot be checked grants nothing (it got
 		// here past the webhook, or predates a rule).
 		rep, err := r.refuse(ctx, app, before, name, errs.ToAggregate().Error())
-		return r.report(ctx, req, app, before, rep, err)
+		return &rep, err
 	}
 	var ns corev1.Namespace
 	if err := r.Get(ctx, client.ObjectKey{Name: app.Namespace}, &ns); err != nil {
-		return ctrl.Result{}, fmt.Errorf("read namespace %q: %w", app.Namespace, err)
+		return nil, fmt.Errorf("read namespace %q: %w", app.Namespace, err)
 	}
 	// A server that no longer lists the namespace grants nothing: nothing
 	// stays live there.
 	decided, refused := tenancy.DecideVaultGrant(app, &ns, r.server.Spec)
 	granted := grant{decided}
 
-	// Compare and act, then decide what to report.
 	changed, err := r.act(ctx, app, before, name, granted)
 	var notOwned *errNotOwned
 	switch {
 	case errors.As(err, &notOwned):
 		// No backoff retries: the owner of that object must act in Vault;
 		// the next refresh looks again.
-		return r.report(ctx, req, app, before, failed(vaultv1beta1.ReasonNotOwned, err.Error()), nil)
+		rep := failed(vaultv1beta1.ReasonNotOwned, err.Error())
+		return &rep, nil
 	case err != nil:
 		log.Error(err, "sync with Vault failed", "policy", name)
-		return r.report(ctx, req, app, before, failed(r.failure(app, err, vaultv1beta1.ReasonVaultError)), err)
+		rep := failed(r.failure(app, err, vaultv1beta1.ReasonVaultError))
+		return &rep, err
 	}
 	rep := decideReport(app, before, name, granted, refused, changed)
 	app.Status.ObservedGeneration = app.Generation
@@ -187,7 +197,7 @@ func (r *pass) reconcile(ctx context.Context, req ctrl.Request, app *vaultv1beta
 	if changed != nothing {
 		log.Info("wrote to Vault", "what", changed.String(), "name", name, "reason", rep.reason)
 	}
-	return r.report(ctx, req, app, before, rep, nil)
+	return &rep, nil
 }
 
 // report writes a pass's report (the status, once, and its Event) and says

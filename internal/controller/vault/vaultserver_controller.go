@@ -105,29 +105,14 @@ func (r *VaultServerReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 	}
 	version, err := r.check(ctx, &server)
 	r.noteCheck(&server, err)
-	connected := serverConnection(server.Spec.Address, version, err)
-	shared.SetCondition(&server.Status.Conditions, server.Generation, vaultv1beta1.TypeConnected, err == nil, connected.reason, connected.message)
-	shared.SetCondition(&server.Status.Conditions, server.Generation, vaultv1beta1.TypeReady, err == nil, connected.reason, connected.message)
-	// A version stays through an outage, not through a change of server.
-	if version != "" || server.Generation != before.ObservedGeneration {
-		server.Status.Version = version
-	}
-	server.Status.Cluster = server.Spec.Cluster
-	if server.Status.Cluster == "" {
-		server.Status.Cluster = r.ClusterUID
-	}
 	apps, err2 := r.vaultAppsOn(ctx, server.Name)
 	if err2 != nil {
 		return ctrl.Result{}, errors.Join(err, err2)
 	}
-	server.Status.VaultApps = apps
-	server.Status.ObservedGeneration = server.Generation
-	if !equality.Semantic.DeepEqual(before.Conditions, server.Status.Conditions) {
-		eventType := corev1.EventTypeNormal
-		if err != nil {
-			eventType = corev1.EventTypeWarning
-		}
-		r.Recorder.Eventf(&server, nil, eventType, connected.reason, "Connect", "%s", connected.message)
+	var event *serverEvent
+	server.Status, event = decideServerStatus(&server, r.ClusterUID, version, err, apps)
+	if event != nil {
+		r.Recorder.Eventf(&server, nil, event.eventType, event.reason, "Connect", "%s", event.message)
 	}
 	if serr := shared.UpdateStatus(ctx, r.Client, &server, before, &server.Status); serr != nil {
 		return ctrl.Result{}, errors.Join(err, serr)
@@ -229,6 +214,38 @@ var errServerDeleted = errors.New("VaultServer deleted")
 
 // connection is a Connected condition's reason and message.
 type connection struct{ reason, message string }
+
+// serverEvent is the Event a check's outcome is worth.
+type serverEvent struct{ eventType, reason, message string }
+
+// decideServerStatus is the status a check reports (pure): Connected, and
+// Ready as its summary; the version (kept through an outage, not through a
+// change of server); the cluster's name; the count of VaultApps. An Event
+// when the conditions changed.
+func decideServerStatus(server *vaultv1beta1.VaultServer, clusterUID, version string, checkErr error, apps int32) (vaultv1beta1.VaultServerStatus, *serverEvent) {
+	before := server.Status
+	st := *server.Status.DeepCopy()
+	connected := serverConnection(server.Spec.Address, version, checkErr)
+	shared.SetCondition(&st.Conditions, server.Generation, vaultv1beta1.TypeConnected, checkErr == nil, connected.reason, connected.message)
+	shared.SetSummary(&st.Conditions, server.Generation, vaultv1beta1.TypeReady, vaultv1beta1.TypeConnected)
+	if version != "" || server.Generation != before.ObservedGeneration {
+		st.Version = version
+	}
+	st.Cluster = server.Spec.Cluster
+	if st.Cluster == "" {
+		st.Cluster = clusterUID
+	}
+	st.VaultApps = apps
+	st.ObservedGeneration = server.Generation
+	if equality.Semantic.DeepEqual(before.Conditions, st.Conditions) {
+		return st, nil
+	}
+	eventType := corev1.EventTypeNormal
+	if checkErr != nil {
+		eventType = corev1.EventTypeWarning
+	}
+	return st, &serverEvent{eventType: eventType, reason: connected.reason, message: connected.message}
+}
 
 // serverConnection decides the Connected condition from a check: Vault
 // that does not answer, a CA the operator cannot read, a login or request

@@ -310,3 +310,29 @@ func (c *countingChecker) Check(ctx context.Context) (string, error) {
 	*c.checks++
 	return c.fakeChecker.Check(ctx)
 }
+
+// What a check reports, decided without I/O: the version stays through an
+// outage but not through a change of server, Ready follows Connected, and
+// only a change of the conditions is worth an Event.
+func TestDecideServerStatus(t *testing.T) {
+	s := &vaultv1beta1.VaultServer{ObjectMeta: metav1.ObjectMeta{Name: "eu", Generation: 1}, Spec: vaultv1beta1.VaultServerSpec{Address: "https://vault.eu:8200"}}
+	st, ev := decideServerStatus(s, "uid-1", "1.21.0", nil, 3)
+	ready := meta.FindStatusCondition(st.Conditions, vaultv1beta1.TypeReady)
+	if ready == nil || ready.Status != metav1.ConditionTrue || st.Version != "1.21.0" || st.Cluster != "uid-1" || st.VaultApps != 3 || ev == nil || ev.eventType != corev1.EventTypeNormal {
+		t.Fatalf("connected: %+v, event %+v", st, ev)
+	}
+	s.Status = st
+	if _, again := decideServerStatus(s, "uid-1", "1.21.0", nil, 3); again != nil {
+		t.Fatalf("an unchanged check recorded %+v", again)
+	}
+	down := fmt.Errorf("read health: %w", vaultclient.ErrUnavailable)
+	st, ev = decideServerStatus(s, "uid-1", "", down, 3)
+	ready = meta.FindStatusCondition(st.Conditions, vaultv1beta1.TypeReady)
+	if ready.Status != metav1.ConditionFalse || ready.Reason != vaultv1beta1.ReasonVaultUnavailable || st.Version != "1.21.0" || ev == nil || ev.eventType != corev1.EventTypeWarning {
+		t.Fatalf("down: Ready %+v, version %q, event %+v; want the version kept and a Warning", ready, st.Version, ev)
+	}
+	s.Status, s.Generation = st, 2 // another server
+	if st, _ = decideServerStatus(s, "uid-1", "", down, 3); st.Version != "" {
+		t.Fatalf("version %q kept through a change of server", st.Version)
+	}
+}
