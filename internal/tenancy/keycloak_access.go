@@ -101,10 +101,20 @@ func CheckKeycloakAccess(server *secretsv1beta1.KeycloakServer, req KeycloakRequ
 	if errs := ValidateRealm(realmField, req.Realm); len(errs) > 0 {
 		return errs
 	}
+	if errs := checkGrants(server, req); len(errs) > 0 {
+		return errs
+	}
+	// Only a request the grants cover hears that its client is protected:
+	// anyone else would learn the operator's login client by guessing.
 	if reason := protectedReason(req, login); reason != "" {
 		return field.ErrorList{field.Forbidden(clientIDField, fmt.Sprintf("client %q in realm %q %s: it is never readable or rotatable through a KeycloakClientCredential",
 			req.ClientID, req.Realm, reason))}
 	}
+	return nil
+}
+
+// checkGrants reports what of req the server's grants do not cover.
+func checkGrants(server *secretsv1beta1.KeycloakServer, req KeycloakRequest) field.ErrorList {
 	grants := EffectiveGrants(server)
 	var forNamespace, forRealm []int
 	for i, g := range grants {

@@ -167,6 +167,9 @@ func StartProcessClusterWithCRDs(dir, crdDir string) (*ProcessCluster, error) {
 func (pc *ProcessCluster) Stop() {
 	KeepCluster(pc.Client)
 	_ = pc.Env.Stop()
+	// etcd's data is the harness's to remove (envtest removes only a data
+	// directory it chose itself); the caller's other files stay.
+	_ = os.RemoveAll(filepath.Join(pc.dir, "etcd"))
 }
 
 // OperatorIdentity is the operator's ServiceAccount as a pod would have it:

@@ -127,6 +127,8 @@ type KeycloakClientCredentialSpec struct {
 	Target TargetSpec `json:"target"`
 
 	// RefreshInterval is how often Keycloak is read again; at least 30s. Defaults to 10m.
+	// The first read after the operator starts or first sees the resource is
+	// spread up to half an interval later.
 	// +optional
 	RefreshInterval *metav1.Duration `json:"refreshInterval,omitempty"`
 

@@ -137,6 +137,8 @@ type VaultAppSpec struct {
 	KubernetesAuth KubernetesAuthSpec `json:"kubernetesAuth,omitempty"`
 
 	// RefreshInterval is how often Vault is checked for drift. Defaults to 5m.
+	// The first check after the operator starts or first sees the VaultApp is
+	// spread up to half an interval later.
 	// +optional
 	RefreshInterval *metav1.Duration `json:"refreshInterval,omitempty"`
 

@@ -87,6 +87,9 @@ func (r *KeycloakClientCredentialReconciler) source(ctx context.Context, kcc *se
 		r.recent.forget(key)
 		return nil, 0, failed(err)
 	}
+	if rotated {
+		r.recent.forgetClient(server.UID, src.Realm, src.ClientID)
+	}
 	read := recentSource{uid: kcc.UID, generation: kcc.Generation, serverUID: server.UID, serverGeneration: server.Generation, realm: src.Realm, clientID: src.ClientID}
 	cred, serves, remembered := r.recent.get(key, read, r.now())
 	if !remembered || rotated {

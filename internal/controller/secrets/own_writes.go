@@ -59,5 +59,9 @@ func (w *ownWrites) notEchoes() predicate.Predicate {
 	return predicate.Funcs{
 		CreateFunc: func(e event.CreateEvent) bool { return !w.isEcho(e.Object) },
 		UpdateFunc: func(e event.UpdateEvent) bool { return !w.isEcho(e.ObjectNew) },
+		DeleteFunc: func(e event.DeleteEvent) bool {
+			w.m.Delete(types.NamespacedName{Namespace: e.Object.GetNamespace(), Name: e.Object.GetName()})
+			return true
+		},
 	}
 }

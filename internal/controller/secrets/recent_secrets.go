@@ -87,3 +87,15 @@ func (c *recentSecrets) serveUntil(key types.NamespacedName, until time.Time) {
 }
 
 func (c *recentSecrets) forget(key types.NamespacedName) { c.m.Delete(key) }
+
+// forgetClient forgets what every resource remembers of one client of one
+// server: after a rotation, another resource reading the same client must
+// not restore the secret it just replaced.
+func (c *recentSecrets) forgetClient(serverUID types.UID, realm, clientID string) {
+	c.m.Range(func(k, v any) bool {
+		if s := v.(recentSecret).source; s.serverUID == serverUID && s.realm == realm && s.clientID == clientID {
+			c.m.CompareAndDelete(k, v)
+		}
+		return true
+	})
+}

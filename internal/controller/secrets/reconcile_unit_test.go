@@ -457,3 +457,24 @@ func TestAnUndefaultedResourceIsReadAsTheWebhookDefaultsIt(t *testing.T) {
 		t.Fatalf("Secret = %v, want the default keys", s)
 	}
 }
+
+// Two resources read one client; one rotates it. The other must not
+// restore the secret the rotation replaced from what it remembers.
+func TestARotationIsNotUndoneByAnotherResourceOfTheSameClient(t *testing.T) {
+	rot := teamA("rot", "team-a-rot")
+	rot.Spec.Rotation = &secretsv1beta1.RotationSpec{Interval: metav1.Duration{Duration: time.Hour}}
+	rot.CreationTimestamp = metav1.NewTime(time.Now().Add(-2 * time.Hour))
+	reader := teamA("reader", "team-a-rot")
+	w := newKCCWorld(t, rot, reader)
+	w.reconcile("reader") // remembers "r0t"
+	w.reconcile("rot")    // regenerates: "r0t-rotated"
+	s := w.secret("team-a", "reader-creds")
+	s.Data["secret"] = []byte("edited by hand")
+	if err := w.client.Update(context.Background(), s); err != nil {
+		t.Fatal(err)
+	}
+	w.reconcile("reader") // a repair
+	if got := string(w.secret("team-a", "reader-creds").Data["secret"]); got != "r0t-rotated" {
+		t.Fatalf("the repair wrote %q, want the rotated secret", got)
+	}
+}
