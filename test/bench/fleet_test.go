@@ -400,7 +400,7 @@ func memoryDir(b *testing.B) string {
 	b.Helper()
 	// A small /dev/shm (a container's default is 64 MiB) would fill up.
 	var fs syscall.Statfs_t
-	if err := syscall.Statfs("/dev/shm", &fs); err == nil && uint64(fs.Bavail)*uint64(fs.Bsize) >= 4<<30 {
+	if err := syscall.Statfs("/dev/shm", &fs); err == nil && fs.Bavail*uint64(fs.Bsize) >= 4<<30 {
 		if dir, err := os.MkdirTemp("/dev/shm", "vko-bench-"); err == nil {
 			b.Cleanup(func() { _ = os.RemoveAll(dir) })
 			return dir
