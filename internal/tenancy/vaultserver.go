@@ -66,6 +66,19 @@ func RetainGranted(s *vaultv1beta1.VaultServer, namespace string) bool {
 	})
 }
 
+// DefaultTokenTTLOn is the token TTL a VaultApp that asks for none gets in
+// namespace: the default, or the server's cap there when lower (a nil
+// server, the environment's Vault, caps nothing). The webhook and the
+// controller both default through it.
+func DefaultTokenTTLOn(s *vaultv1beta1.VaultServer, namespace string) time.Duration {
+	if s != nil {
+		if most := MaxTokenTTLOf(s, namespace); most > 0 && most < vaultv1beta1.DefaultTokenTTL {
+			return most
+		}
+	}
+	return vaultv1beta1.DefaultTokenTTL
+}
+
 // MaxTokenTTLOf is the largest token TTL the server's entries that list
 // the namespace allow: entries grant, so the most generous wins, and an
 // entry without maxTokenTTL allows up to vaultv1beta1.MaxTokenTTL. Zero when no entry

@@ -137,7 +137,7 @@ func (r *pass) reconcile(ctx context.Context, req ctrl.Request, app *vaultv1beta
 	// From here the pass reads the spec in its defaulted view, as the
 	// webhook would have defaulted it (after the finalizer's patch, which
 	// reads the object back as stored).
-	app.SetDefaults(r.defaultTokenTTL(app))
+	app.SetDefaults(tenancy.DefaultTokenTTLOn(r.server.Spec, app.Namespace))
 	// The status names what is live in Vault, and where: the former name
 	// while a move to a new one (the cluster's prefix changed) is not
 	// done; set after the finalizer's patch, which reads the object back.
@@ -152,18 +152,6 @@ func (r *pass) reconcile(ctx context.Context, req ctrl.Request, app *vaultv1beta
 		return ctrl.Result{}, err
 	}
 	return r.report(ctx, req, app, before, *rep, err)
-}
-
-// defaultTokenTTL is the token TTL the webhook gives a VaultApp that asks
-// for none: the default, or the server's cap for the namespace when lower.
-func (r *pass) defaultTokenTTL(app *vaultv1beta1.VaultApp) time.Duration {
-	ttl := vaultv1beta1.DefaultTokenTTL
-	if r.server.Spec != nil {
-		if most := tenancy.MaxTokenTTLOf(r.server.Spec, app.Namespace); most > 0 && most < ttl {
-			ttl = most
-		}
-	}
-	return ttl
 }
 
 // bringInStep observes what the namespace is granted, brings Vault in step

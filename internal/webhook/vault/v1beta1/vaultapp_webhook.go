@@ -85,13 +85,10 @@ func (d *VaultAppDefaulter) defaultTokenTTL(ctx context.Context, app *vaultv1bet
 		return vaultv1beta1.DefaultTokenTTL
 	}
 	server, err := serverFor(ctx, d.Client, app, nil)
-	if err != nil || server == nil {
+	if err != nil {
 		return vaultv1beta1.DefaultTokenTTL
 	}
-	if most := tenancy.MaxTokenTTLOf(server, app.Namespace); most > 0 && most < vaultv1beta1.DefaultTokenTTL {
-		return most
-	}
-	return vaultv1beta1.DefaultTokenTTL
+	return tenancy.DefaultTokenTTLOn(server, app.Namespace)
 }
 
 // +kubebuilder:webhook:path=/validate-vault-exemple-com-v1beta1-vaultapp,mutating=false,failurePolicy=fail,sideEffects=None,groups=vault.exemple.com,resources=vaultapps,verbs=create;update,versions=v1beta1,name=vvaultapp-v1beta1.vault.exemple.com,admissionReviewVersions=v1,matchPolicy=Equivalent
