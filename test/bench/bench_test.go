@@ -51,8 +51,8 @@ func BenchmarkFleet(b *testing.B) {
 		f.createCredentials(b)
 		f.restartInStep(b)
 		p4 := f.repairUnderLoad(b, fleetRun)
-		if p4.SecretP99 > time.Second {
-			b.Errorf("P4 missed: p99 %s (p50 %s)", ms(p4.SecretP99), ms(p4.SecretP50))
+		if p4.Median.SecretP99 > time.Second {
+			b.Errorf("P4 missed: p99 by round %s; the median round: %s", p4.roundsP99(), p4.Median)
 		}
 		return
 	}
@@ -98,8 +98,9 @@ func BenchmarkFleet(b *testing.B) {
 	// P4: repairs while the refresh wave that follows runs.
 	p4 := f.repairUnderLoad(b, fleetRun)
 	r.Raw["P4"] = p4
-	r.add("P4", fmt.Sprintf("%d edited + %d deleted Secrets restored during a refresh wave, p99", editedSecrets, deletedSecrets), p4.SecretP99 <= time.Second, "≤ 1 s",
-		"%s (p50 %s)", ms(p4.SecretP99), ms(p4.SecretP50))
+	r.add("P4", fmt.Sprintf("%d edited + %d deleted Secrets restored during a refresh wave, p99 of the median of %d rounds", editedSecrets, deletedSecrets, repairRounds),
+		p4.Median.SecretP99 <= time.Second, "≤ 1 s", "%s (p50 %s; rounds %s)", ms(p4.Median.SecretP99), ms(p4.Median.SecretP50), p4.roundsP99())
+	r.explain("every round: " + p4.roundsDetail())
 	r.add("P4", fmt.Sprintf("%d policies edited in Vault restored, slowest", editedPolicies), p4.PolicyMax <= refresh+time.Second, fmt.Sprintf("≤ refreshInterval + 1 s (%s)", refresh+time.Second),
 		"%s", p4.PolicyMax.Round(100*time.Millisecond))
 

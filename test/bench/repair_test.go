@@ -24,11 +24,13 @@ import (
 	"os"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -37,16 +39,29 @@ import (
 	"github.com/carbogame/vault-keycloak-operator/test/harness"
 )
 
-// repair is P4's figures.
+// repair is P4's figures: the Secret repairs of each round, and the policy
+// repairs (edited once, in the first round).
 type repair struct {
-	Secrets   int           `json:"secrets"`
-	SecretP50 time.Duration `json:"secretP50Nanos"`
-	SecretP99 time.Duration `json:"secretP99Nanos"`
+	// Rounds are the Secret repair rounds, in order. The target is judged
+	// on the median round (by p99): one stall of the machine (the kernel's
+	// writeback, another tenant of the VM) that lands in one round of a
+	// two-second window does not decide it, and a slow operator misses in
+	// every round.
+	Rounds    []secretRound `json:"rounds"`
+	Median    secretRound   `json:"median"`
 	Policies  int           `json:"policies"`
 	PolicyMax time.Duration `json:"policyMaxNanos"`
 	// BurstReads is how many refresh reads the operator sent Vault and
 	// Keycloak while the repairs were measured: the load they had to pass.
 	BurstReads int `json:"burstReads"`
+}
+
+// secretRound is one round of P4: 100 target Secrets edited and 100 deleted
+// at once, and how long each took to be restored.
+type secretRound struct {
+	Secrets   int           `json:"secrets"`
+	SecretP50 time.Duration `json:"secretP50Nanos"`
+	SecretP99 time.Duration `json:"secretP99Nanos"`
 	// Edited and deleted Secrets apart (p50, p99), and where the
 	// credential controller's time went meanwhile (its queue, its
 	// reconciles, its failed passes): what to look at when P4 misses.
@@ -66,6 +81,15 @@ type repair struct {
 	CPU         map[string]time.Duration `json:"cpuNanosByCommand"`
 }
 
+// String is the round's breakdown, for the log and a missed target.
+func (r secretRound) String() string {
+	return fmt.Sprintf("%d Secrets restored, p50 %s, p99 %s (edited: p50 %s, p99 %s; deleted: p50 %s, p99 %s); the edits' own watch echo: p50 %s, p99 %s; "+
+		"credential controller: %d reconciles, mean queue wait %s, mean reconcile %s, %.0f errors; window %s, machine %.0f%% busy; CPU by process: %v",
+		r.Secrets, ms(r.SecretP50), ms(r.SecretP99), ms(r.EditedP50), ms(r.EditedP99), ms(r.DeletedP50), ms(r.DeletedP99), ms(r.EchoP50), ms(r.EchoP99),
+		r.Controller.Reconciles, ms(r.Controller.QueueWait), ms(r.Controller.Reconcile), r.Controller.Errors,
+		r.Window.Round(time.Millisecond), 100*r.MachineBusy, r.CPU)
+}
+
 // queueCost is one controller's queue and reconcile figures over a window.
 type queueCost struct {
 	QueueWait  time.Duration `json:"queueWaitMeanNanos"`
@@ -76,12 +100,16 @@ type queueCost struct {
 
 const (
 	editedSecrets, deletedSecrets, editedPolicies = 100, 100, 100
+	// repairRounds of Secret repairs, each on Secrets of its own, one
+	// after the other while the refresh wave runs (it lasts half an
+	// interval; a round takes a few seconds).
+	repairRounds = 3
 )
 
 // repairUnderLoad waits for the refresh wave that follows the restart (every
-// object is checked again), and while it runs, edits 100 target Secrets,
-// deletes 100 others and edits 100 policies in Vault by hand; it measures
-// how long each takes to be restored.
+// object is checked again), and while it runs, edits 100 policies in Vault by
+// hand and, in each of three rounds, edits 100 target Secrets and deletes 100
+// others; it measures how long each takes to be restored.
 func (f *fleet) repairUnderLoad(b *testing.B, run string) repair {
 	b.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*refresh)
@@ -99,15 +127,16 @@ func (f *fleet) repairUnderLoad(b *testing.B, run string) repair {
 		b.Fatal(err)
 	}
 
-	// What the Secrets and policies hold now, in step.
-	want := map[client.ObjectKey]map[string][]byte{}
-	for i := range editedSecrets + deletedSecrets {
-		var s corev1.Secret
-		key := client.ObjectKey{Namespace: nsName(i), Name: fmt.Sprintf("fleet-%04d", i)}
-		if err := f.c.Get(ctx, key, &s); err != nil {
-			b.Fatal(err)
-		}
-		want[key] = s.Data
+	// What the Secrets and policies hold now, in step; the watch starts
+	// where that list ends, so that nothing the list showed comes again.
+	var list corev1.SecretList
+	managed := client.MatchingLabels{secrets.ManagedByLabel: secrets.ManagedByValue}
+	if err := f.c.List(ctx, &list, managed); err != nil {
+		b.Fatal(err)
+	}
+	held := map[client.ObjectKey]map[string][]byte{}
+	for i := range list.Items {
+		held[client.ObjectKeyFromObject(&list.Items[i])] = list.Items[i].Data
 	}
 	policies := map[string]string{}
 	for i := range editedPolicies {
@@ -118,25 +147,102 @@ func (f *fleet) repairUnderLoad(b *testing.B, run string) repair {
 		}
 		policies[name] = text
 	}
-
 	wc, err := client.NewWithWatch(f.cluster.Config, client.Options{Scheme: f.cluster.Env.Scheme})
 	if err != nil {
 		b.Fatal(err)
 	}
-	w, err := wc.Watch(ctx, &corev1.SecretList{}, client.MatchingLabels{secrets.ManagedByLabel: secrets.ManagedByValue})
+	w, err := wc.Watch(ctx, &corev1.SecretList{}, managed, &client.ListOptions{Raw: &metav1.ListOptions{ResourceVersion: list.ResourceVersion}})
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer w.Stop()
 
-	var mu sync.Mutex
-	changedAt := map[string]time.Time{}
-	mark := func(key string) {
-		mu.Lock()
-		changedAt[key] = time.Now()
-		mu.Unlock()
-	}
 	readBurst := reads()
+	var mu sync.Mutex
+	editedAt := map[string]time.Time{}
+	policiesEdited := make(chan struct{})
+	go func() {
+		defer close(policiesEdited)
+		names := slices.Sorted(maps.Keys(policies))
+		_ = parallelErr(len(names), 8, func(i int) error {
+			mu.Lock()
+			editedAt[names[i]] = time.Now()
+			mu.Unlock()
+			return admin.Sys().PutPolicyWithContext(ctx, names[i], policies[names[i]]+"\n# edited by hand\n")
+		})
+	}()
+	r := repair{Policies: len(policies)}
+	perRound := editedSecrets + deletedSecrets
+	for round := range repairRounds {
+		want := map[client.ObjectKey]map[string][]byte{}
+		edited := map[client.ObjectKey]bool{}
+		for i := round * perRound; i < (round+1)*perRound; i++ {
+			key := client.ObjectKey{Namespace: nsName(i), Name: fmt.Sprintf("fleet-%04d", i)}
+			data, ok := held[key]
+			if !ok {
+				b.Fatalf("Secret %s is not there to edit", key)
+			}
+			want[key] = data
+			edited[key] = i-round*perRound < editedSecrets
+		}
+		sr := f.repairRound(ctx, b, w, want, edited)
+		b.Logf("P4 round %d of %d during a refresh wave: %s", round+1, repairRounds, sr)
+		r.Rounds = append(r.Rounds, sr)
+	}
+	byP99 := slices.SortedFunc(slices.Values(r.Rounds), func(a, b secretRound) int { return cmp.Compare(a.SecretP99, b.SecretP99) })
+	r.Median = byP99[len(byP99)/2]
+
+	// Policies: restored when Vault holds the operator's text again. They
+	// wait for their refresh; polling starts a few seconds before it is
+	// due, so that the bench's own reads did not load Vault while the
+	// Secrets were measured.
+	w.Stop()
+	<-policiesEdited
+	firstEdit := slices.MinFunc(slices.Collect(maps.Values(editedAt)), func(a, b time.Time) int { return a.Compare(b) })
+	time.Sleep(time.Until(firstEdit.Add(refresh - 5*time.Second)))
+	pending := maps.Clone(policies)
+	for len(pending) > 0 {
+		for name, text := range pending {
+			if now, err := admin.Sys().GetPolicyWithContext(ctx, name); err == nil && now == text {
+				r.PolicyMax = max(r.PolicyMax, time.Since(editedAt[name]))
+				delete(pending, name)
+			}
+		}
+		if ctx.Err() != nil {
+			b.Fatalf("%d of %d policies not restored", len(pending), len(policies))
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	r.BurstReads = reads() - readBurst
+	b.Logf("P4 (%d reads meanwhile): Secrets p99 by round %s, the median round's %s; %d policies restored, the last after %s",
+		r.BurstReads, r.roundsP99(), ms(r.Median.SecretP99), r.Policies, r.PolicyMax.Round(time.Millisecond))
+	return r
+}
+
+// roundsP99 lists each round's p99, in order.
+func (r repair) roundsP99() string {
+	var out []string
+	for _, sr := range r.Rounds {
+		out = append(out, ms(sr.SecretP99))
+	}
+	return strings.Join(out, ", ")
+}
+
+// roundsDetail is every round's breakdown, for a missed target.
+func (r repair) roundsDetail() string {
+	var out []string
+	for i, sr := range r.Rounds {
+		out = append(out, fmt.Sprintf("round %d: %s", i+1, sr))
+	}
+	return strings.Join(out, "; ")
+}
+
+// repairRound edits the Secrets marked edited and deletes the others, all at
+// once, and times each until the watch shows it holding want again.
+func (f *fleet) repairRound(ctx context.Context, b *testing.B, w watch.Interface, want map[client.ObjectKey]map[string][]byte, edited map[client.ObjectKey]bool) secretRound {
+	b.Helper()
+	var mu sync.Mutex
+	changedAt := map[client.ObjectKey]time.Time{}
 	metricsBefore := f.controllerMetrics(b)
 	cpuBefore, busyBefore, windowStart := harness.CPUByCommand(), busyCPU(), time.Now()
 	if out := os.Getenv("VKO_BENCH_PROFILE"); out != "" {
@@ -151,34 +257,21 @@ func (f *fleet) repairUnderLoad(b *testing.B, run string) repair {
 			if err := f.c.Get(ctx, key, &s); err != nil {
 				return err
 			}
-			if i < editedSecrets {
-				for k := range s.Data {
-					s.Data[k] = []byte("edited by hand")
-				}
-				mark(key.String()) // the clock starts as the edit is sent
-				return f.c.Update(ctx, &s)
+			mu.Lock()
+			changedAt[key] = time.Now() // the clock starts as the change is sent
+			mu.Unlock()
+			if !edited[key] {
+				return f.c.Delete(ctx, &s)
 			}
-			mark(key.String())
-			return f.c.Delete(ctx, &s)
-		})
-	}()
-	go func() {
-		names := slices.Sorted(maps.Keys(policies))
-		_ = parallelErr(len(names), 8, func(i int) error {
-			mark(names[i])
-			return admin.Sys().PutPolicyWithContext(ctx, names[i], policies[names[i]]+"\n# edited by hand\n")
+			for k := range s.Data {
+				s.Data[k] = []byte("edited by hand")
+			}
+			return f.c.Update(ctx, &s)
 		})
 	}()
 
-	// Secrets: restored when the watch shows the data in step again.
-	var secretTimes, editedTimes, deletedTimes []time.Duration
-	isEdited := map[client.ObjectKey]bool{}
-	for i := range editedSecrets {
-		isEdited[client.ObjectKey{Namespace: nsName(i), Name: fmt.Sprintf("fleet-%04d", i)}] = true
-	}
-	restored := map[string]bool{}
-	echoed := map[client.ObjectKey]bool{}
-	var echoTimes []time.Duration
+	var secretTimes, editedTimes, deletedTimes, echoTimes []time.Duration
+	restored, echoed := map[client.ObjectKey]bool{}, map[client.ObjectKey]bool{}
 	for len(restored) < len(want) {
 		select {
 		case ev := <-w.ResultChan():
@@ -188,92 +281,50 @@ func (f *fleet) repairUnderLoad(b *testing.B, run string) repair {
 			}
 			key := client.ObjectKeyFromObject(s)
 			mu.Lock()
-			at, changed := changedAt[key.String()]
+			at, changed := changedAt[key]
 			mu.Unlock()
-			if _, ours := want[key]; ours && changed && !echoed[key] && (ev.Type == watch.Deleted || string(firstValue(s.Data)) == "edited by hand") {
+			data, ours := want[key]
+			if !ours || !changed {
+				continue
+			}
+			if !echoed[key] && (ev.Type == watch.Deleted || string(firstValue(s.Data)) == "edited by hand") {
 				// The bench's own change, back through a watch: what the
 				// manager's watch waits too, before it can repair.
 				echoed[key] = true
 				echoTimes = append(echoTimes, time.Since(at))
 			}
-			if ev.Type == watch.Deleted {
+			if ev.Type == watch.Deleted || restored[key] || !echoed[key] ||
+				!maps.EqualFunc(data, s.Data, func(a, b []byte) bool { return string(a) == string(b) }) {
 				continue
 			}
-			if data, ours := want[key]; ours && changed && !restored[key.String()] && maps.EqualFunc(data, s.Data, func(a, b []byte) bool { return string(a) == string(b) }) {
-				restored[key.String()] = true
-				took := time.Since(at)
-				secretTimes = append(secretTimes, took)
-				if isEdited[key] {
-					editedTimes = append(editedTimes, took)
-				} else {
-					deletedTimes = append(deletedTimes, took)
-				}
+			restored[key] = true
+			took := time.Since(at)
+			secretTimes = append(secretTimes, took)
+			if edited[key] {
+				editedTimes = append(editedTimes, took)
+			} else {
+				deletedTimes = append(deletedTimes, took)
 			}
 		case <-ctx.Done():
 			b.Fatalf("%d of %d Secrets restored; manager log:\n%s", len(restored), len(want), f.manager.LogTail(20))
 		}
 	}
 
-	cost := f.controllerMetrics(b).since(metricsBefore)
 	window := time.Since(windowStart)
-	cpuUsed := harness.Difference(harness.CPUByCommand(), cpuBefore)
 	busy := busyCPU() - busyBefore
-
-	// Policies: restored when Vault holds the operator's text again. They
-	// wait for their refresh; polling starts a few seconds before it is
-	// due, so that the bench's own reads did not load Vault while the
-	// Secrets were measured.
-	var policyMax time.Duration
-	pending := maps.Clone(policies)
-	mu.Lock()
-	var firstEdit time.Time
-	for name := range policies {
-		if at, ok := changedAt[name]; ok && (firstEdit.IsZero() || at.Before(firstEdit)) {
-			firstEdit = at
-		}
-	}
-	mu.Unlock()
-	time.Sleep(time.Until(firstEdit.Add(refresh - 5*time.Second)))
-	for len(pending) > 0 {
-		for name, text := range pending {
-			mu.Lock()
-			at, changed := changedAt[name]
-			mu.Unlock()
-			if !changed {
-				continue
-			}
-			if now, err := admin.Sys().GetPolicyWithContext(ctx, name); err == nil && now == text {
-				policyMax = max(policyMax, time.Since(at))
-				delete(pending, name)
-			}
-		}
-		if ctx.Err() != nil {
-			b.Fatalf("%d of %d policies not restored", len(pending), len(policies))
-		}
-		time.Sleep(250 * time.Millisecond)
-	}
 	for _, t := range [][]time.Duration{secretTimes, editedTimes, deletedTimes, echoTimes} {
 		slices.Sort(t)
 	}
-	r := repair{
+	return secretRound{
 		Secrets: len(secretTimes), SecretP50: secretTimes[len(secretTimes)/2], SecretP99: percentile(secretTimes, 0.99),
-		Policies: len(policies), PolicyMax: policyMax, BurstReads: reads() - readBurst,
 		EditedP50: editedTimes[len(editedTimes)/2], EditedP99: percentile(editedTimes, 0.99),
 		DeletedP50: deletedTimes[len(deletedTimes)/2], DeletedP99: percentile(deletedTimes, 0.99),
-		Controller:  cost,
+		EchoP50: echoTimes[len(echoTimes)/2], EchoP99: percentile(echoTimes, 0.99),
+		Controller:  f.controllerMetrics(b).since(metricsBefore),
 		Window:      window,
 		MachineBusy: float64(busy) / float64(window) / float64(runtime.NumCPU()),
-		CPU:         cpuUsed,
+		CPU:         harness.Difference(harness.CPUByCommand(), cpuBefore),
 	}
-	if len(echoTimes) > 0 {
-		r.EchoP50, r.EchoP99 = echoTimes[len(echoTimes)/2], percentile(echoTimes, 0.99)
-	}
-	b.Logf("P4 during a refresh wave (%d reads meanwhile): %d Secrets restored, p50 %s, p99 %s; %d policies restored, the last after %s",
-		r.BurstReads, r.Secrets, r.SecretP50.Round(time.Millisecond), r.SecretP99.Round(time.Millisecond), r.Policies, r.PolicyMax.Round(time.Millisecond))
-	b.Logf("P4 window %s, machine %.0f%% busy; CPU by process: %v", window.Round(time.Millisecond), 100*r.MachineBusy, cpuUsed)
-	b.Logf("P4 edited: p50 %s, p99 %s; deleted: p50 %s, p99 %s; the edits' own watch echo: p50 %s, p99 %s; credential controller meanwhile: %d reconciles, mean queue wait %s, mean reconcile %s, %.0f errors",
-		ms(r.EditedP50), ms(r.EditedP99), ms(r.DeletedP50), ms(r.DeletedP99), ms(r.EchoP50), ms(r.EchoP99), cost.Reconciles, ms(cost.QueueWait), ms(cost.Reconcile), cost.Errors)
-	return r
 }
 
 // controllerSample is the credential controller's cumulative figures.
