@@ -63,19 +63,14 @@ func TestLeaderKilledTheStandbyTakesOver(t *testing.T) {
 
 	// Each replica serves the webhooks on a port of its own; a Service on
 	// the port the API server calls forwards to whichever answers.
-	ports, err := harness.FreePorts(2)
-	if err != nil {
-		t.Fatal(err)
-	}
 	wh := cluster.Env.WebhookInstallOptions
-	svc, err := harness.StartService(fmt.Sprintf("%s:%d", wh.LocalServingHost, wh.LocalServingPort),
-		fmt.Sprintf("127.0.0.1:%d", ports[0]), fmt.Sprintf("127.0.0.1:%d", ports[1]))
+	svc, err := harness.StartService(fmt.Sprintf("%s:%d", wh.LocalServingHost, wh.LocalServingPort))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer svc.Close()
 	var replicas []*replica
-	for i, name := range []string{"replica-a", "replica-b"} {
+	for _, name := range []string{"replica-a", "replica-b"} {
 		proxy, err := harness.StartCountingProxy(vault.Addr, harness.ClassifyVault)
 		if err != nil {
 			t.Fatal(err)
@@ -83,10 +78,11 @@ func TestLeaderKilledTheStandbyTakesOver(t *testing.T) {
 		defer proxy.Close()
 		m, err := cluster.StartManager(ctx, name, []string{"VAULT_ADDR=" + proxy.URL, operator.EnvLegacyVaultEnvironment + "=true"},
 			"--operator-namespace="+operatorNamespace, "--vault-service-account-token-path="+tokenPath,
-			fmt.Sprintf("--webhook-port=%d", ports[i]))
+			harness.WebhookPortFree)
 		if err != nil {
 			t.Fatal(err)
 		}
+		svc.Add(strings.TrimPrefix(m.WebhookURL, "https://"))
 		defer m.Stop()
 		replicas = append(replicas, &replica{name: name, proxy: proxy, manager: m})
 	}

@@ -27,6 +27,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -236,10 +237,27 @@ func (pc *ProcessCluster) StartManager(ctx context.Context, name string, env []s
 	return m, nil
 }
 
+// WebhookPortFree, as an argument of StartManager, serves the replica's
+// webhooks on a port picked free for each start attempt (behind a Service:
+// Manager.WebhookURL says which). A port the test picked itself could be
+// taken by a test package beside it before the manager binds it, and every
+// retry would find it taken again.
+const WebhookPortFree = "--webhook-port=free"
+
 func (pc *ProcessCluster) startManagerOnce(ctx context.Context, bin, name string, env, extra []string) (*Manager, error) {
 	ports, err := FreePorts(3)
 	if err != nil {
 		return nil, err
+	}
+	extra = slices.Clone(extra)
+	for i, a := range extra {
+		if a == WebhookPortFree {
+			port, err := FreePort()
+			if err != nil {
+				return nil, err
+			}
+			extra[i] = "--webhook-port=" + strconv.Itoa(port)
+		}
 	}
 	metricsPort, probePort, pprofPort := ports[0], ports[1], ports[2]
 	wh := pc.Env.WebhookInstallOptions
@@ -277,6 +295,7 @@ func (pc *ProcessCluster) startManagerOnce(ctx context.Context, bin, name string
 		proc.Stop()
 		return nil, err
 	}
+	m.WebhookURL = "https://" + webhookAddr
 	return m, nil
 }
 

@@ -19,6 +19,7 @@ package harness
 import (
 	"io"
 	"net"
+	"slices"
 	"sync"
 )
 
@@ -28,9 +29,11 @@ import (
 // others (the webhooks of two managers, behind the one address the API
 // server calls).
 type Service struct {
-	l        net.Listener
+	l  net.Listener
+	wg sync.WaitGroup
+
+	mu       sync.Mutex
 	backends []string
-	wg       sync.WaitGroup
 }
 
 // StartService listens on addr and forwards to backends, in order.
@@ -54,9 +57,19 @@ func (s *Service) serve() {
 	}
 }
 
+// Add puts a backend behind the Service, after the others.
+func (s *Service) Add(backend string) {
+	s.mu.Lock()
+	s.backends = append(s.backends, backend)
+	s.mu.Unlock()
+}
+
 func (s *Service) forward(in net.Conn) {
 	defer func() { _ = in.Close() }()
-	for _, b := range s.backends {
+	s.mu.Lock()
+	backends := slices.Clone(s.backends)
+	s.mu.Unlock()
+	for _, b := range backends {
 		out, err := net.Dial("tcp", b)
 		if err != nil {
 			continue
