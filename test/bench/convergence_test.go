@@ -361,7 +361,7 @@ func (f *fleet) limitOne(vc *vaultapi.Client, app *vaultv1beta1.VaultApp) error 
 	}
 	now := metav1.Now()
 	app.Status = vaultv1beta1.VaultAppStatus{PolicyName: name, RoleName: name, LastSyncTime: &now, ObservedGeneration: app.Generation}
-	for _, t := range []string{"PolicySynced", "RoleSynced", "Ready"} {
+	for _, t := range []string{"PolicySynced", "RoleSynced", "AccessGranted", "Ready"} {
 		app.Status.Conditions = append(app.Status.Conditions, metav1.Condition{Type: t, Status: metav1.ConditionTrue, Reason: "Synced",
 			Message: "in step", ObservedGeneration: app.Generation, LastTransitionTime: now})
 	}

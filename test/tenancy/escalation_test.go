@@ -612,6 +612,9 @@ func TestAdminNarrowsAGrant(t *testing.T) {
 
 		setNamespaceAnnotation(t, bypass, tenancy.AllowedCapabilitiesAnnotation, "read")
 		waitApp(t, client.ObjectKeyFromObject(a), vaultv1beta1.TypePolicySynced, metav1.ConditionTrue, vaultv1beta1.ReasonGrantNarrowed)
+		// Ready summarises: False with AccessGranted's reason.
+		waitApp(t, client.ObjectKeyFromObject(a), vaultv1beta1.TypeAccessGranted, metav1.ConditionFalse, vaultv1beta1.ReasonNotAllowed)
+		waitApp(t, client.ObjectKeyFromObject(a), vaultv1beta1.TypeReady, metav1.ConditionFalse, vaultv1beta1.ReasonNotAllowed)
 		if text := policy(t, name); strings.Contains(text, "update") {
 			t.Fatalf("policy after narrowing still grants update:\n%s", text)
 		}

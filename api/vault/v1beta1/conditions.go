@@ -23,6 +23,9 @@ const (
 	TypePolicySynced = "PolicySynced"
 	TypeRoleSynced   = "RoleSynced"
 	TypeConnected    = "Connected"
+	// TypeAccessGranted, on a VaultApp, is True when its namespace's grant
+	// covers all the spec asks; False names what it does not.
+	TypeAccessGranted = "AccessGranted"
 	// TypeLegacyConfiguration, on a VaultApp, is True while it is written
 	// to the Vault of the operator's environment under its namespace's
 	// annotations (the admin opted in): not to a VaultServer.
@@ -40,6 +43,8 @@ const (
 	ReasonUpdated = "Updated"
 	// ReasonDriftRepaired: the external state was changed by someone else and restored.
 	ReasonDriftRepaired = "DriftRepaired"
+	// ReasonGranted: the namespace's grant covers all the spec asks.
+	ReasonGranted = "Granted"
 	// ReasonNotAllowed: the spec asks for more than the cluster admin granted.
 	ReasonNotAllowed = "NotAllowed"
 	// ReasonGrantNarrowed: the namespace's grant no longer covers all the

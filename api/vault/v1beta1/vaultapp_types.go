@@ -150,7 +150,8 @@ type VaultAppSpec struct {
 
 // VaultAppStatus is what the operator observed and did.
 type VaultAppStatus struct {
-	// Conditions: Ready (the summary), PolicySynced, RoleSynced.
+	// Conditions: Ready (the summary of the others), PolicySynced, RoleSynced,
+	// AccessGranted.
 	// +optional
 	// +listType=map
 	// +listMapKey=type

@@ -47,6 +47,12 @@ func SetCondition(conditions *[]metav1.Condition, generation int64, typ string, 
 // last one's when all are. A condition not set yet is left out. It reports
 // whether anything changed.
 func SetSummary(conditions *[]metav1.Condition, generation int64, summary string, of ...string) bool {
+	return SetSummaryWith(conditions, generation, summary, "", "", of...)
+}
+
+// SetSummaryWith is SetSummary with the reason and message the summary
+// carries when all are true (the last one's when empty).
+func SetSummaryWith(conditions *[]metav1.Condition, generation int64, summary, reasonTrue, messageTrue string, of ...string) bool {
 	var last *metav1.Condition
 	for _, typ := range of {
 		c := meta.FindStatusCondition(*conditions, typ)
@@ -61,5 +67,8 @@ func SetSummary(conditions *[]metav1.Condition, generation int64, summary string
 	if last == nil {
 		return false
 	}
-	return SetCondition(conditions, generation, summary, true, last.Reason, last.Message)
+	if reasonTrue == "" {
+		reasonTrue, messageTrue = last.Reason, last.Message
+	}
+	return SetCondition(conditions, generation, summary, true, reasonTrue, messageTrue)
 }

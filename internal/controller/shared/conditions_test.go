@@ -53,6 +53,21 @@ func TestSummaryIsTheFirstConditionNotTrue(t *testing.T) {
 	}
 }
 
+func TestSummaryWithItsOwnWordsWhenAllAreTrue(t *testing.T) {
+	var conds []metav1.Condition
+	SetCondition(&conds, 1, "A", true, "Read", "a")
+	SetCondition(&conds, 1, "B", true, "Synced", "b")
+	SetSummaryWith(&conds, 1, "Ready", "InStep", "all in step", "A", "B")
+	if c := meta.FindStatusCondition(conds, "Ready"); c.Status != metav1.ConditionTrue || c.Reason != "InStep" || c.Message != "all in step" {
+		t.Fatalf("Ready = %+v, want True InStep", c)
+	}
+	SetCondition(&conds, 1, "B", false, "Partial", "b failed")
+	SetSummaryWith(&conds, 1, "Ready", "InStep", "all in step", "A", "B")
+	if c := meta.FindStatusCondition(conds, "Ready"); c.Status != metav1.ConditionFalse || c.Reason != "Partial" || c.Message != "b failed" {
+		t.Fatalf("Ready = %+v, want False Partial", c)
+	}
+}
+
 // messageOf is the message of the condition (other than Ready) with reason.
 func messageOf(conds []metav1.Condition, reason string) string {
 	for _, c := range conds {

@@ -68,7 +68,7 @@ func (r *pass) refuse(ctx context.Context, app *vaultv1beta1.VaultApp, before *v
 	if removed {
 		msg = fmt.Sprintf("removed policy and role %s from Vault: %s", name, msg)
 	}
-	rep := failed(vaultv1beta1.ReasonNotAllowed, msg)
+	rep := refused(vaultv1beta1.ReasonNotAllowed, msg)
 	if removed {
 		rep.reason = vaultv1beta1.ReasonGrantRevoked
 	}

@@ -182,10 +182,12 @@ func (r *pass) bringInStep(ctx context.Context, app *vaultv1beta1.VaultApp, befo
 		// No backoff retries: the owner of that object must act in Vault;
 		// the next refresh looks again.
 		rep := failed(vaultv1beta1.ReasonNotOwned, err.Error())
+		rep.access = decideAccess(app, granted, refused)
 		return &rep, nil
 	case err != nil:
 		log.Error(err, "sync with Vault failed", "policy", name)
 		rep := failed(r.failure(app, err, vaultv1beta1.ReasonVaultError))
+		rep.access = decideAccess(app, granted, refused)
 		return &rep, err
 	}
 	rep := decideReport(app, before, name, granted, refused, changed)

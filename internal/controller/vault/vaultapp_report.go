@@ -28,12 +28,16 @@ import (
 	"github.com/carbogame/vault-keycloak-operator/internal/controller/shared"
 )
 
-// report is what one pass over a VaultApp says: its three conditions, and
-// the Event. Deciding it is pure (decideReport, table-tested); the pass
-// only applies it and writes the status once.
+// report is what one pass over a VaultApp says: its conditions, and the
+// Event. Deciding it is pure (decideReport, table-tested); the pass only
+// applies it and writes the status once. Ready is not decided: it is the
+// summary of the others (apply).
 type report struct {
-	policy, role, ready condition
-	eventType, reason   string
+	policy, role condition
+	// access is AccessGranted; nil when the pass did not get as far as
+	// deciding the grant (the condition keeps what it said).
+	access            *condition
+	eventType, reason string
 	// note is the Event's message; none is recorded when empty.
 	note string
 	// waits: the VaultApp is not looked at again until something it
@@ -46,47 +50,69 @@ type condition struct {
 	reason, message string
 }
 
-// failed is the report of a pass that could not bring Vault in step: every
-// condition false for the same reason, and a Warning.
+// failed is the report of a pass that could not bring Vault in step: the
+// policy and role conditions false for the same reason, and a Warning.
 func failed(reason, msg string) report {
 	c := condition{reason: reason, message: msg}
-	return report{policy: c, role: c, ready: c, eventType: corev1.EventTypeWarning, reason: reason, note: msg}
+	return report{policy: c, role: c, eventType: corev1.EventTypeWarning, reason: reason, note: msg}
+}
+
+// refused is failed for a spec that is granted nothing: AccessGranted
+// says so too.
+func refused(reason, msg string) report {
+	r := failed(reason, msg)
+	r.access = &condition{reason: reason, message: msg}
+	return r
+}
+
+// decideAccess is AccessGranted for a decided grant: True when nothing the
+// spec asks was refused; False naming what was.
+func decideAccess(app *vaultv1beta1.VaultApp, granted grant, refusedErrs field.ErrorList) *condition {
+	switch {
+	case len(refusedErrs) == 0:
+		return &condition{ok: true, reason: vaultv1beta1.ReasonGranted, message: "the namespace's grant covers all the spec asks"}
+	case !granted.empty() && granted.narrows(app):
+		// NotAllowed, as the Ready it summarises into has always said;
+		// PolicySynced says GrantNarrowed.
+		return &condition{reason: vaultv1beta1.ReasonNotAllowed,
+			message: "the spec asks more than the namespace is granted; Vault holds only what is granted: " + refusedErrs.ToAggregate().Error()}
+	default:
+		return &condition{reason: vaultv1beta1.ReasonNotAllowed, message: "the spec asks more than the namespace is granted: " + refusedErrs.ToAggregate().Error()}
+	}
 }
 
 // decideReport is the report of a pass that brought Vault in step with the
-// grant: granted is what the server grants of the spec, refused the rest,
-// changed what the pass wrote. before is the status the pass started from.
-func decideReport(app *vaultv1beta1.VaultApp, before *vaultv1beta1.VaultAppStatus, name string, granted grant, refused field.ErrorList, changed written) report {
+// grant: granted is what the server grants of the spec, refusedErrs the
+// rest, changed what the pass wrote. before is the status the pass started
+// from.
+func decideReport(app *vaultv1beta1.VaultApp, before *vaultv1beta1.VaultAppStatus, name string, granted grant, refusedErrs field.ErrorList, changed written) report {
 	inStep := func(what string) condition {
 		return condition{ok: true, reason: vaultv1beta1.ReasonSynced, message: what + " " + name + " equals the spec"}
 	}
+	access := decideAccess(app, granted, refusedErrs)
 	switch {
 	case granted.empty():
-		msg := "nothing the spec asks is granted: " + refused.ToAggregate().Error()
+		msg := "nothing the spec asks is granted: " + refusedErrs.ToAggregate().Error()
 		reason := vaultv1beta1.ReasonNotAllowed
 		if changed != nothing {
 			msg = fmt.Sprintf("removed policy and role %s from Vault: %s", name, msg)
 			reason = vaultv1beta1.ReasonGrantRevoked
 		}
-		r := failed(vaultv1beta1.ReasonNotAllowed, msg)
+		r := refused(vaultv1beta1.ReasonNotAllowed, msg)
 		r.reason = reason
 		return r
-	case len(refused) > 0:
+	case len(refusedErrs) > 0:
 		// Narrowed (capabilities taken back), or a Retain the namespace
 		// does not allow (the policy is whole; deletion will remove it).
-		r := report{policy: inStep("policy"), role: inStep("role"), eventType: corev1.EventTypeWarning, reason: vaultv1beta1.ReasonNotAllowed}
-		msg := "the spec asks more than the namespace is granted: " + refused.ToAggregate().Error()
+		r := report{policy: inStep("policy"), role: inStep("role"), access: access, eventType: corev1.EventTypeWarning,
+			reason: vaultv1beta1.ReasonNotAllowed, note: access.message}
 		if granted.narrows(app) {
 			r.policy = condition{ok: true, reason: vaultv1beta1.ReasonGrantNarrowed, message: "policy " + name + " holds only the granted part of the spec"}
 			r.reason = vaultv1beta1.ReasonGrantNarrowed
-			msg = "the spec asks more than the namespace is granted; Vault holds only what is granted: " + refused.ToAggregate().Error()
 		}
-		r.ready = condition{reason: vaultv1beta1.ReasonNotAllowed, message: msg}
-		r.note = msg
 		return r
 	}
-	r := report{policy: inStep("policy"), role: inStep("role"), eventType: corev1.EventTypeNormal, reason: vaultv1beta1.ReasonSynced,
-		ready: condition{ok: true, reason: vaultv1beta1.ReasonSynced, message: "Vault policy and role are in step with the spec"}}
+	r := report{policy: inStep("policy"), role: inStep("role"), access: access, eventType: corev1.EventTypeNormal, reason: vaultv1beta1.ReasonSynced}
 	switch {
 	case changed == nothing:
 		return r
@@ -113,9 +139,19 @@ func (r *VaultAppReconciler) writeReport(ctx context.Context, app *vaultv1beta1.
 	return shared.UpdateStatus(ctx, r.Client, app, before, &app.Status)
 }
 
-// apply sets the report's conditions on the VaultApp.
+// readyMessage is Ready's message when every other condition is True.
+const readyMessage = "Vault policy and role are in step with the spec"
+
+// apply sets the report's conditions on the VaultApp, and Ready as their
+// summary: False with the first of PolicySynced, RoleSynced and
+// AccessGranted that is not True.
 func (r report) apply(app *vaultv1beta1.VaultApp) {
-	shared.SetCondition(&app.Status.Conditions, app.Generation, vaultv1beta1.TypePolicySynced, r.policy.ok, r.policy.reason, r.policy.message)
-	shared.SetCondition(&app.Status.Conditions, app.Generation, vaultv1beta1.TypeRoleSynced, r.role.ok, r.role.reason, r.role.message)
-	shared.SetCondition(&app.Status.Conditions, app.Generation, vaultv1beta1.TypeReady, r.ready.ok, r.ready.reason, r.ready.message)
+	conds, gen := &app.Status.Conditions, app.Generation
+	shared.SetCondition(conds, gen, vaultv1beta1.TypePolicySynced, r.policy.ok, r.policy.reason, r.policy.message)
+	shared.SetCondition(conds, gen, vaultv1beta1.TypeRoleSynced, r.role.ok, r.role.reason, r.role.message)
+	if r.access != nil {
+		shared.SetCondition(conds, gen, vaultv1beta1.TypeAccessGranted, r.access.ok, r.access.reason, r.access.message)
+	}
+	shared.SetSummaryWith(conds, gen, vaultv1beta1.TypeReady, vaultv1beta1.ReasonSynced, readyMessage,
+		vaultv1beta1.TypePolicySynced, vaultv1beta1.TypeRoleSynced, vaultv1beta1.TypeAccessGranted)
 }

@@ -21,6 +21,8 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
@@ -55,8 +57,14 @@ func TestDecideReport(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := decideReport(app, tt.before, testPolicy, tt.granted, tt.refused, tt.changed)
-			if r.ready.ok != tt.ready || r.policy.ok != tt.policy || r.ready.reason != tt.readyReason {
-				t.Errorf("Ready %v %s, PolicySynced %v; want Ready %v %s, PolicySynced %v", r.ready.ok, r.ready.reason, r.policy.ok, tt.ready, tt.readyReason, tt.policy)
+			var app vaultv1beta1.VaultApp
+			r.apply(&app)
+			ready := meta.FindStatusCondition(app.Status.Conditions, vaultv1beta1.TypeReady)
+			if (ready.Status == metav1.ConditionTrue) != tt.ready || r.policy.ok != tt.policy || ready.Reason != tt.readyReason {
+				t.Errorf("Ready %s %s, PolicySynced %v; want Ready %v %s, PolicySynced %v", ready.Status, ready.Reason, r.policy.ok, tt.ready, tt.readyReason, tt.policy)
+			}
+			if access := meta.FindStatusCondition(app.Status.Conditions, vaultv1beta1.TypeAccessGranted); (access.Status == metav1.ConditionTrue) != (len(tt.refused) == 0) {
+				t.Errorf("AccessGranted %s, with %d refused", access.Status, len(tt.refused))
 			}
 			if r.eventType != tt.eventType || r.reason != tt.reason || !strings.Contains(r.note, tt.note) || (tt.note == "") != (r.note == "") {
 				t.Errorf("Event %s %s %q; want %s %s containing %q", r.eventType, r.reason, r.note, tt.eventType, tt.reason, tt.note)

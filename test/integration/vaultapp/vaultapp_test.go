@@ -62,6 +62,7 @@ func TestV1beta1VaultAppWritesPolicyAndRoleAndReadsBackAsV1alpha1(t *testing.T) 
 	for _, typ := range []string{vaultv1beta1.TypePolicySynced, vaultv1beta1.TypeRoleSynced} {
 		waitCondition(t, key, typ, metav1.ConditionTrue, vaultv1beta1.ReasonSynced, time.Second)
 	}
+	waitCondition(t, key, vaultv1beta1.TypeAccessGranted, metav1.ConditionTrue, vaultv1beta1.ReasonGranted, time.Second)
 	if app.Status.LastSyncTime == nil {
 		t.Error("lastSyncTime not set")
 	}
