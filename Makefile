@@ -35,6 +35,10 @@ KUSTOMIZE_VERSION ?= v5.8.1
 GOLANGCI_LINT_VERSION ?= v2.15.0
 
 ENSURE := hack/ensure.sh
+# The Go modules of the clone: the manager's (.), the release tools'
+# (hack/release) and the tests' (test: the harness, the suites, the bench
+# and the demo). Only the first is built into the manager.
+MODULES := . hack/release test
 # Go test timeout: envtest suites start a kube-apiserver each. -count=1 below:
 # results are never reused from the build cache, since they stand on live services.
 TEST_TIMEOUT ?= 30m
@@ -60,15 +64,15 @@ generate: controller-gen ## Generate DeepCopy methods.
 
 .PHONY: fmt
 fmt: ## Run go fmt.
-	go fmt ./...
+	@for m in $(MODULES); do go -C $$m fmt ./...; done
 
 .PHONY: vet
 vet: ## Run go vet.
-	go vet ./...
+	@for m in $(MODULES); do go -C $$m vet ./...; done
 
 .PHONY: lint
 lint: golangci-lint ## Run golangci-lint.
-	$(GOLANGCI_LINT) run
+	@for m in $(MODULES); do (cd $$m && $(GOLANGCI_LINT) run --config $(CURDIR)/.golangci.yml ./...); done
 
 .PHONY: verify-generated
 verify-generated: manifests generate bundle catalog ## Fail if generated files differ from what is committed.
@@ -90,8 +94,10 @@ test: manifests generate fmt vet ## Run all tests against a real kube-apiserver,
 	VKO_VAULT_BIN="$$($(ENSURE) vault-bin)" \
 	VKO_KEYCLOAK_HOME="$$($(ENSURE) keycloak)" \
 	$(OLM_ENV) \
-	go run ./test/harness/cmd/with-services --sweep -- \
-		go test ./... -count=1 -timeout $(TEST_TIMEOUT) -coverprofile cover.out
+	go -C test run ./harness/cmd/with-services --sweep -- bash -c '\
+		go -C .. test ./... -count=1 -timeout $(TEST_TIMEOUT) -coverprofile cover.out && \
+		go -C ../hack/release test ./... -count=1 && \
+		go test ./... -count=1 -timeout $(TEST_TIMEOUT)' 
 
 .PHONY: test-unit
 test-unit: ## Run the fast unit layer alone: rules and decisions, no service, seconds.
@@ -124,8 +130,8 @@ bench: manifests generate ## Measure convergence, steady state, logins, repair, 
 	VKO_VAULT_BIN="$$($(ENSURE) vault-bin)" \
 	VKO_KEYCLOAK_HOME="$$($(ENSURE) keycloak)" \
 	VKO_BENCH_OUT="$(BENCH_OUT)" \
-	go run ./test/harness/cmd/with-services -- \
-		go test ./test/bench/ -run '^$$' -bench . -benchtime 1x -count=1 -timeout 30m -v
+	go -C test run ./harness/cmd/with-services -- \
+		go test ./bench/ -run '^$$' -bench . -benchtime 1x -count=1 -timeout 30m -v
 
 # Where the OLM install test finds its cluster's binaries.
 OLM_ENV = VKO_KUBE_DIR="$$($(ENSURE) kube)" VKO_KWOK_BIN="$$($(ENSURE) kwok)/kwok" \
@@ -137,15 +143,15 @@ olm-e2e: ## Install, run and upgrade the operator through an OLM Subscription on
 	VKO_VAULT_BIN="$$($(ENSURE) vault-bin)" \
 	VKO_KEYCLOAK_HOME="$$($(ENSURE) keycloak)" \
 	$(OLM_ENV) \
-	go run ./test/harness/cmd/with-services -- \
-		go test ./test/olm/ -count=1 -v -timeout 20m
+	go -C test run ./harness/cmd/with-services -- \
+		go test ./olm/ -count=1 -v -timeout 20m
 
 .PHONY: demo
 demo: manifests ## Show the operator at work on a local control plane with a real Vault and Keycloak (DEMO_ARGS=--once: one pass).
 	KUBEBUILDER_ASSETS="$$($(ENSURE) envtest)" \
 	VKO_VAULT_BIN="$$($(ENSURE) vault-bin)" \
 	VKO_KEYCLOAK_HOME="$$($(ENSURE) keycloak)" \
-	go run ./hack/demo $(DEMO_ARGS) 2>$${DEMO_LOG:-/tmp/vko-demo-manager.log}
+	go -C test run ./demo $(DEMO_ARGS) 2>$${DEMO_LOG:-/tmp/vko-demo-manager.log}
 
 ##@ Build
 
@@ -191,7 +197,7 @@ undeploy: kustomize ## Remove the operator from the cluster of the current kubec
 
 .PHONY: bundle
 bundle: manifests ## Generate the OLM bundle into bundle/ from config/ (VERSION=x.y.z).
-	go run ./hack/bundle --version $(VERSION) --image $(IMG) --channels $(CHANNELS) --default-channel $(DEFAULT_CHANNEL) $(if $(REPLACES),--replaces $(REPLACES))
+	go -C hack/release run ./cmd/bundle --out $(CURDIR)/bundle --manifests $(CURDIR)/config/manifests --version $(VERSION) --image $(IMG) --channels $(CHANNELS) --default-channel $(DEFAULT_CHANNEL) $(if $(REPLACES),--replaces $(REPLACES))
 
 .PHONY: catalog
 catalog: ## Render the local test catalog (local-catalog/: bundle/ inlined, no image) that the OLM test serves.
@@ -204,7 +210,7 @@ bundle-build: ## Build the bundle image (needs a Docker engine).
 
 .PHONY: catalog-release
 catalog-release: ## Render the release catalog (release/catalog) from release/catalog-template.yaml plus VERSION at BUNDLE_IMG; the images must be pushed.
-	go run ./hack/catalog-release --version $(VERSION) --bundle-image $(BUNDLE_IMG) --opm "$$($(ENSURE) opm)/opm" $(CATALOG_RELEASE_ARGS)
+	go -C hack/release run ./cmd/catalog-release --template $(CURDIR)/release/catalog-template.yaml --out $(CURDIR)/release/catalog --version $(VERSION) --bundle-image $(BUNDLE_IMG) --opm "$$($(ENSURE) opm)/opm" $(CATALOG_RELEASE_ARGS)
 
 .PHONY: catalog-build
 catalog-build: ## Build the catalog image of release/catalog (make catalog-release first; needs a Docker engine).

@@ -34,7 +34,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/carbogame/vault-keycloak-operator/internal/bundle"
+	"github.com/carbogame/vault-keycloak-operator/hack/release/bundle"
 	"github.com/carbogame/vault-keycloak-operator/internal/migration"
 	"github.com/carbogame/vault-keycloak-operator/internal/operator"
 	"github.com/carbogame/vault-keycloak-operator/test/harness"

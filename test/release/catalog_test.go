@@ -43,7 +43,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
 	"sigs.k8s.io/yaml"
 
-	"github.com/carbogame/vault-keycloak-operator/internal/bundle"
+	"github.com/carbogame/vault-keycloak-operator/hack/release/bundle"
 	"github.com/carbogame/vault-keycloak-operator/test/harness"
 )
 
@@ -107,9 +107,9 @@ func TestReleaseCatalogRendersFromTheTemplate(t *testing.T) {
 	}
 	out := filepath.Join(dir, "catalog")
 	for _, version := range []string{"0.2.0", "0.3.0"} {
-		cmd := exec.Command("go", "run", "./hack/catalog-release", "--template", templateFile, "--version", version,
+		cmd := exec.Command("go", "run", "./cmd/catalog-release", "--template", templateFile, "--version", version,
 			"--bundle-image", image(version), "--out", out, "--opm", os.Getenv(harness.EnvOPMBin), "--write-template="+fmt.Sprint(version == "0.2.0"))
-		cmd.Dir = harness.RepoRoot()
+		cmd.Dir = filepath.Join(harness.RepoRoot(), "hack", "release") // the release tools' module
 		cmd.Env = append(os.Environ(), "SSL_CERT_FILE="+certFile)
 		if output, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("catalog-release %s: %v\n%s", version, err, output)

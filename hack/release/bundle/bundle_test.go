@@ -21,6 +21,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -31,11 +32,16 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/carbogame/vault-keycloak-operator/internal/bundle"
-	"github.com/carbogame/vault-keycloak-operator/test/harness"
+	"github.com/carbogame/vault-keycloak-operator/hack/release/bundle"
 )
 
-var bundleDir = filepath.Join(harness.RepoRoot(), "bundle")
+// repoRoot is the clone this test file is in (hack/release/bundle).
+var repoRoot = func() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..", "..")
+}()
+
+var bundleDir = filepath.Join(repoRoot, "bundle")
 
 func loadBundle(t *testing.T) *manifests.Bundle {
 	t.Helper()
@@ -183,7 +189,7 @@ func TestScorecardChecks(t *testing.T) {
 func TestBundleIsUpToDate(t *testing.T) {
 	b := loadBundle(t)
 	generated, err := bundle.Generate(bundle.Options{
-		ManifestsDir: filepath.Join(harness.RepoRoot(), "config", "manifests"),
+		ManifestsDir: filepath.Join(repoRoot, "config", "manifests"),
 		Version:      b.CSV.Spec.Version.String(),
 		Image:        b.CSV.Annotations["containerImage"],
 		Replaces:     b.CSV.Spec.Replaces,
@@ -222,7 +228,7 @@ func TestBundleIsUpToDate(t *testing.T) {
 // version cannot be retired.
 func TestBundleRetiringV1alpha1(t *testing.T) {
 	opts := bundle.Options{
-		ManifestsDir: filepath.Join(harness.RepoRoot(), "config", "manifests"),
+		ManifestsDir: filepath.Join(repoRoot, "config", "manifests"),
 		Version:      "0.3.0", Image: "quay.io/carbogame/vault-keycloak-operator:v0.3.0", Replaces: "vault-keycloak-operator.v0.2.0",
 		Package: "vault-keycloak-operator", Channels: "stable", DefaultChannel: "stable", RetireVersions: []string{"v1alpha1"},
 	}

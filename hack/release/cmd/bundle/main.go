@@ -23,7 +23,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/carbogame/vault-keycloak-operator/internal/bundle"
+	"github.com/carbogame/vault-keycloak-operator/hack/release/bundle"
 )
 
 func main() {
