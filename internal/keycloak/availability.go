@@ -71,7 +71,7 @@ func notAnswering(err error) bool {
 // Reachable asks the login realm's public endpoint whether Keycloak serves
 // requests. It needs no token, so a Keycloak that is back costs no login
 // until a resource asks for a secret.
-func (s *Server) Reachable(ctx context.Context) error {
+func (s *Client) Reachable(ctx context.Context) error {
 	_, err := s.gc.GetIssuer(ctx, s.cfg.Realm)
 	observe(s.name, OpProbe, err)
 	if err != nil {

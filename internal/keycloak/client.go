@@ -44,8 +44,8 @@ const (
 	Password AuthType = "Password"
 )
 
-// ServerConfig says where a Keycloak is and how to log in to it.
-type ServerConfig struct {
+// Config says where a Keycloak is and how to log in to it.
+type Config struct {
 	URL   string
 	Realm string
 	Auth  AuthType
@@ -60,8 +60,8 @@ type ServerConfig struct {
 }
 
 // fingerprint identifies a configuration without holding its secrets, so a
-// changed credential replaces the cached server.
-func (c ServerConfig) fingerprint() [32]byte {
+// changed credential replaces the cached client.
+func (c Config) fingerprint() [32]byte {
 	return sha256.Sum256([]byte(strings.Join([]string{
 		c.URL, c.Realm, string(c.Auth), c.ClientID, c.ClientSecret, c.Username, c.Password, string(c.CABundle), c.Timeout.String(),
 	}, "\x00")))
@@ -77,43 +77,43 @@ var (
 	ErrUnauthorized = errors.New("credentials refused")
 )
 
-// Pool holds one Server per KeycloakServer name, so that every reconcile of
+// Pool holds one Client per KeycloakServer name, so that every reconcile of
 // every resource using a server shares its token.
 type Pool struct {
 	mu      sync.Mutex
-	servers map[string]*Server
+	clients map[string]*Client
 }
 
 // NewPool returns an empty pool.
-func NewPool() *Pool { return &Pool{servers: map[string]*Server{}} }
+func NewPool() *Pool { return &Pool{clients: map[string]*Client{}} }
 
-// Server returns the pooled server of that name, replacing it when its
+// Client returns the pooled client of that name, replacing it when its
 // configuration changed.
-func (p *Pool) Server(name string, cfg ServerConfig) (*Server, error) {
+func (p *Pool) Client(name string, cfg Config) (*Client, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if s, ok := p.servers[name]; ok && s.fingerprint == cfg.fingerprint() {
+	if s, ok := p.clients[name]; ok && s.fingerprint == cfg.fingerprint() {
 		return s, nil
 	}
-	s, err := newServer(name, cfg)
+	s, err := newClient(name, cfg)
 	if err != nil {
 		return nil, err
 	}
-	p.servers[name] = s
+	p.clients[name] = s
 	return s, nil
 }
 
-// Forget drops a server, when its KeycloakServer is deleted.
+// Forget drops the client of a KeycloakServer that was deleted.
 func (p *Pool) Forget(name string) {
 	p.mu.Lock()
-	delete(p.servers, name)
+	delete(p.clients, name)
 	p.mu.Unlock()
 }
 
-// Server talks to one Keycloak with one cached token.
-type Server struct {
+// Client talks to one Keycloak server with one cached token.
+type Client struct {
 	name        string
-	cfg         ServerConfig
+	cfg         Config
 	fingerprint [32]byte
 	gc          *gocloak.GoCloak
 
@@ -132,14 +132,14 @@ const DefaultRealm = "master"
 
 // LoginClientID is the client the operator logs in with: never one a
 // tenant may read or rotate.
-func (s *Server) LoginClientID() string {
+func (s *Client) LoginClientID() string {
 	if s.cfg.Auth == Password {
 		return "admin-cli"
 	}
 	return s.cfg.ClientID
 }
 
-func newServer(name string, cfg ServerConfig) (*Server, error) {
+func newClient(name string, cfg Config) (*Client, error) {
 	// The fingerprint is of the configuration as given, before defaults, so
 	// that the pool finds this server again for the same KeycloakServer.
 	fingerprint := cfg.fingerprint()
@@ -161,11 +161,11 @@ func newServer(name string, cfg ServerConfig) (*Server, error) {
 		}
 		rc.SetTLSClientConfig(&tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12})
 	}
-	return &Server{name: name, cfg: cfg, fingerprint: fingerprint, gc: gc}, nil
+	return &Client{name: name, cfg: cfg, fingerprint: fingerprint, gc: gc}, nil
 }
 
 // Version returns the server's version, from the admin server info.
-func (s *Server) Version(ctx context.Context) (string, error) {
+func (s *Client) Version(ctx context.Context) (string, error) {
 	var info *gocloak.ServerInfoRepresentation
 	err := s.call(ctx, OpServerInfo, func(token string) (err error) {
 		info, err = s.gc.GetServerInfo(ctx, token)
@@ -181,12 +181,12 @@ func (s *Server) Version(ctx context.Context) (string, error) {
 }
 
 // IssuerURL is the realm's issuer, as tokens name it.
-func (s *Server) IssuerURL(realm string) string {
+func (s *Client) IssuerURL(realm string) string {
 	return strings.TrimRight(s.cfg.URL, "/") + "/realms/" + realm
 }
 
 // TokenURL is the realm's token endpoint.
-func (s *Server) TokenURL(realm string) string {
+func (s *Client) TokenURL(realm string) string {
 	return s.IssuerURL(realm) + "/protocol/openid-connect/token"
 }
 

@@ -38,7 +38,7 @@ type Credential struct {
 // ClientSecret reads the secret of the confidential client whose clientId is
 // exactly clientID. An empty or masked secret is an error: it must never be
 // written anywhere.
-func (s *Server) ClientSecret(ctx context.Context, realm, clientID string) (Credential, error) {
+func (s *Client) ClientSecret(ctx context.Context, realm, clientID string) (Credential, error) {
 	var cred *gocloak.CredentialRepresentation
 	err := s.withClient(ctx, realm, clientID, func(id string) error {
 		return s.call(ctx, OpReadSecret, func(token string) (err error) {
@@ -60,7 +60,7 @@ func (s *Server) ClientSecret(ctx context.Context, realm, clientID string) (Cred
 
 // RegenerateSecret makes Keycloak issue a new secret for the client; the
 // old one stops working at once.
-func (s *Server) RegenerateSecret(ctx context.Context, realm, clientID string) error {
+func (s *Client) RegenerateSecret(ctx context.Context, realm, clientID string) error {
 	err := s.withClient(ctx, realm, clientID, func(id string) error {
 		return s.call(ctx, OpRegenerateSecret, func(token string) error {
 			_, err := s.gc.RegenerateClientSecret(ctx, token, realm, id)
@@ -91,7 +91,7 @@ type knownID struct {
 // withClient runs fn with the internal id of the client whose clientId is
 // clientID, looked up at most clientIDTTL ago. A remembered id Keycloak no
 // longer knows (the client was deleted) is looked up again at once.
-func (s *Server) withClient(ctx context.Context, realm, clientID string, fn func(id string) error) error {
+func (s *Client) withClient(ctx context.Context, realm, clientID string, fn func(id string) error) error {
 	key := realm + "\x00" + clientID
 	if v, ok := s.clientIDs.Load(key); ok && time.Since(v.(knownID).at) < clientIDTTL {
 		err := fn(v.(knownID).id)
@@ -110,7 +110,7 @@ func (s *Server) withClient(ctx context.Context, realm, clientID string, fn func
 
 // findClient returns the internal id of the one client whose clientId is
 // exactly clientID (Keycloak's search also matches on prefixes).
-func (s *Server) findClient(ctx context.Context, realm, clientID string) (string, error) {
+func (s *Client) findClient(ctx context.Context, realm, clientID string) (string, error) {
 	var clients []*gocloak.Client
 	err := s.call(ctx, OpFindClient, func(token string) (err error) {
 		clients, err = s.gc.GetClients(ctx, token, realm, gocloak.GetClientsParams{ClientID: &clientID})

@@ -41,24 +41,24 @@ func TestOnlyARealSecretIsUsable(t *testing.T) {
 	}
 }
 
-func TestThePoolKeepsOneServerPerConfiguration(t *testing.T) {
+func TestThePoolKeepsOneClientPerConfiguration(t *testing.T) {
 	p := NewPool()
-	cfg := ServerConfig{URL: "https://sso.test", Auth: ClientCredentials, ClientID: "vko", ClientSecret: "x"}
-	a, err := p.Server("prod", cfg)
+	cfg := Config{URL: "https://sso.test", Auth: ClientCredentials, ClientID: "vko", ClientSecret: "x"}
+	a, err := p.Client("prod", cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b, _ := p.Server("prod", cfg); b != a {
+	if b, _ := p.Client("prod", cfg); b != a {
 		t.Fatal("the same configuration made a new server (and a new login)")
 	}
 	cfg.ClientSecret = "rotated"
-	if c, _ := p.Server("prod", cfg); c == a {
+	if c, _ := p.Client("prod", cfg); c == a {
 		t.Fatal("changed credentials kept the old server")
 	}
 	if got := a.LoginClientID(); got != "vko" {
 		t.Fatalf("LoginClientID = %q", got)
 	}
-	if got := (&Server{cfg: ServerConfig{Auth: Password, ClientID: "ignored"}}).LoginClientID(); got != "admin-cli" {
+	if got := (&Client{cfg: Config{Auth: Password, ClientID: "ignored"}}).LoginClientID(); got != "admin-cli" {
 		t.Fatalf("password login client = %q", got)
 	}
 	if got := a.TokenURL("apps"); got != "https://sso.test/realms/apps/protocol/openid-connect/token" {
@@ -105,7 +105,7 @@ func TestClientIdsAreRememberedAndRefreshedWhenGone(t *testing.T) {
 		}
 	}))
 	defer kc.Close()
-	s, err := newServer("test", ServerConfig{URL: kc.URL, Auth: ClientCredentials, ClientID: "vko", ClientSecret: "x"})
+	s, err := newClient("test", Config{URL: kc.URL, Auth: ClientCredentials, ClientID: "vko", ClientSecret: "x"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,7 +30,7 @@ import (
 
 // accessToken returns the cached token, logging in when there is none or it
 // is about to expire. Concurrent callers share one login.
-func (s *Server) accessToken(ctx context.Context) (string, error) {
+func (s *Client) accessToken(ctx context.Context) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.token != nil && time.Now().Before(s.renewAt) {
@@ -70,7 +70,7 @@ func renewAt(now time.Time, lifetime time.Duration) time.Time {
 
 // forgetToken makes the next call log in: Keycloak answered 401 (the token
 // was revoked, or Keycloak restarted and forgot its sessions).
-func (s *Server) forgetToken() {
+func (s *Client) forgetToken() {
 	s.mu.Lock()
 	s.token = nil
 	s.mu.Unlock()
@@ -78,11 +78,11 @@ func (s *Server) forgetToken() {
 
 // call runs fn with a valid token, and once more with a fresh one after a
 // 401; a failure where Keycloak did not answer is marked ErrUnavailable.
-func (s *Server) call(ctx context.Context, op string, fn func(token string) error) error {
+func (s *Client) call(ctx context.Context, op string, fn func(token string) error) error {
 	return markUnavailable(s.callOnce(ctx, op, fn))
 }
 
-func (s *Server) callOnce(ctx context.Context, op string, fn func(token string) error) error {
+func (s *Client) callOnce(ctx context.Context, op string, fn func(token string) error) error {
 	for attempt := 0; ; attempt++ {
 		token, err := s.accessToken(ctx)
 		if err != nil {

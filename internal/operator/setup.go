@@ -148,7 +148,7 @@ func setupControllers(mgr ctrl.Manager, opts Options, recorder func(controller s
 	if err != nil {
 		return err
 	}
-	vaults, err := vaultServers(mgr, opts, clusterUID)
+	vaults, err := vaultDestinations(mgr, opts, clusterUID)
 	if err != nil {
 		return err
 	}
@@ -169,7 +169,7 @@ func setupControllers(mgr ctrl.Manager, opts Options, recorder func(controller s
 	}
 	if err := (&vaultcontroller.VaultAppReconciler{
 		Client:                  mgr.GetClient(),
-		Servers:                 vaults,
+		Destinations:            vaults,
 		Vault:                   vault,
 		Identity:                identity,
 		Recorder:                recorder("vaultapp-controller"),
@@ -179,11 +179,11 @@ func setupControllers(mgr ctrl.Manager, opts Options, recorder func(controller s
 		return fmt.Errorf("VaultApp controller: %w", err)
 	}
 	if err := mgr.Add(&vaultcontroller.OrphanSweeper{
-		Reader:   mgr.GetAPIReader(),
-		Cache:    mgr.GetClient(),
-		Servers:  vaults,
-		Recorder: recorder("vaultapp-controller"),
-		Interval: opts.OrphanSweepInterval,
+		Reader:       mgr.GetAPIReader(),
+		Cache:        mgr.GetClient(),
+		Destinations: vaults,
+		Recorder:     recorder("vaultapp-controller"),
+		Interval:     opts.OrphanSweepInterval,
 	}); err != nil {
 		return fmt.Errorf("vault orphan sweep: %w", err)
 	}
@@ -192,13 +192,13 @@ func setupControllers(mgr ctrl.Manager, opts Options, recorder func(controller s
 	if err != nil {
 		return err
 	}
-	servers := &secretscontroller.ServerSource{Reader: mgr.GetAPIReader(), Namespace: opts.OperatorNamespace, Pool: keycloak.NewPool()}
+	keycloaks := &secretscontroller.ClientSource{Reader: mgr.GetAPIReader(), Namespace: opts.OperatorNamespace, Pool: keycloak.NewPool()}
 	if credentials != nil {
-		servers.Metadata = credentials
+		keycloaks.Metadata = credentials
 	}
 	if err := (&secretscontroller.KeycloakServerReconciler{
 		Client:      mgr.GetClient(),
-		Servers:     servers,
+		Clients:     keycloaks,
 		Recorder:    recorder("keycloakserver-controller"),
 		MaxBackoff:  opts.MaxBackoff,
 		Credentials: credentials,
@@ -208,7 +208,7 @@ func setupControllers(mgr ctrl.Manager, opts Options, recorder func(controller s
 	if err := (&secretscontroller.KeycloakClientCredentialReconciler{
 		Client:                  mgr.GetClient(),
 		Reader:                  mgr.GetAPIReader(),
-		Servers:                 servers,
+		Clients:                 keycloaks,
 		Recorder:                recorder("keycloakclientcredential-controller"),
 		MaxConcurrentReconciles: opts.MaxConcurrentReconciles,
 		MaxBackoff:              opts.MaxBackoff,

@@ -33,11 +33,11 @@ import (
 // The Vault side's wiring: the VaultServers, the environment's Vault behind
 // the admin's opt-in, and this cluster's identity in Vault.
 
-// vaultServers is where VaultApps are written: the VaultServers, one
+// vaultDestinations is where VaultApps are written: the VaultServers, one
 // client each (shared with the VaultServer controller: one login per
 // server), and the environment's Vault when the operator has an address.
-func vaultServers(mgr ctrl.Manager, opts Options, clusterUID string) (*vaultcontroller.VaultServers, error) {
-	servers := &vaultcontroller.VaultServers{
+func vaultDestinations(mgr ctrl.Manager, opts Options, clusterUID string) (*vaultcontroller.ClusterDestinations, error) {
+	servers := &vaultcontroller.ClusterDestinations{
 		Reader:     mgr.GetClient(),
 		ClusterUID: clusterUID,
 		Clients: &vaultcontroller.ServerClients{
@@ -62,7 +62,7 @@ func vaultServers(mgr ctrl.Manager, opts Options, clusterUID string) (*vaultcont
 		return nil, err
 	}
 	ctrl.Log.WithName("setup").Info("identity in the environment's Vault", "cluster", identity.Cluster, "namePrefix", identity.NamePrefix)
-	servers.Env = &vaultcontroller.Server{Vault: c, Identity: identity}
+	servers.Env = &vaultcontroller.Destination{Vault: c, Identity: identity}
 	return servers, nil
 }
 

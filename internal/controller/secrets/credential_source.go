@@ -61,7 +61,7 @@ func (r *KeycloakClientCredentialReconciler) source(ctx context.Context, kcc *se
 	// its credentials Secret). A refusal comes before any word about the
 	// server's credentials: a namespace without the grant learns nothing
 	// of them.
-	kc, kcErr := r.Servers.Server(ctx, &server)
+	kc, kcErr := r.Clients.Client(ctx, &server)
 	login := ""
 	if kcErr == nil {
 		login = kc.LoginClientID()

@@ -25,17 +25,17 @@ import (
 
 var _ KeycloakAPI = (*keycloakfake.Server)(nil)
 
-// fakeServers hands out the fake Keycloak, or err (a credentials Secret
+// fakeClients hands out the fake Keycloak, or err (a credentials Secret
 // the operator cannot use).
-type fakeServers struct {
+type fakeClients struct {
 	kc  *keycloakfake.Server
 	err error
 }
 
-func (f *fakeServers) Server(context.Context, *secretsv1beta1.KeycloakServer) (KeycloakAPI, error) {
+func (f *fakeClients) Client(context.Context, *secretsv1beta1.KeycloakServer) (KeycloakAPI, error) {
 	if f.err != nil {
 		return nil, f.err
 	}
 	return f.kc, nil
 }
-func (f *fakeServers) Forget(string) {}
+func (f *fakeClients) Forget(string) {}

@@ -36,14 +36,14 @@ type KeycloakAPI interface {
 	Reachable(ctx context.Context) error
 }
 
-// Servers turns a KeycloakServer into the client of that server.
-type Servers interface {
-	Server(ctx context.Context, server *secretsv1beta1.KeycloakServer) (KeycloakAPI, error)
+// Clients turns a KeycloakServer into the client of that server.
+type Clients interface {
+	Client(ctx context.Context, server *secretsv1beta1.KeycloakServer) (KeycloakAPI, error)
 	// Forget drops what is kept for a KeycloakServer that was deleted.
 	Forget(name string)
 }
 
 var (
-	_ KeycloakAPI = (*keycloak.Server)(nil)
-	_ Servers     = (*ServerSource)(nil)
+	_ KeycloakAPI = (*keycloak.Client)(nil)
+	_ Clients     = (*ClientSource)(nil)
 )

@@ -47,7 +47,7 @@ type KeycloakClientCredentialReconciler struct {
 	// Reader reads what the cache does not hold: Secrets the operator does
 	// not own (to find a foreign Secret in the way).
 	Reader   client.Reader
-	Servers  Servers
+	Clients  Clients
 	Recorder events.EventRecorder
 	// MaxConcurrentReconciles is how many resources are reconciled at once.
 	MaxConcurrentReconciles int

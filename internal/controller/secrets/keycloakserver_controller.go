@@ -48,7 +48,7 @@ const ServerCheckInterval = 5 * time.Minute
 // KeycloakServer, and the version it runs.
 type KeycloakServerReconciler struct {
 	client.Client
-	Servers    Servers
+	Clients    Clients
 	Recorder   events.EventRecorder
 	MaxBackoff time.Duration
 	// Credentials, when set, is a metadata-only cache of the Secrets in the
@@ -65,7 +65,7 @@ func (r *KeycloakServerReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 	var server secretsv1beta1.KeycloakServer
 	if err := r.Get(ctx, req.NamespacedName, &server); err != nil {
 		if client.IgnoreNotFound(err) == nil {
-			r.Servers.Forget(req.Name)
+			r.Clients.Forget(req.Name)
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
@@ -115,7 +115,7 @@ func (r *KeycloakServerReconciler) reportLegacyGrants(server *secretsv1beta1.Key
 }
 
 func (r *KeycloakServerReconciler) version(ctx context.Context, server *secretsv1beta1.KeycloakServer) (string, error) {
-	kc, err := r.Servers.Server(ctx, server)
+	kc, err := r.Clients.Client(ctx, server)
 	if err != nil {
 		return "", err
 	}

@@ -43,7 +43,7 @@ func TestLegacyGrantsAreAConditionWhileInEffect(t *testing.T) {
 	}
 	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(server).WithStatusSubresource(server).Build()
 	recorder := events.NewFakeRecorder(10)
-	r := &KeycloakServerReconciler{Client: c, Servers: &fakeServers{kc: &keycloakfake.Server{}}, Recorder: recorder}
+	r := &KeycloakServerReconciler{Client: c, Clients: &fakeClients{kc: &keycloakfake.Server{}}, Recorder: recorder}
 	reconcile := func() *metav1.Condition {
 		if _, err := r.Reconcile(context.Background(), ctrl.Request{NamespacedName: client.ObjectKey{Name: "old"}}); err != nil {
 			t.Fatal(err)

@@ -97,7 +97,7 @@ func newKCCWorld(t *testing.T, kcc *secretsv1beta1.KeycloakClientCredential, ext
 		Login:   "vko-operator",
 		Secrets: map[string]string{"apps/team-a-web": "s3cr3t", "apps/team-a-rot": "r0t", "apps/team-b-web": "other", "master/vko-operator": "op", "apps/team-a-masked": "**********"},
 	}}
-	w.r = &KeycloakClientCredentialReconciler{Client: c, Reader: reader, Servers: &fakeServers{kc: w.kc}, Recorder: w.events}
+	w.r = &KeycloakClientCredentialReconciler{Client: c, Reader: reader, Clients: &fakeClients{kc: w.kc}, Recorder: w.events}
 	return w
 }
 
@@ -217,7 +217,7 @@ func TestCredentialReconcileDecisions(t *testing.T) {
 			}
 			w := newKCCWorld(t, tt.kcc, tt.extra...)
 			if tt.broken {
-				w.r.Servers = &fakeServers{err: fmt.Errorf("%w: Secret has no \"clientSecret\" key", errCredentials)}
+				w.r.Clients = &fakeClients{err: fmt.Errorf("%w: Secret has no \"clientSecret\" key", errCredentials)}
 			}
 			w.reconcile(tt.kcc.Name)
 			if c := w.ready(tt.kcc.Name); c == nil || c.Reason != tt.reason {

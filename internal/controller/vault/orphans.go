@@ -57,12 +57,12 @@ type OrphanSweeper struct {
 	// is in it is not read at all (most are), so a sweep costs Vault one
 	// list and a read per candidate orphan, not one per VaultApp.
 	Cache client.Reader
-	// Servers lists the Vaults to sweep, each with this cluster's
+	// Destinations lists the Vaults to sweep, each with this cluster's
 	// identity there; when nil, Vault and Identity are the one.
-	Servers  ServerSource
-	Vault    VaultAPI
-	Recorder events.EventRecorder
-	Interval time.Duration
+	Destinations Destinations
+	Vault        VaultAPI
+	Recorder     events.EventRecorder
+	Interval     time.Duration
 	// Identity is this cluster's: only its marks are swept.
 	Identity Identity
 }
@@ -103,11 +103,11 @@ func (s *OrphanSweeper) Start(ctx context.Context) error {
 // gone, with the role of the same name when that role grants it, and
 // returns their names. One server that fails does not stop the others.
 func (s *OrphanSweeper) Sweep(ctx context.Context) ([]string, error) {
-	if s.Servers == nil {
+	if s.Destinations == nil {
 		return (&sweep{OrphanSweeper: s, Vault: s.Vault, Identity: s.Identity}).run(ctx)
 	}
 	var removed []string
-	servers, errs := s.Servers.All(ctx)
+	servers, errs := s.Destinations.All(ctx)
 	for _, srv := range servers {
 		names, err := (&sweep{OrphanSweeper: s, Vault: srv.Vault, Identity: srv.Identity}).run(ctx)
 		removed = append(removed, names...)

@@ -450,7 +450,7 @@ func TestVaultThatDoesNotAnswerIsWaitedFor(t *testing.T) {
 			}
 			w.condition(vaultv1beta1.TypeReady, metav1.ConditionFalse, tc.reason)
 			w.event(corev1.EventTypeWarning, tc.reason)
-			if got := w.r.Outage.Held((&Server{}).outageKey()); got != tc.waitingFor {
+			if got := w.r.Outage.Held((&Destination{}).outageKey()); got != tc.waitingFor {
 				t.Fatalf("%d VaultApps wait for Vault, want %d", got, tc.waitingFor)
 			}
 		})
@@ -498,7 +498,7 @@ func TestNamespaceDeletedWhileVaultIsDown(t *testing.T) {
 		!strings.Contains(told.Items[0].Note, "VaultApp api keeps finalizer "+Finalizer) {
 		t.Fatalf("the namespace was not told what holds it, in kube-system: %+v", told.Items)
 	}
-	if w.r.Outage.Held((&Server{}).outageKey()) != 1 {
+	if w.r.Outage.Held((&Destination{}).outageKey()) != 1 {
 		t.Fatal("the VaultApp does not wait for Vault")
 	}
 	w.vault.Fail = nil

@@ -46,9 +46,9 @@ const Finalizer = vaultv1beta1.CleanupFinalizer
 // VaultAppReconciler keeps Vault in step with VaultApps.
 type VaultAppReconciler struct {
 	client.Client
-	// Servers resolves each VaultApp to its Vault; when nil, every
+	// Destinations resolves each VaultApp to its Vault; when nil, every
 	// VaultApp uses Vault and Identity below.
-	Servers ServerSource
+	Destinations Destinations
 	// Vault is the Vault of the operator's environment, nil when it runs
 	// without a Vault address.
 	Vault    VaultAPI
@@ -72,7 +72,7 @@ type pass struct {
 	*VaultAppReconciler
 	Vault    VaultAPI
 	Identity Identity
-	server   *Server
+	server   *Destination
 }
 
 // failure gives a Vault failure its reason and message. A Vault that did
@@ -101,7 +101,7 @@ func (r *VaultAppReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	srv, err := r.resolve(ctx, &app)
-	var noServer *errServer
+	var noServer *errNoDestination
 	switch {
 	case errors.As(err, &noServer):
 		return r.withoutServer(ctx, &app, noServer)
@@ -112,16 +112,16 @@ func (r *VaultAppReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 	return p.reconcile(ctx, req, &app)
 }
 
-// resolve finds the VaultApp's server: through Servers, or the
+// resolve finds the VaultApp's server: through Destinations, or the
 // environment's Vault.
-func (r *VaultAppReconciler) resolve(ctx context.Context, app *vaultv1beta1.VaultApp) (*Server, error) {
-	if r.Servers != nil {
-		return r.Servers.Resolve(ctx, app)
+func (r *VaultAppReconciler) resolve(ctx context.Context, app *vaultv1beta1.VaultApp) (*Destination, error) {
+	if r.Destinations != nil {
+		return r.Destinations.Resolve(ctx, app)
 	}
 	if r.Vault == nil {
-		return nil, &errServer{vaultv1beta1.ReasonVaultNotConfigured, "the operator runs without a Vault address (--vault-address or VAULT_ADDR)"}
+		return nil, &errNoDestination{vaultv1beta1.ReasonVaultNotConfigured, "the operator runs without a Vault address (--vault-address or VAULT_ADDR)"}
 	}
-	return &Server{Vault: r.Vault, Identity: r.Identity}, nil
+	return &Destination{Vault: r.Vault, Identity: r.Identity}, nil
 }
 
 func (r *pass) reconcile(ctx context.Context, req ctrl.Request, app *vaultv1beta1.VaultApp) (ctrl.Result, error) {

@@ -55,7 +55,7 @@ func (r *VaultAppReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		// periodic refresh.
 		For(&vaultv1beta1.VaultApp{}, builder.WithPredicates(shared.SpecChangedOrFinalizerMissing(Finalizer))).
 		Watches(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(r.vaultAppsIn), builder.WithPredicates(shared.NamespaceGrantsChanged))
-	if r.Servers != nil {
+	if r.Destinations != nil {
 		// A VaultServer created, changed or made the default: the
 		// VaultApps that use it, or would.
 		b = b.Watches(&vaultv1beta1.VaultServer{}, handler.EnqueueRequestsFromMapFunc(r.vaultAppsOf),

@@ -40,7 +40,7 @@ import (
 // operator, or its VaultServer deleted, whose Vault keeps what it wrote
 // (the admin's decision; a Warning Event says so). Otherwise it keeps its
 // finalizer.
-func (r *VaultAppReconciler) withoutServer(ctx context.Context, app *vaultv1beta1.VaultApp, why *errServer) (ctrl.Result, error) {
+func (r *VaultAppReconciler) withoutServer(ctx context.Context, app *vaultv1beta1.VaultApp, why *errNoDestination) (ctrl.Result, error) {
 	before := app.Status.DeepCopy()
 	wrote := wroteAnywhere(app)
 	gone := !wrote || why.reason == vaultv1beta1.ReasonServerNotFound || why.reason == vaultv1beta1.ReasonVaultNotConfigured

@@ -40,7 +40,7 @@ import (
 	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
 	"github.com/carbogame/vault-keycloak-operator/internal/webhook/defaults"
 	"github.com/carbogame/vault-keycloak-operator/internal/webhook/lookup"
-	"github.com/carbogame/vault-keycloak-operator/internal/webhook/terms"
+	"github.com/carbogame/vault-keycloak-operator/internal/webhook/spokepaths"
 )
 
 // SetupKeycloakClientCredentialWebhookWithManager registers the defaulting,
@@ -147,7 +147,7 @@ func (v *KeycloakClientCredentialValidator) validate(ctx context.Context, kcc *s
 	if len(errs) == 0 {
 		return warnings, nil
 	}
-	errs = terms.ForRequest(ctx, errs, secretsv1alpha1.GroupVersion.Version, credentialV1alpha1Fields)
+	errs = spokepaths.ForRequest(ctx, errs, secretsv1alpha1.GroupVersion.Version, credentialV1alpha1Fields)
 	return warnings, apierrors.NewInvalid(secretsv1beta1.GroupVersion.WithKind("KeycloakClientCredential").GroupKind(), kcc.Name, errs)
 }
 
@@ -164,7 +164,7 @@ func (v *KeycloakClientCredentialValidator) loginClientID(ctx context.Context, s
 	return string(creds.Data["clientId"])
 }
 
-var credentialV1alpha1Fields = []terms.Rename{
+var credentialV1alpha1Fields = []spokepaths.Rename{
 	{Hub: regexp.MustCompile(`^spec\.source\.serverRef\.name$`), Spoke: "spec.source.keycloakServer"},
 	{Hub: regexp.MustCompile(`^spec\.target\.namespaces(.*)$`), Spoke: "spec.target.namespace$1"},
 	{Hub: regexp.MustCompile(`^spec\.target\.keys\.(clientId|clientSecret)$`), Spoke: "spec.target.fields.$1"},

@@ -36,7 +36,7 @@ import (
 	"github.com/carbogame/vault-keycloak-operator/internal/crdschema"
 	"github.com/carbogame/vault-keycloak-operator/internal/lossless"
 	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
-	"github.com/carbogame/vault-keycloak-operator/internal/webhook/terms"
+	"github.com/carbogame/vault-keycloak-operator/internal/webhook/spokepaths"
 )
 
 // SetupKeycloakServerWebhookWithManager registers the defaulting, validating
@@ -128,7 +128,7 @@ func validateServer(ctx context.Context, s *secretsv1beta1.KeycloakServer) error
 	if len(errs) == 0 {
 		return nil
 	}
-	errs = terms.ForRequest(ctx, errs, secretsv1alpha1.GroupVersion.Version, serverV1alpha1Fields)
+	errs = spokepaths.ForRequest(ctx, errs, secretsv1alpha1.GroupVersion.Version, serverV1alpha1Fields)
 	return apierrors.NewInvalid(secretsv1beta1.GroupVersion.WithKind("KeycloakServer").GroupKind(), s.Name, errs)
 }
 
@@ -146,7 +146,7 @@ func serverWarnings(s *secretsv1beta1.KeycloakServer) admission.Warnings {
 		tenancy.LegacyNamespaceGrantsAnnotation))
 }
 
-var serverV1alpha1Fields = []terms.Rename{
+var serverV1alpha1Fields = []spokepaths.Rename{
 	{Hub: regexp.MustCompile(`^spec\.credentialsSecretRef\.name$`), Spoke: "spec.credentialsSecret"},
 }
 

@@ -42,7 +42,7 @@ import (
 	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
 	"github.com/carbogame/vault-keycloak-operator/internal/webhook/defaults"
 	"github.com/carbogame/vault-keycloak-operator/internal/webhook/lookup"
-	"github.com/carbogame/vault-keycloak-operator/internal/webhook/terms"
+	"github.com/carbogame/vault-keycloak-operator/internal/webhook/spokepaths"
 )
 
 // SetupVaultAppWebhookWithManager registers the defaulting, validating and
@@ -160,7 +160,7 @@ func (v *VaultAppValidator) validate(ctx context.Context, app *vaultv1beta1.Vaul
 	if len(errs) == 0 {
 		return nil
 	}
-	errs = terms.ForRequest(ctx, errs, vaultv1alpha1.GroupVersion.Version, v1alpha1Fields)
+	errs = spokepaths.ForRequest(ctx, errs, vaultv1alpha1.GroupVersion.Version, v1alpha1Fields)
 	return apierrors.NewInvalid(vaultv1beta1.GroupVersion.WithKind("VaultApp").GroupKind(), app.Name, errs)
 }
 
@@ -204,7 +204,7 @@ func serverFor(ctx context.Context, reader client.Reader, app *vaultv1beta1.Vaul
 }
 
 // v1alpha1Fields maps the hub's field paths to the ones a v1alpha1 user wrote.
-var v1alpha1Fields = []terms.Rename{
+var v1alpha1Fields = []spokepaths.Rename{
 	{Hub: regexp.MustCompile(`^spec\.policy\.rules\[(\d+)\]\.path$`), Spoke: "spec.secretPaths[$1]"},
 	{Hub: regexp.MustCompile(`^spec\.policy\.rules\[\d+\]\.capabilities$`), Spoke: "spec.vaultPolicy"},
 	{Hub: regexp.MustCompile(`^spec\.kubernetesAuth\.serviceAccounts\[0\]$`), Spoke: "spec.serviceAccount"},

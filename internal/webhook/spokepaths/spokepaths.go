@@ -14,11 +14,11 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package terms makes admission errors speak the API version the user wrote.
+// Package spokepaths makes admission errors speak the API version the user wrote.
 // The webhooks run on the hub (v1beta1); the API server converts a v1alpha1
 // request first, so field paths in errors are the hub's. For a v1alpha1
 // request they are renamed to the v1alpha1 fields the author can change.
-package terms
+package spokepaths
 
 import (
 	"context"

@@ -28,9 +28,9 @@ import (
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
 )
 
-// Server is a Vault that VaultApps' policies and roles are written to,
+// Destination is a Vault that VaultApps' policies and roles are written to,
 // with this cluster's identity there.
-type Server struct {
+type Destination struct {
 	// Name is the VaultServer's; "" for the Vault of the operator's
 	// environment (VAULT_ADDR and the flags).
 	Name     string
@@ -43,24 +43,24 @@ type Server struct {
 
 // outageKey names the server in the Outage: each is probed on its own, so
 // one Vault that does not answer holds only its own VaultApps.
-func (s *Server) outageKey() string { return "vault/" + s.Name }
+func (s *Destination) outageKey() string { return "vault/" + s.Name }
 
-// ServerSource finds the Vault of each VaultApp.
-type ServerSource interface {
+// Destinations finds the Vault of each VaultApp.
+type Destinations interface {
 	// Resolve returns the server of a VaultApp, or an *errServer that
 	// says why it has none.
-	Resolve(ctx context.Context, app *vaultv1beta1.VaultApp) (*Server, error)
+	Resolve(ctx context.Context, app *vaultv1beta1.VaultApp) (*Destination, error)
 	// All returns every server the operator can reach now, for the
 	// sweep, and what kept others out.
-	All(ctx context.Context) ([]*Server, error)
+	All(ctx context.Context) ([]*Destination, error)
 }
 
-// errServer is a VaultApp without a usable server: a condition reason and
+// errNoDestination is a VaultApp without a usable server: a condition reason and
 // a message, not a failure to retry with backoff (a VaultServer or the
 // annotation that makes one the default will be watched for).
-type errServer struct{ reason, msg string }
+type errNoDestination struct{ reason, msg string }
 
-func (e *errServer) Error() string { return e.msg }
+func (e *errNoDestination) Error() string { return e.msg }
 
 // wroteAnywhere reports whether a VaultApp has written to some server: a
 // recorded VaultServer, or (an empty one with a sync time) the
@@ -74,7 +74,7 @@ func wroteAnywhere(app *vaultv1beta1.VaultApp) bool {
 // server takes only new VaultApps); else the default VaultServer; else the
 // environment's Vault. written says the VaultApp wrote to the
 // environment's Vault before (releases before VaultServer).
-func chooseServer(app *vaultv1beta1.VaultApp, envConfigured bool, defaults []string) (string, *errServer) {
+func chooseServer(app *vaultv1beta1.VaultApp, envConfigured bool, defaults []string) (string, *errNoDestination) {
 	wroteToEnv := app.Status.Server == "" && wroteAnywhere(app)
 	var name string
 	switch {
@@ -92,29 +92,29 @@ func chooseServer(app *vaultv1beta1.VaultApp, envConfigured bool, defaults []str
 	case len(defaults) == 1:
 		name = defaults[0]
 	case len(defaults) > 1:
-		return "", &errServer{vaultv1beta1.ReasonNotAllowed, fmt.Sprintf("VaultServers %v are all annotated %s=true: the cluster admin must keep one", defaults, vaultv1beta1.DefaultServerAnnotation)}
+		return "", &errNoDestination{vaultv1beta1.ReasonNotAllowed, fmt.Sprintf("VaultServers %v are all annotated %s=true: the cluster admin must keep one", defaults, vaultv1beta1.DefaultServerAnnotation)}
 	case envConfigured:
 		return "", nil
 	default:
-		return "", &errServer{vaultv1beta1.ReasonVaultNotConfigured, "no VaultServer is named in spec.serverRef or annotated " + vaultv1beta1.DefaultServerAnnotation + "=true, and the operator runs without a Vault address"}
+		return "", &errNoDestination{vaultv1beta1.ReasonVaultNotConfigured, "no VaultServer is named in spec.serverRef or annotated " + vaultv1beta1.DefaultServerAnnotation + "=true, and the operator runs without a Vault address"}
 	}
 	if app.Status.Server != name && (app.Status.Server != "" || wroteToEnv) {
 		from := app.Status.Server
 		if from == "" {
 			from = "the operator's environment"
 		}
-		return "", &errServer{vaultv1beta1.ReasonNotAllowed, fmt.Sprintf("the policy and role were written to the Vault of %s, not VaultServer %s: a VaultApp does not move between servers; delete it and create it again", from, name)}
+		return "", &errNoDestination{vaultv1beta1.ReasonNotAllowed, fmt.Sprintf("the policy and role were written to the Vault of %s, not VaultServer %s: a VaultApp does not move between servers; delete it and create it again", from, name)}
 	}
 	return name, nil
 }
 
-// VaultServers resolves VaultApps to the VaultServers of the cluster, or
+// ClusterDestinations resolves VaultApps to the VaultServers of the cluster, or
 // to the environment's Vault.
-type VaultServers struct {
+type ClusterDestinations struct {
 	// Reader reads VaultServers (the manager's cache).
 	Reader client.Reader
 	// Env is the environment's Vault; nil when the operator has none.
-	Env *Server
+	Env *Destination
 	// Clients keeps one client per VaultServer (shared with the
 	// VaultServer controller: one login per server).
 	Clients *ServerClients
@@ -127,7 +127,7 @@ type VaultServers struct {
 }
 
 // Resolve returns the server of a VaultApp.
-func (v *VaultServers) Resolve(ctx context.Context, app *vaultv1beta1.VaultApp) (*Server, error) {
+func (v *ClusterDestinations) Resolve(ctx context.Context, app *vaultv1beta1.VaultApp) (*Destination, error) {
 	// The default server matters only to a VaultApp that names none and
 	// records none: no listing for the others.
 	var defaults []string
@@ -143,28 +143,28 @@ func (v *VaultServers) Resolve(ctx context.Context, app *vaultv1beta1.VaultApp) 
 		return nil, refused
 	case name == "" && v.EnvIgnored != "" && app.DeletionTimestamp.IsZero():
 		// Not opted in: the environment's Vault only removes.
-		return nil, &errServer{vaultv1beta1.ReasonVaultNotConfigured, v.EnvIgnored}
+		return nil, &errNoDestination{vaultv1beta1.ReasonVaultNotConfigured, v.EnvIgnored}
 	case name == "":
 		return v.Env, nil
 	}
 	var s vaultv1beta1.VaultServer
 	if err := v.Reader.Get(ctx, client.ObjectKey{Name: name}, &s); err != nil {
 		if apierrors.IsNotFound(err) {
-			return nil, &errServer{vaultv1beta1.ReasonServerNotFound, fmt.Sprintf("VaultServer %s does not exist", name)}
+			return nil, &errNoDestination{vaultv1beta1.ReasonServerNotFound, fmt.Sprintf("VaultServer %s does not exist", name)}
 		}
 		return nil, fmt.Errorf("read VaultServer %s: %w", name, err)
 	}
 	if !s.DeletionTimestamp.IsZero() {
 		// Nothing more is written there: its cleanup may be under way.
-		return nil, &errServer{vaultv1beta1.ReasonServerNotFound, fmt.Sprintf("VaultServer %s is being deleted", name)}
+		return nil, &errNoDestination{vaultv1beta1.ReasonServerNotFound, fmt.Sprintf("VaultServer %s is being deleted", name)}
 	}
 	return v.serverOf(ctx, &s)
 }
 
 // All returns the environment's Vault and every VaultServer whose client
 // can be built.
-func (v *VaultServers) All(ctx context.Context) ([]*Server, error) {
-	var out []*Server
+func (v *ClusterDestinations) All(ctx context.Context) ([]*Destination, error) {
+	var out []*Destination
 	if v.Env != nil {
 		out = append(out, v.Env)
 	}
@@ -184,16 +184,16 @@ func (v *VaultServers) All(ctx context.Context) ([]*Server, error) {
 	return out, errs
 }
 
-func (v *VaultServers) serverOf(ctx context.Context, s *vaultv1beta1.VaultServer) (*Server, error) {
+func (v *ClusterDestinations) serverOf(ctx context.Context, s *vaultv1beta1.VaultServer) (*Destination, error) {
 	vc, err := v.Clients.For(ctx, s)
 	var ca *errCA
 	switch {
 	case errors.As(err, &ca):
-		return nil, &errServer{vaultv1beta1.ReasonCAInvalid, fmt.Sprintf("VaultServer %s: %v", s.Name, err)}
+		return nil, &errNoDestination{vaultv1beta1.ReasonCAInvalid, fmt.Sprintf("VaultServer %s: %v", s.Name, err)}
 	case err != nil:
 		return nil, fmt.Errorf("client of VaultServer %s: %w", s.Name, err)
 	}
-	return &Server{Name: s.Name, Vault: vc, Identity: identityOn(s, v.ClusterUID), Spec: s.DeepCopy()}, nil
+	return &Destination{Name: s.Name, Vault: vc, Identity: identityOn(s, v.ClusterUID), Spec: s.DeepCopy()}, nil
 }
 
 // identityOn is this cluster's identity in a VaultServer's Vault: its
@@ -206,7 +206,7 @@ func identityOn(s *vaultv1beta1.VaultServer, clusterUID string) Identity {
 	return id
 }
 
-func (v *VaultServers) defaults(ctx context.Context) ([]string, error) {
+func (v *ClusterDestinations) defaults(ctx context.Context) ([]string, error) {
 	var list vaultv1beta1.VaultServerList
 	if err := v.Reader.List(ctx, &list); err != nil {
 		return nil, fmt.Errorf("list VaultServers: %w", err)

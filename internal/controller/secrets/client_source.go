@@ -43,8 +43,8 @@ const (
 // or incomplete: the admin must act, retrying sooner does not help.
 var errCredentials = errors.New("credentials unusable")
 
-// ServerSource turns a KeycloakServer into a pooled keycloak.Server.
-type ServerSource struct {
+// ClientSource turns a KeycloakServer into its pooled keycloak.Client.
+type ClientSource struct {
 	// Reader reads the credentials Secret straight from the API server:
 	// the cache holds only the Secrets the operator owns.
 	Reader client.Reader
@@ -69,13 +69,13 @@ type knownCredentials struct {
 
 // Server returns the pooled client of a KeycloakServer, built from its spec
 // and its credentials Secret.
-func (s *ServerSource) Server(ctx context.Context, server *secretsv1beta1.KeycloakServer) (KeycloakAPI, error) {
+func (s *ClientSource) Client(ctx context.Context, server *secretsv1beta1.KeycloakServer) (KeycloakAPI, error) {
 	key := client.ObjectKey{Namespace: s.Namespace, Name: server.Spec.CredentialsSecretRef.Name}
 	creds, err := s.credentials(ctx, key)
 	if err != nil {
 		return nil, err
 	}
-	cfg := keycloak.ServerConfig{
+	cfg := keycloak.Config{
 		URL:      server.Spec.URL,
 		Realm:    server.Spec.Realm,
 		Auth:     keycloak.AuthType(server.Spec.AuthType),
@@ -94,7 +94,7 @@ func (s *ServerSource) Server(ctx context.Context, server *secretsv1beta1.Keyclo
 	}
 	cfg.ClientID, cfg.ClientSecret = string(creds.Data[CredentialClientID]), string(creds.Data[CredentialClientSecret])
 	cfg.Username, cfg.Password = string(creds.Data[CredentialUsername]), string(creds.Data[CredentialPassword])
-	kc, err := s.Pool.Server(server.Name, cfg)
+	kc, err := s.Pool.Client(server.Name, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -103,7 +103,7 @@ func (s *ServerSource) Server(ctx context.Context, server *secretsv1beta1.Keyclo
 
 // credentials returns the data of the credentials Secret: as last read when
 // the metadata cache shows the same resourceVersion, else read again.
-func (s *ServerSource) credentials(ctx context.Context, key client.ObjectKey) (*corev1.Secret, error) {
+func (s *ClientSource) credentials(ctx context.Context, key client.ObjectKey) (*corev1.Secret, error) {
 	rv := ""
 	if s.Metadata != nil {
 		meta := &metav1.PartialObjectMetadata{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"}}
@@ -136,4 +136,4 @@ func (s *ServerSource) credentials(ctx context.Context, key client.ObjectKey) (*
 }
 
 // Forget drops the pooled client (and its token) of a deleted server.
-func (s *ServerSource) Forget(name string) { s.Pool.Forget(name) }
+func (s *ClientSource) Forget(name string) { s.Pool.Forget(name) }

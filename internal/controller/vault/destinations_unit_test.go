@@ -87,7 +87,7 @@ func TestVaultAppWrittenToItsVaultServer(t *testing.T) {
 			Access:  []vaultv1beta1.VaultAccessGrant{{Namespaces: []string{"team-*", "shop"}, Paths: []vaultv1beta1.VaultPathGrant{kvGrant}}}},
 	}
 	euVault := vaultfake.New()
-	w.r.Servers = &VaultServers{Reader: w.client, Env: &Server{Vault: w.vault, Identity: w.r.Identity}, ClusterUID: "uid-1",
+	w.r.Destinations = &ClusterDestinations{Reader: w.client, Env: &Destination{Vault: w.vault, Identity: w.r.Identity}, ClusterUID: "uid-1",
 		Clients: &ServerClients{Reader: w.client, New: func(cfg vaultclient.Config) (ServerClient, error) {
 			if cfg.Address != "https://eu.example.com" || cfg.KubernetesAuthMount != "kubernetes-prod-1" {
 				t.Errorf("client config %+v", cfg)
@@ -150,7 +150,7 @@ func TestVaultAppWrittenToItsVaultServer(t *testing.T) {
 	mine := vaultclient.RenderPolicy("secret", vaultclient.Owner{Namespace: "shop", Name: "api", UID: "1111-2222", Cluster: testCluster}, nil)
 	gone := vaultclient.RenderPolicy("secret", vaultclient.Owner{Namespace: "shop", Name: "gone", UID: "3333", Cluster: testCluster}, nil)
 	w.vault.Policies[testPolicy], w.vault.Policies["app.shop.gone"] = mine, gone
-	s := &OrphanSweeper{Reader: w.client, Cache: w.client, Servers: w.r.Servers, Recorder: w.events}
+	s := &OrphanSweeper{Reader: w.client, Cache: w.client, Destinations: w.r.Destinations, Recorder: w.events}
 	removed, err := s.Sweep(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -181,7 +181,7 @@ func TestVaultAppOfADeletedServerIsLetGo(t *testing.T) {
 	a.Status.Server = "gone"
 	a.Finalizers = []string{Finalizer}
 	w := newWorld(t, nil, a)
-	w.r.Servers = &VaultServers{Reader: w.client, ClusterUID: "uid-1", Clients: &ServerClients{Reader: w.client}}
+	w.r.Destinations = &ClusterDestinations{Reader: w.client, ClusterUID: "uid-1", Clients: &ServerClients{Reader: w.client}}
 	if err := w.client.Delete(context.Background(), w.app()); err != nil {
 		t.Fatal(err)
 	}
@@ -206,7 +206,7 @@ func TestVaultAppDeletedWhileItsServerIsUnusableIsKept(t *testing.T) {
 		Spec: vaultv1beta1.VaultServerSpec{CASecretRef: &vaultv1beta1.SecretKeySelector{Name: "missing"}}}); err != nil {
 		t.Fatal(err)
 	}
-	w.r.Servers = &VaultServers{Reader: w.client, ClusterUID: "uid-1", Clients: &ServerClients{Reader: w.client}}
+	w.r.Destinations = &ClusterDestinations{Reader: w.client, ClusterUID: "uid-1", Clients: &ServerClients{Reader: w.client}}
 	if err := w.client.Delete(context.Background(), w.app()); err != nil {
 		t.Fatal(err)
 	}
@@ -238,7 +238,7 @@ func TestVaultPathsFollowTheServersGrant(t *testing.T) {
 		t.Fatal(err)
 	}
 	euVault := vaultfake.New()
-	w.r.Servers = &VaultServers{Reader: w.client, ClusterUID: "uid-1",
+	w.r.Destinations = &ClusterDestinations{Reader: w.client, ClusterUID: "uid-1",
 		Clients: &ServerClients{Reader: w.client, New: func(vaultclient.Config) (ServerClient, error) { return &fakeChecker{Vault: euVault}, nil }}}
 	w.reconcile()
 	w.condition(vaultv1beta1.TypeReady, metav1.ConditionTrue, vaultv1beta1.ReasonSynced)
@@ -278,7 +278,7 @@ func TestRetainKeepsNoGrantedPaths(t *testing.T) {
 		t.Fatal(err)
 	}
 	euVault := vaultfake.New()
-	w.r.Servers = &VaultServers{Reader: w.client, ClusterUID: "uid-1",
+	w.r.Destinations = &ClusterDestinations{Reader: w.client, ClusterUID: "uid-1",
 		Clients: &ServerClients{Reader: w.client, New: func(vaultclient.Config) (ServerClient, error) { return &fakeChecker{Vault: euVault}, nil }}}
 	w.reconcile()
 	if !strings.Contains(euVault.Policies[testPolicy], "database/creds/shop") {
@@ -314,7 +314,7 @@ func TestVaultServerAccessGrantsKVRulesTTLAndRetain(t *testing.T) {
 		t.Fatal(err)
 	}
 	euVault := vaultfake.New()
-	w.r.Servers = &VaultServers{Reader: w.client, ClusterUID: "uid-1",
+	w.r.Destinations = &ClusterDestinations{Reader: w.client, ClusterUID: "uid-1",
 		Clients: &ServerClients{Reader: w.client, New: func(vaultclient.Config) (ServerClient, error) { return &fakeChecker{Vault: euVault}, nil }}}
 
 	w.reconcile()
@@ -360,7 +360,7 @@ func TestVaultServerAccessGrantsKVRulesTTLAndRetain(t *testing.T) {
 // environment's Vault is not used, and the VaultApp says why.
 func TestLegacyConfiguration(t *testing.T) {
 	w := newWorld(t, nil, shopAPI())
-	w.r.Servers = &VaultServers{Reader: w.client, Env: &Server{Vault: w.vault, Identity: w.r.Identity}, ClusterUID: "uid-1"}
+	w.r.Destinations = &ClusterDestinations{Reader: w.client, Env: &Destination{Vault: w.vault, Identity: w.r.Identity}, ClusterUID: "uid-1"}
 	w.reconcile()
 	w.condition(vaultv1beta1.TypeReady, metav1.ConditionTrue, vaultv1beta1.ReasonSynced)
 	if msg := w.condition(vaultv1beta1.TypeLegacyConfiguration, metav1.ConditionTrue, vaultv1beta1.ReasonLegacyConfiguration); !strings.Contains(msg, "--legacy-vault-environment") {
@@ -378,7 +378,7 @@ func TestLegacyConfiguration(t *testing.T) {
 	// Vault, and the VaultApp names the opt-in; deleted, it is still
 	// removed from there (no live grant is left behind).
 	w.vault.Writes = nil
-	w.r.Servers.(*VaultServers).EnvIgnored = "the operator's environment names a Vault (http://vault:8200) but the cluster admin has not opted in to it"
+	w.r.Destinations.(*ClusterDestinations).EnvIgnored = "the operator's environment names a Vault (http://vault:8200) but the cluster admin has not opted in to it"
 	changed := w.app()
 	changed.Spec.Policy.Rules[0].Capabilities = []vaultv1beta1.Capability{"read"}
 	changed.Generation++
