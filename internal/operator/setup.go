@@ -20,6 +20,7 @@ limitations under the License.
 package operator
 
 import (
+	"cmp"
 	"fmt"
 	"time"
 
@@ -79,8 +80,11 @@ type Options struct {
 	OperatorNamespace string
 	// EnableWebhooks registers the admission and conversion webhooks.
 	EnableWebhooks bool
-	// MaxConcurrentReconciles per controller.
+	// MaxConcurrentReconciles per controller, but the credentials'.
 	MaxConcurrentReconciles int
+	// MaxConcurrentCredentialReconciles is the KeycloakClientCredential
+	// controller's (MaxConcurrentReconciles when zero).
+	MaxConcurrentCredentialReconciles int
 	// MaxBackoff caps the wait between retries after an external failure.
 	MaxBackoff time.Duration
 	// WebhooksOnly registers the webhooks (conversion among them) and no
@@ -210,7 +214,7 @@ func setupControllers(mgr ctrl.Manager, opts Options, recorder func(controller s
 		Reader:                  mgr.GetAPIReader(),
 		Clients:                 keycloaks,
 		Recorder:                recorder("keycloakclientcredential-controller"),
-		MaxConcurrentReconciles: opts.MaxConcurrentReconciles,
+		MaxConcurrentReconciles: cmp.Or(opts.MaxConcurrentCredentialReconciles, opts.MaxConcurrentReconciles),
 		MaxBackoff:              opts.MaxBackoff,
 	}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("KeycloakClientCredential controller: %w", err)
