@@ -196,8 +196,8 @@ undeploy: kustomize ## Remove the operator from the cluster of the current kubec
 ##@ Bundle
 
 .PHONY: bundle
-bundle: manifests ## Generate the OLM bundle into bundle/ from config/ (VERSION=x.y.z).
-	go -C hack/release run ./cmd/bundle --out $(CURDIR)/bundle --manifests $(CURDIR)/config/manifests --version $(VERSION) --image $(IMG) --channels $(CHANNELS) --default-channel $(DEFAULT_CHANNEL) $(if $(REPLACES),--replaces $(REPLACES))
+bundle: manifests ## Generate the OLM bundle into bundle/ from config/ (VERSION=x.y.z; BUNDLE_ARGS=--retire-versions=v1alpha1 for the release that stops serving it).
+	go -C hack/release run ./cmd/bundle --out $(CURDIR)/bundle --manifests $(CURDIR)/config/manifests --version $(VERSION) --image $(IMG) --channels $(CHANNELS) --default-channel $(DEFAULT_CHANNEL) $(if $(REPLACES),--replaces $(REPLACES)) $(BUNDLE_ARGS)
 
 .PHONY: catalog
 catalog: ## Render the local test catalog (local-catalog/: bundle/ inlined, no image) that the OLM test serves.

@@ -45,7 +45,6 @@ type managerFlags struct {
 	enableWebhooks         bool
 
 	maxConcurrent       int
-	maxConcurrentCreds  int
 	maxBackoff          time.Duration
 	migrateOnStart      bool
 	migrationPath       string
@@ -96,15 +95,10 @@ func bindFlags(fs *flag.FlagSet) *managerFlags {
 		"The namespace of the KeycloakServers' credentials Secrets (default: OPERATOR_NAMESPACE, set from the pod's namespace).")
 	f.enableWebhooks = os.Getenv("ENABLE_WEBHOOKS") != "false"
 
-	// 8: each VaultApp reconcile may send Vault two requests at once, and
-	// more workers made a burst of 1,000 VaultApps slower, not faster
-	// (make bench, P1: 1.45x the limit at 16).
-	fs.IntVar(&f.maxConcurrent, "max-concurrent-reconciles", 8, "How many objects of each kind are reconciled at once (KeycloakClientCredentials: see --max-concurrent-credential-reconciles).")
-	// 16: a credential pass mostly waits, on Keycloak during a refresh and
-	// on the API server for each target Secret; with 8, a refresh wave held
-	// the workers on Keycloak while 200 repairs queued behind them (make
-	// bench, P4: the median round's p99 0.97 s at 8, 0.67 s at 16).
-	fs.IntVar(&f.maxConcurrentCreds, "max-concurrent-credential-reconciles", 16, "How many KeycloakClientCredentials are reconciled at once.")
+	// 8: a burst of 200 repairs (edited or deleted Secrets) passes a
+	// refresh wave of 1,000 objects within a second (make bench, P4). Each
+	// VaultApp reconcile may send Vault two requests at once.
+	fs.IntVar(&f.maxConcurrent, "max-concurrent-reconciles", 8, "How many objects of each kind are reconciled at once.")
 	fs.DurationVar(&f.maxBackoff, "max-backoff", 2*time.Minute, "The longest wait between two retries after a Vault or Keycloak failure.")
 	fs.BoolVar(&f.migrateOnStart, "migrate-on-start", true,
 		"Once leader, rewrite objects stored in an older version of the CRDs and trim their status.storedVersions.")
@@ -123,18 +117,17 @@ func (f *managerFlags) operatorOptions() (operator.Options, error) {
 		return operator.Options{}, err
 	}
 	return operator.Options{
-		Vault:                             f.vault,
-		LegacyVaultEnvironment:            f.legacyVaultEnvironment,
-		ClusterName:                       f.clusterName,
-		VaultNamePrefix:                   f.vaultNamePrefix,
-		OperatorNamespace:                 f.operatorNamespace,
-		EnableWebhooks:                    f.enableWebhooks,
-		MaxConcurrentReconciles:           f.maxConcurrent,
-		MaxConcurrentCredentialReconciles: f.maxConcurrentCreds,
-		MaxBackoff:                        f.maxBackoff,
-		MigrateOnStart:                    f.migrateOnStart,
-		MigrationPath:                     path,
-		BuiltinStartTimeout:               f.builtinStartTimeout,
+		Vault:                   f.vault,
+		LegacyVaultEnvironment:  f.legacyVaultEnvironment,
+		ClusterName:             f.clusterName,
+		VaultNamePrefix:         f.vaultNamePrefix,
+		OperatorNamespace:       f.operatorNamespace,
+		EnableWebhooks:          f.enableWebhooks,
+		MaxConcurrentReconciles: f.maxConcurrent,
+		MaxBackoff:              f.maxBackoff,
+		MigrateOnStart:          f.migrateOnStart,
+		MigrationPath:           path,
+		BuiltinStartTimeout:     f.builtinStartTimeout,
 	}, nil
 }
 

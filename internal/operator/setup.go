@@ -20,7 +20,6 @@ limitations under the License.
 package operator
 
 import (
-	"cmp"
 	"fmt"
 	"time"
 
@@ -80,11 +79,8 @@ type Options struct {
 	OperatorNamespace string
 	// EnableWebhooks registers the admission and conversion webhooks.
 	EnableWebhooks bool
-	// MaxConcurrentReconciles per controller, but the credentials'.
+	// MaxConcurrentReconciles per controller.
 	MaxConcurrentReconciles int
-	// MaxConcurrentCredentialReconciles is the KeycloakClientCredential
-	// controller's (MaxConcurrentReconciles when zero).
-	MaxConcurrentCredentialReconciles int
 	// MaxBackoff caps the wait between retries after an external failure.
 	MaxBackoff time.Duration
 	// WebhooksOnly registers the webhooks (conversion among them) and no
@@ -214,7 +210,7 @@ func setupControllers(mgr ctrl.Manager, opts Options, recorder func(controller s
 		Reader:                  mgr.GetAPIReader(),
 		Clients:                 keycloaks,
 		Recorder:                recorder("keycloakclientcredential-controller"),
-		MaxConcurrentReconciles: cmp.Or(opts.MaxConcurrentCredentialReconciles, opts.MaxConcurrentReconciles),
+		MaxConcurrentReconciles: opts.MaxConcurrentReconciles,
 		MaxBackoff:              opts.MaxBackoff,
 	}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("KeycloakClientCredential controller: %w", err)

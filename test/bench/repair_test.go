@@ -60,7 +60,10 @@ type repair struct {
 // secretRound is one round of P4: 100 target Secrets edited and 100 deleted
 // at once, and how long each took to be restored.
 type secretRound struct {
-	Secrets   int           `json:"secrets"`
+	Secrets int `json:"secrets"`
+	// Reads are the refresh reads the operator sent Vault and Keycloak
+	// during the round: the wave it ran in.
+	Reads     int           `json:"refreshReads"`
 	SecretP50 time.Duration `json:"secretP50Nanos"`
 	SecretP99 time.Duration `json:"secretP99Nanos"`
 	// Edited and deleted Secrets apart (p50, p99), and where the
@@ -84,9 +87,9 @@ type secretRound struct {
 
 // String is the round's breakdown, for the log and a missed target.
 func (r secretRound) String() string {
-	return fmt.Sprintf("%d Secrets restored, p50 %s, p99 %s (edited: p50 %s, p99 %s; deleted: p50 %s, p99 %s); the edits' own watch echo: p50 %s, p99 %s; "+
+	return fmt.Sprintf("%d Secrets restored with %d refresh reads meanwhile, p50 %s, p99 %s (edited: p50 %s, p99 %s; deleted: p50 %s, p99 %s); the edits' own watch echo: p50 %s, p99 %s; "+
 		"credential controller: %d reconciles, mean queue wait %s, mean reconcile %s, %.0f errors; window %s, machine %.0f%% busy; CPU by process: %v",
-		r.Secrets, ms(r.SecretP50), ms(r.SecretP99), ms(r.EditedP50), ms(r.EditedP99), ms(r.DeletedP50), ms(r.DeletedP99), ms(r.EchoP50), ms(r.EchoP99),
+		r.Secrets, r.Reads, ms(r.SecretP50), ms(r.SecretP99), ms(r.EditedP50), ms(r.EditedP99), ms(r.DeletedP50), ms(r.DeletedP99), ms(r.EchoP50), ms(r.EchoP99),
 		r.Controller.Reconciles, ms(r.Controller.QueueWait), ms(r.Controller.Reconcile), r.Controller.Errors,
 		r.Window.Round(time.Millisecond), 100*r.MachineBusy, r.CPU)
 }
@@ -101,15 +104,15 @@ type queueCost struct {
 
 const (
 	editedSecrets, deletedSecrets, editedPolicies = 100, 100, 100
-	// repairRounds of Secret repairs, each on Secrets of its own, one
-	// after the other while the refresh wave runs (it lasts half an
-	// interval; a round takes a few seconds).
-	repairRounds = 3
+	// repairRounds of Secret repairs, each on Secrets of its own (200 of
+	// the fleet's 1,000), one after the other while the refreshes that
+	// follow the restart run (a round takes a few seconds).
+	repairRounds = 5
 )
 
 // repairUnderLoad waits for the refresh wave that follows the restart (every
 // object is checked again), and while it runs, edits 100 policies in Vault by
-// hand and, in each of three rounds, edits 100 target Secrets and deletes 100
+// hand and, in each of five rounds, edits 100 target Secrets and deletes 100
 // others; it measures how long each takes to be restored.
 func (f *fleet) repairUnderLoad(b *testing.B, run string) repair {
 	b.Helper()
@@ -162,10 +165,11 @@ func (f *fleet) repairUnderLoad(b *testing.B, run string) repair {
 	var mu sync.Mutex
 	editedAt := map[string]time.Time{}
 	policiesEdited := make(chan struct{})
+	var policyEditErr error
 	go func() {
 		defer close(policiesEdited)
 		names := slices.Sorted(maps.Keys(policies))
-		_ = parallelErr(len(names), 8, func(i int) error {
+		policyEditErr = parallelErr(len(names), 8, func(i int) error {
 			mu.Lock()
 			editedAt[names[i]] = time.Now()
 			mu.Unlock()
@@ -186,7 +190,7 @@ func (f *fleet) repairUnderLoad(b *testing.B, run string) repair {
 			want[key] = s
 			edited[key] = i-round*perRound < editedSecrets
 		}
-		sr := f.repairRound(ctx, b, w, want, edited)
+		sr := f.repairRound(ctx, b, w, want, edited, reads)
 		b.Logf("P4 round %d of %d during a refresh wave: %s", round+1, repairRounds, sr)
 		r.Rounds = append(r.Rounds, sr)
 	}
@@ -199,6 +203,9 @@ func (f *fleet) repairUnderLoad(b *testing.B, run string) repair {
 	// Secrets were measured.
 	w.Stop()
 	<-policiesEdited
+	if policyEditErr != nil { // an unedited policy would count as restored
+		b.Fatalf("edit the policies: %v", policyEditErr)
+	}
 	firstEdit := slices.MinFunc(slices.Collect(maps.Values(editedAt)), func(a, b time.Time) int { return a.Compare(b) })
 	time.Sleep(time.Until(firstEdit.Add(refresh - 5*time.Second)))
 	pending := maps.Clone(policies)
@@ -243,8 +250,9 @@ func (r repair) roundsDetail() string {
 // Secrets are as listed (in step since): the bench sends its changes without
 // reading them again, so that its own reads do not load the API server the
 // repairs are measured on.
-func (f *fleet) repairRound(ctx context.Context, b *testing.B, w watch.Interface, secrets map[client.ObjectKey]*corev1.Secret, edited map[client.ObjectKey]bool) secretRound {
+func (f *fleet) repairRound(ctx context.Context, b *testing.B, w watch.Interface, secrets map[client.ObjectKey]*corev1.Secret, edited map[client.ObjectKey]bool, reads func() int) secretRound {
 	b.Helper()
+	readsBefore := reads()
 	want := map[client.ObjectKey]map[string][]byte{}
 	for key, s := range secrets {
 		want[key] = maps.Clone(s.Data)
@@ -257,9 +265,10 @@ func (f *fleet) repairRound(ctx context.Context, b *testing.B, w watch.Interface
 		go f.profile(out+".p4", 4*time.Second)
 		go f.profileAPIServer(b, out+".p4.kube-apiserver", 4*time.Second)
 	}
+	edits := make(chan error, 1)
 	go func() {
 		keys := slices.SortedFunc(maps.Keys(want), func(a, b client.ObjectKey) int { return cmp.Compare(a.String(), b.String()) })
-		_ = parallelErr(len(keys), 16, func(i int) error {
+		edits <- parallelErr(len(keys), 16, func(i int) error {
 			key := keys[i]
 			s := secrets[key].DeepCopy()
 			mu.Lock()
@@ -288,7 +297,15 @@ func (f *fleet) repairRound(ctx context.Context, b *testing.B, w watch.Interface
 	restored, echoed := map[client.ObjectKey]bool{}, map[client.ObjectKey]bool{}
 	for len(restored) < len(want) {
 		select {
-		case ev := <-w.ResultChan():
+		case err := <-edits:
+			if err != nil {
+				b.Fatalf("edit or delete the Secrets: %v", err)
+			}
+			edits = nil
+		case ev, open := <-w.ResultChan():
+			if !open || ev.Type == watch.Error {
+				b.Fatalf("the bench's watch of the Secrets ended (%s, %v) with %d of %d restored", ev.Type, ev.Object, len(restored), len(want))
+			}
 			s, ok := ev.Object.(*corev1.Secret)
 			if !ok {
 				continue
@@ -335,6 +352,7 @@ func (f *fleet) repairRound(ctx context.Context, b *testing.B, w watch.Interface
 		DeletedP50: deletedTimes[len(deletedTimes)/2], DeletedP99: percentile(deletedTimes, 0.99),
 		EchoP50: echoTimes[len(echoTimes)/2], EchoP99: percentile(echoTimes, 0.99),
 		Controller:  f.controllerMetrics(b).since(metricsBefore),
+		Reads:       reads() - readsBefore,
 		Window:      window,
 		MachineBusy: float64(busy) / float64(window) / float64(runtime.NumCPU()),
 		CPU:         harness.Difference(harness.CPUByCommand(), cpuBefore),

@@ -245,18 +245,15 @@ func (pc *ProcessCluster) StartManager(ctx context.Context, name string, env []s
 const WebhookPortFree = "--webhook-port=free"
 
 func (pc *ProcessCluster) startManagerOnce(ctx context.Context, bin, name string, env, extra []string) (*Manager, error) {
-	ports, err := FreePorts(3)
+	// One call for every port, so that none is handed out twice.
+	ports, err := FreePorts(4)
 	if err != nil {
 		return nil, err
 	}
 	extra = slices.Clone(extra)
 	for i, a := range extra {
 		if a == WebhookPortFree {
-			port, err := FreePort()
-			if err != nil {
-				return nil, err
-			}
-			extra[i] = "--webhook-port=" + strconv.Itoa(port)
+			extra[i] = "--webhook-port=" + strconv.Itoa(ports[3])
 		}
 	}
 	metricsPort, probePort, pprofPort := ports[0], ports[1], ports[2]
@@ -291,9 +288,15 @@ func (pc *ProcessCluster) startManagerOnce(ctx context.Context, bin, name string
 			webhookAddr = "127.0.0.1:" + port
 		}
 	}
-	if err := waitTLS(ctx, webhookAddr, 30*time.Second); err != nil {
+	// The process, not only someone, must answer there: a port taken by
+	// another process makes the manager exit (and the start is retried).
+	err = waitTLS(ctx, webhookAddr, 30*time.Second)
+	if err == nil && proc.Exited() {
+		err = fmt.Errorf("%s exited after its webhook port answered; last output:\n%s", name, proc.LogTail(20))
+	}
+	if err != nil {
 		proc.Stop()
-		return nil, err
+		return &Manager{Process: proc}, err
 	}
 	m.WebhookURL = "https://" + webhookAddr
 	return m, nil

@@ -128,7 +128,7 @@ type KeycloakClientCredentialSpec struct {
 
 	// RefreshInterval is how often Keycloak is read again; at least 30s. Defaults to 10m.
 	// The first read after the operator starts or first sees the resource is
-	// spread up to half an interval later.
+	// spread up to one more interval later.
 	// +optional
 	RefreshInterval *metav1.Duration `json:"refreshInterval,omitempty"`
 

@@ -138,7 +138,7 @@ type VaultAppSpec struct {
 
 	// RefreshInterval is how often Vault is checked for drift. Defaults to 5m.
 	// The first check after the operator starts or first sees the VaultApp is
-	// spread up to half an interval later.
+	// spread up to one more interval later.
 	// +optional
 	RefreshInterval *metav1.Duration `json:"refreshInterval,omitempty"`
 

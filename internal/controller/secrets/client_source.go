@@ -67,7 +67,7 @@ type knownCredentials struct {
 	data            map[string][]byte
 }
 
-// Server returns the pooled client of a KeycloakServer, built from its spec
+// Client returns the pooled client of a KeycloakServer, built from its spec
 // and its credentials Secret.
 func (s *ClientSource) Client(ctx context.Context, server *secretsv1beta1.KeycloakServer) (KeycloakAPI, error) {
 	key := client.ObjectKey{Namespace: s.Namespace, Name: server.Spec.CredentialsSecretRef.Name}

@@ -34,13 +34,14 @@ import (
 //     is due at the same time. Without it a refresh keeps the priority of
 //     the event that last queued the object.
 //   - The first refresh after this process first saw an object is delayed
-//     by a random part, up to half, of the interval. After a restart every
-//     object is reconciled at once, as fast as the servers answer; with a
-//     tenth, the next checks came back as that same burst one interval
-//     later, and took the whole machine from the repairs made meanwhile
-//     (make bench P4: p99 1–3 s on two cores). Later checks keep the
-//     spread at exactly the interval, so drift is found within one interval
-//     of the last check, and within one and a half after a restart.
+//     by a random part of one more interval. After a restart every object
+//     is reconciled at once, as fast as the servers answer; with a tenth,
+//     the next checks came back as that same burst one interval later, and
+//     with half, as a wave twice the even pace, which took the machine
+//     from the repairs made meanwhile (make bench P4). Spread over the
+//     whole interval, the checks come at an even pace. Later checks keep
+//     the spread at exactly the interval, so drift is found within one
+//     interval of the last check, and within two after a restart.
 //
 // The zero value is ready to use; it is safe for concurrent use.
 type Refresh struct {
@@ -56,7 +57,7 @@ func (r *Refresh) After(req reconcile.Request, interval time.Duration) ctrl.Resu
 }
 
 // firstSpread is how far the first refresh of an object is spread.
-func firstSpread(interval time.Duration) time.Duration { return interval / 2 }
+func firstSpread(interval time.Duration) time.Duration { return interval }
 
 // Forget drops an object that is gone.
 func (r *Refresh) Forget(req reconcile.Request) { r.seen.Delete(req) }

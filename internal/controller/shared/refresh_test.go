@@ -35,8 +35,8 @@ func TestRefreshSpreadsTheFirstCheckOnlyAndQueuesBehindEvents(t *testing.T) {
 	for i := range 200 {
 		req := reconcile.Request{NamespacedName: types.NamespacedName{Namespace: "ns", Name: string(rune('a'+i%26)) + string(rune('a'+i/26))}}
 		first := r.After(req, interval)
-		if first.RequeueAfter < interval || first.RequeueAfter >= interval+interval/2 {
-			t.Fatalf("first refresh after %s, want within [%s, %s)", first.RequeueAfter, interval, interval+interval/2)
+		if first.RequeueAfter < interval || first.RequeueAfter >= 2*interval {
+			t.Fatalf("first refresh after %s, want within [%s, %s)", first.RequeueAfter, interval, 2*interval)
 		}
 		spread[first.RequeueAfter] = true
 		if next := r.After(req, interval); next.RequeueAfter != interval {
@@ -46,7 +46,7 @@ func TestRefreshSpreadsTheFirstCheckOnlyAndQueuesBehindEvents(t *testing.T) {
 			t.Fatalf("a refresh is queued at priority %v, want low (%d)", first.Priority, handler.LowPriority)
 		}
 		r.Forget(req) // gone: a new object of that name is new again
-		if again := r.After(req, interval); again.RequeueAfter < interval || again.RequeueAfter >= interval+interval/2 {
+		if again := r.After(req, interval); again.RequeueAfter < interval || again.RequeueAfter >= 2*interval {
 			t.Fatalf("a forgotten object's refresh after %s", again.RequeueAfter)
 		}
 	}

@@ -47,7 +47,7 @@ func (s *Destination) outageKey() string { return "vault/" + s.Name }
 
 // Destinations finds the Vault of each VaultApp.
 type Destinations interface {
-	// Resolve returns the server of a VaultApp, or an *errServer that
+	// Resolve returns the server of a VaultApp, or an *errNoDestination that
 	// says why it has none.
 	Resolve(ctx context.Context, app *vaultv1beta1.VaultApp) (*Destination, error)
 	// All returns every server the operator can reach now, for the

@@ -22,6 +22,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
@@ -34,8 +36,8 @@ import (
 // summary of the others (apply).
 type report struct {
 	policy, role condition
-	// access is AccessGranted; nil when the pass did not get as far as
-	// deciding the grant (the condition keeps what it said).
+	// access is AccessGranted: Unknown when the pass did not get as far
+	// as deciding the grant (no server, Vault failed before it).
 	access            *condition
 	eventType, reason string
 	// note is the Event's message; none is recorded when empty.
@@ -46,15 +48,30 @@ type report struct {
 }
 
 type condition struct {
-	ok              bool
+	ok bool
+	// unknown: neither true nor false (not looked at in this pass).
+	unknown         bool
 	reason, message string
 }
 
+// status is the condition's status.
+func (c condition) status() metav1.ConditionStatus {
+	switch {
+	case c.unknown:
+		return metav1.ConditionUnknown
+	case c.ok:
+		return metav1.ConditionTrue
+	}
+	return metav1.ConditionFalse
+}
+
 // failed is the report of a pass that could not bring Vault in step: the
-// policy and role conditions false for the same reason, and a Warning.
+// policy and role conditions false for the same reason, AccessGranted
+// unknown (a pass that decided the grant sets it), and a Warning.
 func failed(reason, msg string) report {
 	c := condition{reason: reason, message: msg}
-	return report{policy: c, role: c, eventType: corev1.EventTypeWarning, reason: reason, note: msg}
+	return report{policy: c, role: c, access: &condition{unknown: true, reason: reason, message: "the grant was not checked: " + msg},
+		eventType: corev1.EventTypeWarning, reason: reason, note: msg}
 }
 
 // refused is failed for a spec that is granted nothing: AccessGranted
@@ -150,7 +167,8 @@ func (r report) apply(app *vaultv1beta1.VaultApp) {
 	shared.SetCondition(conds, gen, vaultv1beta1.TypePolicySynced, r.policy.ok, r.policy.reason, r.policy.message)
 	shared.SetCondition(conds, gen, vaultv1beta1.TypeRoleSynced, r.role.ok, r.role.reason, r.role.message)
 	if r.access != nil {
-		shared.SetCondition(conds, gen, vaultv1beta1.TypeAccessGranted, r.access.ok, r.access.reason, r.access.message)
+		meta.SetStatusCondition(conds, metav1.Condition{Type: vaultv1beta1.TypeAccessGranted, Status: r.access.status(),
+			Reason: r.access.reason, Message: r.access.message, ObservedGeneration: gen})
 	}
 	shared.SetSummaryWith(conds, gen, vaultv1beta1.TypeReady, vaultv1beta1.ReasonSynced, readyMessage,
 		vaultv1beta1.TypePolicySynced, vaultv1beta1.TypeRoleSynced, vaultv1beta1.TypeAccessGranted)

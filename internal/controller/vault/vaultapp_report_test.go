@@ -72,3 +72,21 @@ func TestDecideReport(t *testing.T) {
 		})
 	}
 }
+
+func TestAFailedPassLeavesTheGrantUnknownAndReadyNamesTheFailure(t *testing.T) {
+	var app vaultv1beta1.VaultApp
+	spec := shopAPI()
+	whole := grant{tenancy.VaultGrant{Rules: spec.Spec.Policy.Rules, TokenTTL: tenancy.TokenTTL(spec)}}
+	decideReport(spec, &vaultv1beta1.VaultAppStatus{}, testPolicy, whole, nil, nothing).apply(&app)
+	if access := meta.FindStatusCondition(app.Status.Conditions, vaultv1beta1.TypeAccessGranted); access.Status != metav1.ConditionTrue {
+		t.Fatalf("AccessGranted = %s after an in-step pass", access.Status)
+	}
+	failed(vaultv1beta1.ReasonVaultUnavailable, "Vault does not answer").apply(&app)
+	access := meta.FindStatusCondition(app.Status.Conditions, vaultv1beta1.TypeAccessGranted)
+	if access.Status != metav1.ConditionUnknown || access.Reason != vaultv1beta1.ReasonVaultUnavailable {
+		t.Errorf("AccessGranted = %s %s, want Unknown %s", access.Status, access.Reason, vaultv1beta1.ReasonVaultUnavailable)
+	}
+	if ready := meta.FindStatusCondition(app.Status.Conditions, vaultv1beta1.TypeReady); ready.Status != metav1.ConditionFalse || ready.Reason != vaultv1beta1.ReasonVaultUnavailable {
+		t.Errorf("Ready = %s %s, want False %s", ready.Status, ready.Reason, vaultv1beta1.ReasonVaultUnavailable)
+	}
+}

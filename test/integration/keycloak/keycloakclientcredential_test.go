@@ -149,7 +149,7 @@ func TestSecretWorksAndARegeneratedSecretPropagates(t *testing.T) {
 	NewWithT(t).Eventually(func() string {
 		updated = secretOf(t, ns, "app-creds")
 		return string(updated.Data["secret"])
-	}).WithTimeout(55*time.Second).WithPolling(time.Second).ShouldNot(Equal(string(old.Data["secret"])), "new secret propagated by the first refresh (within 1.5 refreshInterval)")
+	}).WithTimeout(70*time.Second).WithPolling(time.Second).ShouldNot(Equal(string(old.Data["secret"])), "new secret propagated by the first refresh (within 2 refreshIntervals)")
 	NewWithT(t).Expect(updated.UID).To(Equal(old.UID), "updated in place, not re-created")
 	if err := tokenRequest(old); err == nil {
 		t.Fatal("the old secret still works after regeneration")

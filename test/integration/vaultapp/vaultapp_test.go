@@ -225,11 +225,11 @@ func TestDriftInVaultIsRepairedAndASteadyResyncOnlyReads(t *testing.T) {
 	name := app.Status.PolicyName
 	policy := readPolicy(t, name)
 
-	// A steady resync: reads only. The first refresh comes within one and
-	// a half intervals (spread), later ones exactly one interval apart.
+	// A steady resync: reads only. The first refresh comes within two
+	// intervals (spread), later ones exactly one interval apart.
 	writes := vaultWrites()
 	reads := vaultReads()
-	NewWithT(t).Eventually(vaultReads).WithTimeout(50*time.Second).WithPolling(time.Second).Should(BeNumerically(">=", reads+2),
+	NewWithT(t).Eventually(vaultReads).WithTimeout(70*time.Second).WithPolling(time.Second).Should(BeNumerically(">=", reads+2),
 		"the refresh read the policy and the role again")
 	if got := vaultWrites(); got != writes {
 		t.Fatalf("a resync with nothing changed wrote to Vault: %v writes, want %v", got, writes)

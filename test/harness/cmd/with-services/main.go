@@ -54,7 +54,7 @@ func run() int {
 	withVault := flag.Bool("vault", true, "start (or reuse) a Vault dev server")
 	withKeycloak := flag.Bool("keycloak", true, "start (or reuse) a Keycloak dev server")
 	withControlPlane := flag.Bool("control-plane", false, "start a kube-apiserver and etcd with the CRDs installed, and export KUBECONFIG")
-	crdDir := flag.String("crd-dir", "config/crd/bases", "CRDs to install with --control-plane")
+	crdDir := flag.String("crd-dir", filepath.Join(harness.RepoRoot(), "config", "crd", "bases"), "CRDs to install with --control-plane")
 	sweep := flag.Bool("sweep", false, "when the command ends, search what its tests kept for every secret value they handled")
 	flag.Parse()
 	if flag.NArg() == 0 {
