@@ -68,7 +68,7 @@ func (r *KeycloakClientCredentialReconciler) syncTarget(ctx context.Context, kcc
 		// way (AlreadyExists) is read from the API server to say whose it is:
 		// a repaired deletion costs one request, not two.
 		created := newTargetSecret(kcc, ns, data)
-		err = r.Create(ctx, created)
+		err = r.Create(ctx, created, client.FieldOwner(FieldManager))
 		if err == nil {
 			r.echoes.wrote(created)
 			record(&kcc.Status, created)
@@ -106,13 +106,12 @@ func (r *KeycloakClientCredentialReconciler) syncTarget(ctx context.Context, kcc
 		return fail(secretsv1beta1.ReasonSecretNotOwned, fmt.Sprintf("Secret %s/%s holds key(s) %s that the operator did not write: left untouched (choose other keys in spec.target.keys)",
 			ns, name, strings.Join(taken, ", ")), nil)
 	}
-	wasEdited := edited(&current)
-	if patch := updatePatch(&current, kcc, data); patch != nil {
+	if needsApply(&current, kcc, data) {
+		wasEdited := edited(&current)
 		// Updated in place: tools such as Reloader watch updates.
-		if err := r.Patch(ctx, &current, client.RawPatch(types.MergePatchType, patch)); err != nil {
+		if err := r.applyTarget(ctx, &current, kcc, data); err != nil {
 			return fail(secretsv1beta1.ReasonTargetFailed, "update Secret: "+err.Error(), err)
 		}
-		r.echoes.wrote(&current)
 		reason, msg := secretsv1beta1.ReasonUpdated, "updated Secret %s/%s"
 		if wasEdited {
 			reason, msg = secretsv1beta1.ReasonDriftRepaired, "restored edited Secret %s/%s"
@@ -188,7 +187,7 @@ func (r *KeycloakClientCredentialReconciler) release(ctx context.Context, w secr
 		return "", fmt.Errorf("read Secret %s/%s: %w", w.Namespace, w.Name, err)
 	}
 	if othersKeys(&s) {
-		if err := r.Patch(ctx, &s, client.RawPatch(types.MergePatchType, releasePatch(&s))); client.IgnoreNotFound(err) != nil {
+		if err := r.Patch(ctx, &s, client.RawPatch(types.MergePatchType, releasePatch(&s)), client.FieldOwner(FieldManager)); client.IgnoreNotFound(err) != nil {
 			return "", fmt.Errorf("remove the operator's keys from Secret %s/%s: %w", w.Namespace, w.Name, err)
 		}
 		return fmt.Sprintf("removed the operator's keys from Secret %s/%s and kept the keys others added", w.Namespace, w.Name), nil

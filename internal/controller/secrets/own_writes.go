@@ -38,7 +38,12 @@ type ownWrites struct {
 
 // wrote records a Secret as the API server returned it after a write.
 func (w *ownWrites) wrote(o client.Object) {
-	w.m.Store(types.NamespacedName{Namespace: o.GetNamespace(), Name: o.GetName()}, o.GetResourceVersion())
+	w.wroteVersion(o.GetNamespace(), o.GetName(), o.GetResourceVersion())
+}
+
+// wroteVersion records the resourceVersion a write left on namespace/name.
+func (w *ownWrites) wroteVersion(namespace, name, resourceVersion string) {
+	w.m.Store(types.NamespacedName{Namespace: namespace, Name: name}, resourceVersion)
 }
 
 // isEcho reports whether o is exactly the last write recorded for its

@@ -30,8 +30,8 @@ import (
 // digests they cost a few bytes per key, and no tenant's value ever sits
 // in the manager's memory. Everything the controller decides about a
 // target Secret (whose keys, edited or not, in step or not) needs only
-// the digests; what it writes goes as a patch of its own keys (patches.go),
-// never as the cached object.
+// the digests; what it writes goes as an apply of its own keys
+// (target_secret_write.go), never as the cached object.
 //
 // The informer may hand one object to the transform twice (the initial
 // list), so digest marks what it digested, where no Secret read from the
@@ -53,11 +53,12 @@ const (
 	digestPrefix = "sha256:"
 )
 
-// DigestSecret is the cache's transform for Secrets: managedFields dropped,
-// values and long annotation values replaced by their digests.
+// DigestSecret is the cache's transform for Secrets: managedFields but the
+// operator's entries dropped, values and long annotation values replaced by
+// their digests.
 func DigestSecret(obj any) (any, error) {
 	if s, ok := obj.(*corev1.Secret); ok {
-		s.ManagedFields = nil
+		s.ManagedFields = operatorEntries(s.ManagedFields)
 		digest(s)
 	}
 	return obj, nil

@@ -45,21 +45,34 @@ func gitea() *secretsv1beta1.KeycloakClientCredential {
 	}
 }
 
-// patched applies a merge patch of updatePatch to the Secret it was made
-// for, as the API server would, through the fake client.
-func patched(t *testing.T, s *corev1.Secret, patch []byte) *corev1.Secret {
+// applied creates s as the operator does, lets someone else edit it (an
+// Update), then writes data to it as applyTarget does, through the fake
+// client (which keeps managedFields as the API server does), and returns
+// the Secret as stored.
+func applied(t *testing.T, s *corev1.Secret, edit func(*corev1.Secret), kcc *secretsv1beta1.KeycloakClientCredential, data map[string][]byte) *corev1.Secret {
 	t.Helper()
 	scheme := runtime.NewScheme()
 	_ = corev1.AddToScheme(scheme)
+	c := fake.NewClientBuilder().WithScheme(scheme).WithReturnManagedFields().Build()
+	ctx := context.Background()
 	stored := s.DeepCopy()
 	stored.ResourceVersion = ""
-	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(stored).Build()
-	var current corev1.Secret
-	if err := c.Get(context.Background(), client.ObjectKeyFromObject(s), &current); err != nil {
+	if err := c.Create(ctx, stored, client.FieldOwner(FieldManager)); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Patch(context.Background(), &current, client.RawPatch(types.MergePatchType, bytes.Replace(patch,
-		[]byte(`"resourceVersion":""`), []byte(`"resourceVersion":"`+current.ResourceVersion+`"`), 1))); err != nil {
+	edit(stored)
+	if err := c.Update(ctx, stored, client.FieldOwner("kubectl-edit")); err != nil {
+		t.Fatal(err)
+	}
+	r := &KeycloakClientCredentialReconciler{Client: c, Reader: c}
+	if !needsApply(digested(stored), kcc, data) {
+		t.Fatal("no change to apply")
+	}
+	if err := r.applyTarget(ctx, digested(stored), kcc, data); err != nil {
+		t.Fatal(err)
+	}
+	var current corev1.Secret
+	if err := c.Get(ctx, client.ObjectKeyFromObject(s), &current); err != nil {
 		t.Fatal(err)
 	}
 	return &current
@@ -83,16 +96,13 @@ func TestOnlyTheKeysTheOperatorWroteAreItsOwn(t *testing.T) {
 	if edited(digested(s)) {
 		t.Fatal("a key the operator did not write counts as drift")
 	}
-	if p := updatePatch(digested(s), kcc, map[string][]byte{"id": []byte("gitea"), "secret": []byte("s1")}); p != nil {
-		t.Fatalf("an unchanged value was rewritten because of a foreign key: %s", p)
+	if needsApply(digested(s), kcc, map[string][]byte{"id": []byte("gitea"), "secret": []byte("s1")}) {
+		t.Fatal("an unchanged value is to be rewritten because of a foreign key")
 	}
 	// A new secret from Keycloak, and the spec drops the clientId key.
 	kcc.Spec.Target.Keys.ClientID = ""
-	p := updatePatch(digested(s), kcc, map[string][]byte{"secret": []byte("s2")})
-	if p == nil {
-		t.Fatal("no change")
-	}
-	s = patched(t, s, p)
+	fresh := newTargetSecret(gitea(), "gitea", map[string][]byte{"id": []byte("gitea"), "secret": []byte("s1")})
+	s = applied(t, fresh, func(s *corev1.Secret) { s.Data["ca.crt"] = []byte("pem") }, kcc, map[string][]byte{"secret": []byte("s2")})
 	if got := stringData(s.Data); !maps.Equal(got, map[string]string{"ca.crt": "pem", "secret": "s2"}) {
 		t.Fatalf("data = %v: want the foreign key kept, the dropped key removed, the new value written", got)
 	}
@@ -126,8 +136,8 @@ func TestTheCacheHoldsDigestsNeverValues(t *testing.T) {
 		t.Errorf("the operator's marks were digested, or the Secret reads as edited")
 	}
 	// In step as it is: no write, though the spec's long annotation is a digest.
-	if p := updatePatch(d, kcc, map[string][]byte{"id": []byte("gitea"), "secret": []byte("s3cr3t-value")}); p != nil {
-		t.Errorf("a Secret in step is patched: %s", p)
+	if needsApply(d, kcc, map[string][]byte{"id": []byte("gitea"), "secret": []byte("s3cr3t-value")}) {
+		t.Error("a Secret in step is to be written")
 	}
 	// The informer may hand the transform one object twice: the second
 	// time changes nothing.

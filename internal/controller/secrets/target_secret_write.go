@@ -25,14 +25,16 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
 )
 
 // What the operator writes to a target Secret: the whole Secret when it
-// creates one, and afterwards JSON merge patches of its own keys, labels
-// and annotations alone, conditional on the resourceVersion it read. Keys,
-// labels and annotations others added are never in a patch, so they stay.
+// creates one, afterwards a server-side apply of its own keys, labels and
+// annotations alone (field_ownership.go), and a merge patch that removes
+// them when it lets the Secret go. Keys, labels and annotations others
+// added are never in a write, so they stay.
 
 // newTargetSecret is the Secret to create in namespace.
 func newTargetSecret(kcc *secretsv1beta1.KeycloakClientCredential, namespace string, data map[string][]byte) *corev1.Secret {
@@ -68,41 +70,37 @@ func desiredMeta(kcc *secretsv1beta1.KeycloakClientCredential, data map[string][
 	return labels, annotations
 }
 
-// updatePatch is the patch that brings a digested Secret s in step: the
-// operator's keys set to data, a key it wrote before and no longer writes
-// removed, its labels and annotations set. Nil when s is in step.
-func updatePatch(s *corev1.Secret, kcc *secretsv1beta1.KeycloakClientCredential, data map[string][]byte) []byte {
+// needsApply reports whether applying the operator's fields would change
+// the digested Secret s: a key, label or annotation to set, or one it
+// owns and no longer sets.
+func needsApply(s *corev1.Secret, kcc *secretsv1beta1.KeycloakClientCredential, data map[string][]byte) bool {
 	labels, annotations := desiredMeta(kcc, data)
-	setLabels, setAnnotations, setData := map[string]any{}, map[string]any{}, map[string]any{}
 	for k, v := range labels {
 		if have, ok := s.Labels[k]; !ok || have != v {
-			setLabels[k] = v
+			return true
 		}
 	}
 	for k, v := range annotations {
 		if have, ok := s.Annotations[k]; !ok || !sameAnnotation(have, v) {
-			setAnnotations[k] = v
-		}
-	}
-	for _, k := range managedKeys(s) {
-		if _, keep := data[k]; !keep {
-			if _, there := s.Data[k]; there {
-				setData[k] = nil
-			}
+			return true
 		}
 	}
 	for k, v := range data {
 		if have, ok := s.Data[k]; !ok || !bytes.Equal(have, valueDigest(v)) {
-			setData[k] = v // []byte marshals as base64, as Secret data is
+			return true
 		}
 	}
-	if len(setLabels)+len(setAnnotations)+len(setData) == 0 {
-		return nil
-	}
-	return marshal(map[string]any{
-		"metadata": map[string]any{"resourceVersion": s.ResourceVersion, "labels": setLabels, "annotations": setAnnotations},
-		"data":     setData,
-	})
+	return len(dropped(s, labels, annotations, data)) > 0
+}
+
+// appliedSecret is what the operator applies to its Secret s: its keys,
+// labels and annotations (not the type, set at creation and immutable),
+// conditional on the resourceVersion it decided on, so a key someone adds
+// meanwhile is never taken.
+func appliedSecret(s *corev1.Secret, kcc *secretsv1beta1.KeycloakClientCredential, data map[string][]byte) *corev1ac.SecretApplyConfiguration {
+	labels, annotations := desiredMeta(kcc, data)
+	return corev1ac.Secret(s.Name, s.Namespace).WithResourceVersion(s.ResourceVersion).
+		WithLabels(labels).WithAnnotations(annotations).WithData(data)
 }
 
 // releasePatch is the patch that removes from s the data keys the operator
