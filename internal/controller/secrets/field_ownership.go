@@ -98,12 +98,14 @@ func isOperatorEntry(e metav1.ManagedFieldsEntry) bool {
 		slices.Contains(fieldsOf(e).annotations, ManagedKeysAnnotation)
 }
 
-// formerEntries are the managers of s's Update entries to merge into the
-// operator's apply entry before it applies (csaupgrade).
-func formerEntries(s *corev1.Secret) sets.Set[string] {
+// formerEntries are the managers of s's Update entries that own a field
+// the operator no longer applies: merged into its apply entry
+// (csaupgrade) before it applies, so that the apply removes the field. An
+// entry that owns nothing dropped is left: a repair needs no takeover.
+func formerEntries(s *corev1.Secret, labels, annotations map[string]string, data map[string][]byte) sets.Set[string] {
 	out := sets.New[string]()
 	for _, e := range s.ManagedFields {
-		if e.Operation == metav1.ManagedFieldsOperationUpdate && isOperatorEntry(e) {
+		if e.Operation == metav1.ManagedFieldsOperationUpdate && isOperatorEntry(e) && len(droppedFrom(s, e, labels, annotations, data)) > 0 {
 			out.Insert(e.Manager)
 		}
 	}
@@ -128,32 +130,39 @@ func operatorEntries(entries []metav1.ManagedFieldsEntry) []metav1.ManagedFields
 func dropped(s *corev1.Secret, labels, annotations map[string]string, data map[string][]byte) []string {
 	var out []string
 	for _, e := range s.ManagedFields {
-		if !isOperatorEntry(e) {
-			continue
-		}
-		f := fieldsOf(e)
-		for _, k := range f.data {
-			if _, want := data[k]; !want {
-				if _, there := s.Data[k]; there {
-					out = append(out, "data/"+k)
-				}
-			}
-		}
-		for _, k := range f.labels {
-			if _, want := labels[k]; !want {
-				if _, there := s.Labels[k]; there {
-					out = append(out, "labels/"+k)
-				}
-			}
-		}
-		for _, k := range f.annotations {
-			if _, want := annotations[k]; !want {
-				if _, there := s.Annotations[k]; there {
-					out = append(out, "annotations/"+k)
-				}
-			}
+		if isOperatorEntry(e) {
+			out = append(out, droppedFrom(s, e, labels, annotations, data)...)
 		}
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// droppedFrom are the fields of s that entry e owns and the operator would
+// no longer apply.
+func droppedFrom(s *corev1.Secret, e metav1.ManagedFieldsEntry, labels, annotations map[string]string, data map[string][]byte) []string {
+	var out []string
+	f := fieldsOf(e)
+	for _, k := range f.data {
+		if _, want := data[k]; !want {
+			if _, there := s.Data[k]; there {
+				out = append(out, "data/"+k)
+			}
+		}
+	}
+	for _, k := range f.labels {
+		if _, want := labels[k]; !want {
+			if _, there := s.Labels[k]; there {
+				out = append(out, "labels/"+k)
+			}
+		}
+	}
+	for _, k := range f.annotations {
+		if _, want := annotations[k]; !want {
+			if _, there := s.Annotations[k]; there {
+				out = append(out, "annotations/"+k)
+			}
+		}
+	}
+	return out
 }

@@ -82,8 +82,11 @@ func TestOnlyWhatTheOperatorOwnsAndNoLongerSetsIsDropped(t *testing.T) {
 	if got := dropped(s, nil, map[string]string{ManagedKeysAnnotation: "", "note": "x"}, nil); !slices.Equal(got, []string{"data/secret", "labels/team"}) {
 		t.Fatalf("dropped = %v, want what the earlier release wrote too", got)
 	}
-	if got := formerEntries(s); got.Len() != 1 || !got.Has("manager") {
-		t.Fatalf("formerEntries = %v", got.UnsortedList())
+	if got := formerEntries(s, map[string]string{"team": "a"}, maps.Clone(marks), data); got.Len() != 0 {
+		t.Fatalf("formerEntries = %v: nothing they own is dropped, so no takeover", got.UnsortedList())
+	}
+	if got := formerEntries(s, nil, maps.Clone(marks), data); got.Len() != 1 || !got.Has("manager") {
+		t.Fatalf("formerEntries = %v, want the earlier release's, which owns the dropped label", got.UnsortedList())
 	}
 }
 

@@ -22,6 +22,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/client-go/util/csaupgrade"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -33,9 +34,12 @@ import (
 // (foreignKeys was checked on s), and it holds only if s is still the
 // Secret it read (resourceVersion), so nothing added since is taken.
 func (r *KeycloakClientCredentialReconciler) applyTarget(ctx context.Context, s *corev1.Secret, kcc *secretsv1beta1.KeycloakClientCredential, data map[string][]byte) error {
-	s, err := r.takeOver(ctx, s)
-	if err != nil {
-		return err
+	labels, annotations := desiredMeta(kcc, data)
+	if former := formerEntries(s, labels, annotations, data); former.Len() > 0 {
+		var err error
+		if s, err = r.takeOver(ctx, s, former); err != nil {
+			return err
+		}
 	}
 	applied := appliedSecret(s, kcc, data)
 	if err := r.Apply(ctx, applied, client.FieldOwner(FieldManager), client.ForceOwnership); err != nil {
@@ -47,14 +51,13 @@ func (r *KeycloakClientCredentialReconciler) applyTarget(ctx context.Context, s 
 	return nil
 }
 
-// takeOver merges the Update entries of the operator's earlier writes
-// (formerEntries) into its apply entry, so that what it applied then and
-// no longer applies is removed like the rest. It is done once per Secret,
-// just before a write the Secret needs anyway; the cache holds only the
+// takeOver merges the former Update entries of the operator's writes into
+// its apply entry, so that what they wrote and the operator no longer
+// applies is removed like the rest. It is done once per Secret, just
+// before a write that drops such a field; the cache holds only the
 // operator's entries, so the full list is read from the API server.
-func (r *KeycloakClientCredentialReconciler) takeOver(ctx context.Context, s *corev1.Secret) (*corev1.Secret, error) {
-	former := formerEntries(s)
-	if former.Len() == 0 || r.Reader == nil {
+func (r *KeycloakClientCredentialReconciler) takeOver(ctx context.Context, s *corev1.Secret, former sets.Set[string]) (*corev1.Secret, error) {
+	if r.Reader == nil {
 		return s, nil
 	}
 	var live corev1.Secret
