@@ -24,8 +24,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
+	"github.com/carbogame/vault-keycloak-operator/internal/manager"
 	"github.com/carbogame/vault-keycloak-operator/internal/migration"
-	"github.com/carbogame/vault-keycloak-operator/internal/operator"
 	vaultclient "github.com/carbogame/vault-keycloak-operator/internal/vault"
 )
 
@@ -82,9 +82,9 @@ func bindFlags(fs *flag.FlagSet) *managerFlags {
 		"The KV version 2 mount; each namespace owns <mount>/data/<namespace>/.")
 	fs.StringVar(&f.vault.KubernetesAuthMount, "vault-kubernetes-auth-mount", f.vault.KubernetesAuthMount,
 		"The Kubernetes auth mount where the VaultApps' roles are written.")
-	fs.BoolVar(&f.legacyVaultEnvironment, "legacy-vault-environment", os.Getenv(operator.EnvLegacyVaultEnvironment) == "true",
+	fs.BoolVar(&f.legacyVaultEnvironment, "legacy-vault-environment", os.Getenv(manager.EnvLegacyVaultEnvironment) == "true",
 		"Use the Vault of the environment (VAULT_ADDR and the --vault-* flags) for VaultApps that name no VaultServer, granted by namespace annotations, "+
-			"as releases before VaultServer did (default: "+operator.EnvLegacyVaultEnvironment+"=true). Each such VaultApp says LegacyConfiguration.")
+			"as releases before VaultServer did (default: "+manager.EnvLegacyVaultEnvironment+"=true). Each such VaultApp says LegacyConfiguration.")
 	fs.StringVar(&f.clusterName, "cluster-name", os.Getenv("VKO_CLUSTER_NAME"),
 		"This cluster's name in the marks the operator writes to Vault (a DNS label; default: VKO_CLUSTER_NAME, else the kube-system namespace's UID). "+
 			"Set it once: a cluster sees marks of another name as another cluster's.")
@@ -110,13 +110,13 @@ func bindFlags(fs *flag.FlagSet) *managerFlags {
 	return f
 }
 
-// operatorOptions are what operator.Setup registers, from the flags.
-func (f *managerFlags) operatorOptions() (operator.Options, error) {
+// operatorOptions are what manager.Setup registers, from the flags.
+func (f *managerFlags) operatorOptions() (manager.Options, error) {
 	path, err := migration.ParsePath(f.migrationPath)
 	if err != nil {
-		return operator.Options{}, err
+		return manager.Options{}, err
 	}
-	return operator.Options{
+	return manager.Options{
 		Vault:                   f.vault,
 		LegacyVaultEnvironment:  f.legacyVaultEnvironment,
 		ClusterName:             f.clusterName,

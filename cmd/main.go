@@ -33,7 +33,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
-	"github.com/carbogame/vault-keycloak-operator/internal/operator"
+	"github.com/carbogame/vault-keycloak-operator/internal/manager"
 )
 
 var setupLog = ctrl.Log.WithName("setup")
@@ -66,7 +66,7 @@ func main() {
 		setupLog.Error(err, "unable to create manager")
 		os.Exit(1)
 	}
-	events, err := operator.Setup(mgr, opts)
+	events, err := manager.Setup(mgr, opts)
 	if err != nil {
 		setupLog.Error(err, "unable to set up the controllers and webhooks")
 		os.Exit(1)
@@ -89,7 +89,7 @@ func main() {
 	setupLog.Info("starting manager")
 	err = mgr.Start(ctrl.SetupSignalHandler())
 	// The controllers have stopped: write the Events still waiting.
-	events.Stop(operator.EventsFlushTimeout)
+	events.Stop(manager.EventsFlushTimeout)
 	if err != nil {
 		setupLog.Error(err, "problem running manager")
 		os.Exit(1)
@@ -107,8 +107,8 @@ func (f *managerFlags) managerOptions() ctrl.Options {
 		metrics.FilterProvider = filters.WithAuthenticationAndAuthorization
 	}
 	return ctrl.Options{
-		Scheme:                 operator.NewScheme(),
-		Cache:                  operator.CacheOptions(),
+		Scheme:                 manager.NewScheme(),
+		Cache:                  manager.CacheOptions(),
 		Metrics:                metrics,
 		WebhookServer:          webhook.NewServer(webhook.Options{TLSOpts: tlsOpts, CertDir: f.webhookCertPath, Port: f.webhookPort}),
 		HealthProbeBindAddress: f.probeAddr,

@@ -25,8 +25,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
+	"github.com/carbogame/vault-keycloak-operator/internal/manager"
 	"github.com/carbogame/vault-keycloak-operator/internal/migration"
-	"github.com/carbogame/vault-keycloak-operator/internal/operator"
 )
 
 // migrate is "manager migrate": the stored objects of the operator's CRDs
@@ -41,7 +41,7 @@ func migrate(args []string) int {
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&opts)))
 	log := ctrl.Log.WithName("migration")
 
-	c, err := client.New(ctrl.GetConfigOrDie(), client.Options{Scheme: operator.NewScheme()})
+	c, err := client.New(ctrl.GetConfigOrDie(), client.Options{Scheme: manager.NewScheme()})
 	if err != nil {
 		log.Error(err, "unable to create a client")
 		return 1
@@ -57,7 +57,7 @@ func migrate(args []string) int {
 		return 1
 	}
 	m := &migration.Migrator{Client: c, Discovery: dc, Log: log, Path: path}
-	results, err := m.Migrate(ctrl.SetupSignalHandler(), operator.OwnedCRDs...)
+	results, err := m.Migrate(ctrl.SetupSignalHandler(), manager.OwnedCRDs...)
 	for _, r := range results {
 		fmt.Printf("%s: storage version %s, up to date before: %v, rewritten by: %s, %d object(s) rewritten by the operator\n",
 			r.CRD, r.Storage, r.UpToDate, r.Path, r.Migrated)

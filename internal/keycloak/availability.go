@@ -71,11 +71,11 @@ func notAnswering(err error) bool {
 // Reachable asks the login realm's public endpoint whether Keycloak serves
 // requests. It needs no token, so a Keycloak that is back costs no login
 // until a resource asks for a secret.
-func (s *Client) Reachable(ctx context.Context) error {
-	_, err := s.gc.GetIssuer(ctx, s.cfg.Realm)
-	observe(s.name, OpProbe, err)
+func (c *Client) Reachable(ctx context.Context) error {
+	_, err := c.gc.GetIssuer(ctx, c.cfg.Realm)
+	observe(c.name, OpProbe, err)
 	if err != nil {
-		return fmt.Errorf("reach %s realm %q: %w", s.cfg.URL, s.cfg.Realm, markUnavailable(err))
+		return fmt.Errorf("reach %s realm %q: %w", c.cfg.URL, c.cfg.Realm, markUnavailable(err))
 	}
 	return nil
 }

@@ -92,15 +92,15 @@ func NewPool() *Pool { return &Pool{clients: map[string]*Client{}} }
 func (p *Pool) Client(name string, cfg Config) (*Client, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if s, ok := p.clients[name]; ok && s.fingerprint == cfg.fingerprint() {
-		return s, nil
+	if c, ok := p.clients[name]; ok && c.fingerprint == cfg.fingerprint() {
+		return c, nil
 	}
-	s, err := newClient(name, cfg)
+	c, err := newClient(name, cfg)
 	if err != nil {
 		return nil, err
 	}
-	p.clients[name] = s
-	return s, nil
+	p.clients[name] = c
+	return c, nil
 }
 
 // Forget drops the client of a KeycloakServer that was deleted.
@@ -132,11 +132,11 @@ const DefaultRealm = "master"
 
 // LoginClientID is the client the operator logs in with: never one a
 // tenant may read or rotate.
-func (s *Client) LoginClientID() string {
-	if s.cfg.Auth == Password {
+func (c *Client) LoginClientID() string {
+	if c.cfg.Auth == Password {
 		return "admin-cli"
 	}
-	return s.cfg.ClientID
+	return c.cfg.ClientID
 }
 
 func newClient(name string, cfg Config) (*Client, error) {
@@ -165,14 +165,14 @@ func newClient(name string, cfg Config) (*Client, error) {
 }
 
 // Version returns the server's version, from the admin server info.
-func (s *Client) Version(ctx context.Context) (string, error) {
+func (c *Client) Version(ctx context.Context) (string, error) {
 	var info *gocloak.ServerInfoRepresentation
-	err := s.call(ctx, OpServerInfo, func(token string) (err error) {
-		info, err = s.gc.GetServerInfo(ctx, token)
+	err := c.call(ctx, OpServerInfo, func(token string) (err error) {
+		info, err = c.gc.GetServerInfo(ctx, token)
 		return err
 	})
 	if err != nil {
-		return "", fmt.Errorf("read server info of %s: %w", s.cfg.URL, err)
+		return "", fmt.Errorf("read server info of %s: %w", c.cfg.URL, err)
 	}
 	if info == nil || info.SystemInfo == nil {
 		return "", nil
@@ -181,13 +181,13 @@ func (s *Client) Version(ctx context.Context) (string, error) {
 }
 
 // IssuerURL is the realm's issuer, as tokens name it.
-func (s *Client) IssuerURL(realm string) string {
-	return strings.TrimRight(s.cfg.URL, "/") + "/realms/" + realm
+func (c *Client) IssuerURL(realm string) string {
+	return strings.TrimRight(c.cfg.URL, "/") + "/realms/" + realm
 }
 
 // TokenURL is the realm's token endpoint.
-func (s *Client) TokenURL(realm string) string {
-	return s.IssuerURL(realm) + "/protocol/openid-connect/token"
+func (c *Client) TokenURL(realm string) string {
+	return c.IssuerURL(realm) + "/protocol/openid-connect/token"
 }
 
 // status is the HTTP status of a gocloak error, or 0.

@@ -38,11 +38,11 @@ type Credential struct {
 // ClientSecret reads the secret of the confidential client whose clientId is
 // exactly clientID. An empty or masked secret is an error: it must never be
 // written anywhere.
-func (s *Client) ClientSecret(ctx context.Context, realm, clientID string) (Credential, error) {
+func (c *Client) ClientSecret(ctx context.Context, realm, clientID string) (Credential, error) {
 	var cred *gocloak.CredentialRepresentation
-	err := s.withClient(ctx, realm, clientID, func(id string) error {
-		return s.call(ctx, OpReadSecret, func(token string) (err error) {
-			cred, err = s.gc.GetClientSecret(ctx, token, realm, id)
+	err := c.withClient(ctx, realm, clientID, func(id string) error {
+		return c.call(ctx, OpReadSecret, func(token string) (err error) {
+			cred, err = c.gc.GetClientSecret(ctx, token, realm, id)
 			return err
 		})
 	})
@@ -60,10 +60,10 @@ func (s *Client) ClientSecret(ctx context.Context, realm, clientID string) (Cred
 
 // RegenerateSecret makes Keycloak issue a new secret for the client; the
 // old one stops working at once.
-func (s *Client) RegenerateSecret(ctx context.Context, realm, clientID string) error {
-	err := s.withClient(ctx, realm, clientID, func(id string) error {
-		return s.call(ctx, OpRegenerateSecret, func(token string) error {
-			_, err := s.gc.RegenerateClientSecret(ctx, token, realm, id)
+func (c *Client) RegenerateSecret(ctx context.Context, realm, clientID string) error {
+	err := c.withClient(ctx, realm, clientID, func(id string) error {
+		return c.call(ctx, OpRegenerateSecret, func(token string) error {
+			_, err := c.gc.RegenerateClientSecret(ctx, token, realm, id)
 			return err
 		})
 	})
@@ -91,38 +91,38 @@ type knownID struct {
 // withClient runs fn with the internal id of the client whose clientId is
 // clientID, looked up at most clientIDTTL ago. A remembered id Keycloak no
 // longer knows (the client was deleted) is looked up again at once.
-func (s *Client) withClient(ctx context.Context, realm, clientID string, fn func(id string) error) error {
+func (c *Client) withClient(ctx context.Context, realm, clientID string, fn func(id string) error) error {
 	key := realm + "\x00" + clientID
-	if v, ok := s.clientIDs.Load(key); ok && time.Since(v.(knownID).at) < clientIDTTL {
+	if v, ok := c.clientIDs.Load(key); ok && time.Since(v.(knownID).at) < clientIDTTL {
 		err := fn(v.(knownID).id)
 		if status(err) != http.StatusNotFound {
 			return err
 		}
-		s.clientIDs.Delete(key)
+		c.clientIDs.Delete(key)
 	}
-	id, err := s.findClient(ctx, realm, clientID)
+	id, err := c.findClient(ctx, realm, clientID)
 	if err != nil {
 		return err
 	}
-	s.clientIDs.Store(key, knownID{id: id, at: time.Now()})
+	c.clientIDs.Store(key, knownID{id: id, at: time.Now()})
 	return fn(id)
 }
 
 // findClient returns the internal id of the one client whose clientId is
 // exactly clientID (Keycloak's search also matches on prefixes).
-func (s *Client) findClient(ctx context.Context, realm, clientID string) (string, error) {
+func (c *Client) findClient(ctx context.Context, realm, clientID string) (string, error) {
 	var clients []*gocloak.Client
-	err := s.call(ctx, OpFindClient, func(token string) (err error) {
-		clients, err = s.gc.GetClients(ctx, token, realm, gocloak.GetClientsParams{ClientID: &clientID})
+	err := c.call(ctx, OpFindClient, func(token string) (err error) {
+		clients, err = c.gc.GetClients(ctx, token, realm, gocloak.GetClientsParams{ClientID: &clientID})
 		return err
 	})
 	if err != nil {
 		return "", fmt.Errorf("find client %q in realm %q: %w", clientID, realm, err)
 	}
 	var ids []string
-	for _, c := range clients {
-		if gocloak.PString(c.ClientID) == clientID {
-			ids = append(ids, gocloak.PString(c.ID))
+	for _, found := range clients {
+		if gocloak.PString(found.ClientID) == clientID {
+			ids = append(ids, gocloak.PString(found.ID))
 		}
 	}
 	if len(ids) != 1 {

@@ -30,32 +30,32 @@ import (
 
 // accessToken returns the cached token, logging in when there is none or it
 // is about to expire. Concurrent callers share one login.
-func (s *Client) accessToken(ctx context.Context) (string, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.token != nil && time.Now().Before(s.renewAt) {
-		return s.token.AccessToken, nil
+func (c *Client) accessToken(ctx context.Context) (string, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.token != nil && time.Now().Before(c.renewAt) {
+		return c.token.AccessToken, nil
 	}
 	var (
 		jwt *gocloak.JWT
 		err error
 	)
-	switch s.cfg.Auth {
+	switch c.cfg.Auth {
 	case Password:
-		jwt, err = s.gc.LoginAdmin(ctx, s.cfg.Username, s.cfg.Password, s.cfg.Realm)
+		jwt, err = c.gc.LoginAdmin(ctx, c.cfg.Username, c.cfg.Password, c.cfg.Realm)
 	default:
-		jwt, err = s.gc.LoginClient(ctx, s.cfg.ClientID, s.cfg.ClientSecret, s.cfg.Realm)
+		jwt, err = c.gc.LoginClient(ctx, c.cfg.ClientID, c.cfg.ClientSecret, c.cfg.Realm)
 	}
-	observe(s.name, OpLogin, err)
+	observe(c.name, OpLogin, err)
 	if err != nil {
-		s.token = nil
+		c.token = nil
 		if status(err) == http.StatusUnauthorized || status(err) == http.StatusBadRequest {
-			return "", fmt.Errorf("log in to %s realm %q: %w: %w", s.cfg.URL, s.cfg.Realm, ErrUnauthorized, err)
+			return "", fmt.Errorf("log in to %s realm %q: %w: %w", c.cfg.URL, c.cfg.Realm, ErrUnauthorized, err)
 		}
-		return "", fmt.Errorf("log in to %s realm %q: %w", s.cfg.URL, s.cfg.Realm, err)
+		return "", fmt.Errorf("log in to %s realm %q: %w", c.cfg.URL, c.cfg.Realm, err)
 	}
-	s.token = jwt
-	s.renewAt = renewAt(time.Now(), time.Duration(jwt.ExpiresIn)*time.Second)
+	c.token = jwt
+	c.renewAt = renewAt(time.Now(), time.Duration(jwt.ExpiresIn)*time.Second)
 	return jwt.AccessToken, nil
 }
 
@@ -70,28 +70,28 @@ func renewAt(now time.Time, lifetime time.Duration) time.Time {
 
 // forgetToken makes the next call log in: Keycloak answered 401 (the token
 // was revoked, or Keycloak restarted and forgot its sessions).
-func (s *Client) forgetToken() {
-	s.mu.Lock()
-	s.token = nil
-	s.mu.Unlock()
+func (c *Client) forgetToken() {
+	c.mu.Lock()
+	c.token = nil
+	c.mu.Unlock()
 }
 
 // call runs fn with a valid token, and once more with a fresh one after a
 // 401; a failure where Keycloak did not answer is marked ErrUnavailable.
-func (s *Client) call(ctx context.Context, op string, fn func(token string) error) error {
-	return markUnavailable(s.callOnce(ctx, op, fn))
+func (c *Client) call(ctx context.Context, op string, fn func(token string) error) error {
+	return markUnavailable(c.callOnce(ctx, op, fn))
 }
 
-func (s *Client) callOnce(ctx context.Context, op string, fn func(token string) error) error {
+func (c *Client) callOnce(ctx context.Context, op string, fn func(token string) error) error {
 	for attempt := 0; ; attempt++ {
-		token, err := s.accessToken(ctx)
+		token, err := c.accessToken(ctx)
 		if err != nil {
 			return err
 		}
 		err = fn(token)
-		observe(s.name, op, err)
+		observe(c.name, op, err)
 		if status(err) == http.StatusUnauthorized && attempt == 0 {
-			s.forgetToken()
+			c.forgetToken()
 			continue
 		}
 		return err

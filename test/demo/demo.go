@@ -31,7 +31,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/carbogame/vault-keycloak-operator/internal/operator"
+	"github.com/carbogame/vault-keycloak-operator/internal/manager"
 	vaultclient "github.com/carbogame/vault-keycloak-operator/internal/vault"
 	"github.com/carbogame/vault-keycloak-operator/test/harness"
 )
@@ -60,7 +60,7 @@ func run(ctx context.Context, out io.Writer, once bool) error {
 	vaultCfg := vaultclient.ConfigFromEnv()
 	vaultCfg.Address, vaultCfg.Token = "", ""
 	vaultCfg.ServiceAccountTokenPath = filepath.Join(logDir, "sa-token")
-	op, err := harness.Start(harness.Config{Options: operator.Options{Vault: vaultCfg, OperatorNamespace: operatorNamespace}})
+	op, err := harness.Start(harness.Config{Options: manager.Options{Vault: vaultCfg, OperatorNamespace: operatorNamespace}})
 	if err != nil {
 		return err
 	}

@@ -27,7 +27,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
-	"github.com/carbogame/vault-keycloak-operator/internal/operator"
+	"github.com/carbogame/vault-keycloak-operator/internal/manager"
 	"github.com/carbogame/vault-keycloak-operator/test/harness"
 )
 
@@ -83,7 +83,7 @@ func newWorldWith(t *testing.T, startVault func(context.Context, string) (*harne
 // vaultAddr.
 func (w *world) startManager(t *testing.T, name, vaultAddr string, extra ...string) *harness.Manager {
 	t.Helper()
-	m, err := w.cluster.StartManager(context.Background(), name, []string{"VAULT_ADDR=" + vaultAddr, operator.EnvLegacyVaultEnvironment + "=true"},
+	m, err := w.cluster.StartManager(context.Background(), name, []string{"VAULT_ADDR=" + vaultAddr, manager.EnvLegacyVaultEnvironment + "=true"},
 		append([]string{"--operator-namespace=" + operatorNamespace, "--vault-service-account-token-path=" + w.tokenPath}, extra...)...)
 	if err != nil {
 		t.Fatal(err)

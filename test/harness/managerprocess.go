@@ -44,7 +44,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
-	"github.com/carbogame/vault-keycloak-operator/internal/operator"
+	"github.com/carbogame/vault-keycloak-operator/internal/manager"
 )
 
 // ManagerUser is the API server user the manager process acts as in a
@@ -121,7 +121,7 @@ func StartProcessClusterWithCRDs(dir, crdDir string) (*ProcessCluster, error) {
 	}
 	root := RepoRoot()
 	env := &envtest.Environment{
-		Scheme:                operator.NewScheme(),
+		Scheme:                manager.NewScheme(),
 		CRDDirectoryPaths:     []string{crdDir},
 		ErrorIfCRDPathMissing: true,
 		WebhookInstallOptions: envtest.WebhookInstallOptions{

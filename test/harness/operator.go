@@ -39,7 +39,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
-	"github.com/carbogame/vault-keycloak-operator/internal/operator"
+	"github.com/carbogame/vault-keycloak-operator/internal/manager"
 )
 
 // Operator is a control plane (kube-apiserver + etcd) with the CRDs and
@@ -86,7 +86,7 @@ func RepoRoot() string {
 
 // Config of a test operator.
 type Config struct {
-	Options operator.Options
+	Options manager.Options
 	// Identity, when set, is who the manager acts as (impersonated), instead
 	// of the control plane's admin: the RBAC tests run it as the CSV's
 	// ServiceAccount with exactly the CSV's permissions.
@@ -100,7 +100,7 @@ type Config struct {
 
 // StartOperator starts the control plane and the manager with opts. Stop
 // ends both.
-func StartOperator(opts operator.Options) (*Operator, error) {
+func StartOperator(opts manager.Options) (*Operator, error) {
 	return Start(Config{Options: opts})
 }
 
@@ -118,7 +118,7 @@ func Start(config Config) (*Operator, error) {
 	if crdDir == "" {
 		crdDir = filepath.Join(root, "config", "crd", "bases")
 	}
-	scheme := operator.NewScheme()
+	scheme := manager.NewScheme()
 	env := &envtest.Environment{
 		Scheme:                scheme,
 		CRDDirectoryPaths:     []string{crdDir},
@@ -154,7 +154,7 @@ func Start(config Config) (*Operator, error) {
 	wh := env.WebhookInstallOptions
 	mgr, err := ctrl.NewManager(mgrCfg, ctrl.Options{
 		Scheme: scheme,
-		Cache:  operator.CacheOptions(),
+		Cache:  manager.CacheOptions(),
 		// Tests may run more than one manager in a process.
 		Controller: ctrlconfig.Controller{SkipNameValidation: &skipNameValidation},
 		Metrics:    metricsserver.Options{BindAddress: "0"},
@@ -166,7 +166,7 @@ func Start(config Config) (*Operator, error) {
 		return fail(err)
 	}
 	opts.EnableWebhooks = true
-	events, err := operator.Setup(mgr, opts)
+	events, err := manager.Setup(mgr, opts)
 	if err != nil {
 		return fail(err)
 	}
@@ -174,7 +174,7 @@ func Start(config Config) (*Operator, error) {
 	op.cancel, op.done = cancel, make(chan error, 1)
 	go func() {
 		err := mgr.Start(ctx)
-		events.Stop(operator.EventsFlushTimeout)
+		events.Stop(manager.EventsFlushTimeout)
 		op.done <- err
 	}()
 

@@ -43,7 +43,7 @@ import (
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
-	"github.com/carbogame/vault-keycloak-operator/internal/operator"
+	"github.com/carbogame/vault-keycloak-operator/internal/manager"
 	"github.com/carbogame/vault-keycloak-operator/test/harness"
 )
 
@@ -205,7 +205,7 @@ func (e *env) install(t *testing.T) *operatorsv1alpha1.ClusterServiceVersion {
 // the plan is Complete.
 func checkConversion(t *testing.T, c client.Client, service string) {
 	t.Helper()
-	for _, name := range operator.OwnedCRDs {
+	for _, name := range manager.OwnedCRDs {
 		var conv *apiextensionsv1.CustomResourceConversion
 		deadline := time.Now().Add(time.Minute)
 		for {

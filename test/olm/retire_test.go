@@ -31,7 +31,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/carbogame/vault-keycloak-operator/internal/operator"
+	"github.com/carbogame/vault-keycloak-operator/internal/manager"
 	"github.com/carbogame/vault-keycloak-operator/test/harness"
 )
 
@@ -54,7 +54,7 @@ func (e *env) retire(t *testing.T) {
 	thirdCSV := thirdRelease.csv()
 
 	// The unsafe path.
-	for _, name := range operator.OwnedCRDs {
+	for _, name := range manager.OwnedCRDs {
 		var crd apiextensionsv1.CustomResourceDefinition
 		if err := e.c.Get(ctx, client.ObjectKey{Name: name}, &crd); err != nil {
 			t.Fatal(err)
@@ -87,7 +87,7 @@ func (e *env) retire(t *testing.T) {
 	csv := waitCSV(t, e.c, e.cluster, thirdCSV, 4*time.Minute)
 	waitPlanComplete(t, e.c, thirdCSV)
 	waitGone(t, e.c, &operatorsv1alpha1.ClusterServiceVersion{}, client.ObjectKey{Namespace: installNamespace, Name: secondCSV})
-	for _, name := range operator.OwnedCRDs {
+	for _, name := range manager.OwnedCRDs {
 		var crd apiextensionsv1.CustomResourceDefinition
 		if err := e.c.Get(ctx, client.ObjectKey{Name: name}, &crd); err != nil {
 			t.Fatal(err)

@@ -35,8 +35,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/carbogame/vault-keycloak-operator/hack/release/bundle"
+	"github.com/carbogame/vault-keycloak-operator/internal/manager"
 	"github.com/carbogame/vault-keycloak-operator/internal/migration"
-	"github.com/carbogame/vault-keycloak-operator/internal/operator"
 	"github.com/carbogame/vault-keycloak-operator/test/harness"
 )
 
@@ -58,7 +58,7 @@ func (e *env) upgrade(t *testing.T) {
 	// As on a cluster whose objects were once stored as v1alpha1: the new
 	// version's migrator must rewrite them and trim the list, with the
 	// RBAC the CSV grants.
-	for _, name := range operator.OwnedCRDs {
+	for _, name := range manager.OwnedCRDs {
 		var crd apiextensionsv1.CustomResourceDefinition
 		if err := e.c.Get(ctx, client.ObjectKey{Name: name}, &crd); err != nil {
 			t.Fatal(err)
@@ -92,7 +92,7 @@ func (e *env) upgrade(t *testing.T) {
 		if err := e.c.List(ctx, &events); err != nil {
 			return err
 		}
-		for _, name := range operator.OwnedCRDs {
+		for _, name := range manager.OwnedCRDs {
 			if !slices.ContainsFunc(events.Items, func(ev corev1.Event) bool {
 				return ev.InvolvedObject.Kind == "CustomResourceDefinition" && ev.InvolvedObject.Name == name && ev.Reason == migration.ReasonMigrated
 			}) {
@@ -259,9 +259,9 @@ func (e *env) serveCatalog(t *testing.T, catalog string) {
 
 // waitStoredVersions waits for the migrator to trim every owned CRD's
 // status.storedVersions to the storage version.
-func waitStoredVersions(t *testing.T, c client.Client, manager *harness.Process) {
+func waitStoredVersions(t *testing.T, c client.Client, proc *harness.Process) {
 	t.Helper()
-	for _, name := range operator.OwnedCRDs {
+	for _, name := range manager.OwnedCRDs {
 		deadline := time.Now().Add(time.Minute)
 		for {
 			var crd apiextensionsv1.CustomResourceDefinition
@@ -272,7 +272,7 @@ func waitStoredVersions(t *testing.T, c client.Client, manager *harness.Process)
 				break
 			}
 			if time.Now().After(deadline) {
-				t.Fatalf("CRD %s: storedVersions %v, want [v1beta1]\nmanager log:\n%s", name, crd.Status.StoredVersions, manager.LogTail(30))
+				t.Fatalf("CRD %s: storedVersions %v, want [v1beta1]\nmanager log:\n%s", name, crd.Status.StoredVersions, proc.LogTail(30))
 			}
 			time.Sleep(500 * time.Millisecond)
 		}

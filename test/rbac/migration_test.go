@@ -32,8 +32,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
+	"github.com/carbogame/vault-keycloak-operator/internal/manager"
 	"github.com/carbogame/vault-keycloak-operator/internal/migration"
-	"github.com/carbogame/vault-keycloak-operator/internal/operator"
 )
 
 // migrateAsServiceAccount marks every CRD as still holding v1alpha1
@@ -48,7 +48,7 @@ func migrateAsServiceAccount(t *testing.T, strategy v1alpha1.StrategyDetailsDepl
 	ctx := context.Background()
 	runs := func() float64 {
 		var n float64
-		for _, crd := range operator.OwnedCRDs {
+		for _, crd := range manager.OwnedCRDs {
 			n += migration.RunCount(crd, "up_to_date") + migration.RunCount(crd, "migrated") + migration.RunCount(crd, "failed")
 		}
 		return n
@@ -57,14 +57,14 @@ func migrateAsServiceAccount(t *testing.T, strategy v1alpha1.StrategyDetailsDepl
 	op := startAsServiceAccount(t, strategy)
 	// The manager's own migration on start is over before the CRDs are
 	// marked: the run below is the only one to see them so.
-	NewWithT(t).Eventually(runs).WithTimeout(30 * time.Second).Should(BeNumerically(">=", before+float64(len(operator.OwnedCRDs))))
+	NewWithT(t).Eventually(runs).WithTimeout(30 * time.Second).Should(BeNumerically(">=", before+float64(len(manager.OwnedCRDs))))
 	ns := op.NewNamespace(t, nil)
 	app := &vaultv1beta1.VaultApp{ObjectMeta: metav1.ObjectMeta{Name: "app", Namespace: ns}, Spec: vaultv1beta1.VaultAppSpec{
 		Policy: vaultv1beta1.PolicySpec{Rules: []vaultv1beta1.PolicyRule{{Path: "db/*", Capabilities: []vaultv1beta1.Capability{"read"}}}}}}
 	if err := op.Client.Create(ctx, app); err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range operator.OwnedCRDs {
+	for _, name := range manager.OwnedCRDs {
 		var crd apiextensionsv1.CustomResourceDefinition
 		if err := op.Client.Get(ctx, client.ObjectKey{Name: name}, &crd); err != nil {
 			t.Fatal(err)
@@ -76,12 +76,12 @@ func migrateAsServiceAccount(t *testing.T, strategy v1alpha1.StrategyDetailsDepl
 	}
 	cfg := rest.CopyConfig(op.Config)
 	cfg.Impersonate = serviceAccountIdentity(strategy.ClusterPermissions[0].ServiceAccountName)
-	asSA, err := client.New(cfg, client.Options{Scheme: operator.NewScheme()})
+	asSA, err := client.New(cfg, client.Options{Scheme: manager.NewScheme()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	m := &migration.Migrator{Client: asSA, Log: logr.Discard(), Path: migration.PathAuto, BuiltinStartTimeout: time.Second}
-	return m.Migrate(ctx, operator.OwnedCRDs...)
+	return m.Migrate(ctx, manager.OwnedCRDs...)
 }
 
 func TestCSVPermissionsAreEnoughForBothMigrationPaths(t *testing.T) {

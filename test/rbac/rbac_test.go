@@ -40,8 +40,8 @@ import (
 
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
+	"github.com/carbogame/vault-keycloak-operator/internal/manager"
 	"github.com/carbogame/vault-keycloak-operator/internal/migration"
-	"github.com/carbogame/vault-keycloak-operator/internal/operator"
 	vaultclient "github.com/carbogame/vault-keycloak-operator/internal/vault"
 	"github.com/carbogame/vault-keycloak-operator/test/harness"
 )
@@ -81,7 +81,7 @@ func startAsServiceAccount(t *testing.T, strategy v1alpha1.StrategyDetailsDeploy
 		// MigrateOnStart: the migrator runs as the ServiceAccount too. On
 		// a fresh cluster it only reads the three CRDs (get by name): the
 		// status update it would need after an upgrade is not exercised.
-		Options:       operator.Options{Vault: vaultCfg, LegacyVaultEnvironment: true, OperatorNamespace: operatorNamespace, MaxBackoff: 2 * time.Second, MigrateOnStart: true},
+		Options:       manager.Options{Vault: vaultCfg, LegacyVaultEnvironment: true, OperatorNamespace: operatorNamespace, MaxBackoff: 2 * time.Second, MigrateOnStart: true},
 		Identity:      &identity,
 		BeforeManager: func(c client.Client) error { return grant(c, sa, strategy, k) },
 	})
@@ -220,7 +220,7 @@ func TestCSVPermissionsAreEnoughForBothFlows(t *testing.T) {
 		return migration.RunCount(crd, "up_to_date") + migration.RunCount(crd, "migrated")
 	}
 	failedBefore, ranBefore := map[string]float64{}, map[string]float64{}
-	for _, crd := range operator.OwnedCRDs {
+	for _, crd := range manager.OwnedCRDs {
 		failedBefore[crd], ranBefore[crd] = migration.RunCount(crd, "failed"), ran(crd)
 	}
 	op := startAsServiceAccount(t, csvStrategy(t))
@@ -252,7 +252,7 @@ func TestCSVPermissionsAreEnoughForBothFlows(t *testing.T) {
 	NewWithT(t).Eventually(func() bool { return apierrors.IsNotFound(op.Client.Get(ctx, key, &corev1.Secret{})) }).
 		WithTimeout(30*time.Second).Should(BeTrue(), "the target Secret was not deleted with its credential")
 	// The migrator ran as the ServiceAccount too, and could read every CRD.
-	for _, crd := range operator.OwnedCRDs {
+	for _, crd := range manager.OwnedCRDs {
 		NewWithT(t).Eventually(func() float64 { return ran(crd) }).WithTimeout(30*time.Second).Should(BeNumerically(">", ranBefore[crd]), "migration of %s", crd)
 		NewWithT(t).Expect(migration.RunCount(crd, "failed")).To(Equal(failedBefore[crd]), "migration of %s failed as the ServiceAccount", crd)
 	}

@@ -41,7 +41,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
-	"github.com/carbogame/vault-keycloak-operator/internal/operator"
+	"github.com/carbogame/vault-keycloak-operator/internal/manager"
 	vaultclient "github.com/carbogame/vault-keycloak-operator/internal/vault"
 	"github.com/carbogame/vault-keycloak-operator/test/harness"
 )
@@ -106,7 +106,7 @@ func run(m *testing.M) int {
 	}
 	cfg := vaultclient.ConfigFromEnv()
 	cfg.Address, cfg.Token = vault.Addr, vault.Token
-	if op, err = harness.StartOperator(operator.Options{
+	if op, err = harness.StartOperator(manager.Options{
 		Vault: cfg, LegacyVaultEnvironment: true, OperatorNamespace: operatorNamespace, MaxBackoff: 2 * time.Second, OrphanSweepInterval: sweepInterval,
 		MaxConcurrentReconciles: 8, // as deployed (--max-concurrent-reconciles)
 	}); err != nil {
@@ -155,7 +155,7 @@ func setUp(ctx context.Context) error {
 	}
 	tenantCfg := rest.CopyConfig(op.Config)
 	tenantCfg.Impersonate = rest.ImpersonationConfig{UserName: tenantUser, Groups: []string{"system:authenticated"}}
-	if tenant, err = client.New(tenantCfg, client.Options{Scheme: operator.NewScheme()}); err != nil {
+	if tenant, err = client.New(tenantCfg, client.Options{Scheme: manager.NewScheme()}); err != nil {
 		return err
 	}
 

@@ -23,7 +23,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
-	"github.com/carbogame/vault-keycloak-operator/internal/controller/shared"
+	"github.com/carbogame/vault-keycloak-operator/internal/controller/finalizers"
 )
 
 // finalize removes the Secrets written for the resource (Delete), or leaves
@@ -47,5 +47,5 @@ func (r *KeycloakClientCredentialReconciler) finalize(ctx context.Context, kcc *
 	} else {
 		r.Recorder.Eventf(kcc, nil, corev1.EventTypeNormal, secretsv1beta1.ReasonRetained, "Delete", "left the Secrets in place (deletionPolicy Retain)")
 	}
-	return shared.ReleaseFinalizer(ctx, r.Client, kcc, CredentialFinalizer)
+	return finalizers.Release(ctx, r.Client, kcc, CredentialFinalizer)
 }

@@ -25,7 +25,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
-	"github.com/carbogame/vault-keycloak-operator/internal/controller/shared"
+	"github.com/carbogame/vault-keycloak-operator/internal/controller/conditions"
 )
 
 // What a pass over a KeycloakClientCredential reports. Deciding it is pure
@@ -57,9 +57,9 @@ func decideStatus(kcc *secretsv1beta1.KeycloakClientCredential, before *secretsv
 	st := *kcc.Status.DeepCopy()
 	gen := kcc.Generation
 	if out.source != nil {
-		shared.SetCondition(&st.Conditions, gen, secretsv1beta1.TypeSourceAvailable, false, out.source.reason, out.source.Error())
+		conditions.Set(&st.Conditions, gen, secretsv1beta1.TypeSourceAvailable, false, out.source.reason, out.source.Error())
 	} else {
-		shared.SetCondition(&st.Conditions, gen, secretsv1beta1.TypeSourceAvailable, true, secretsv1beta1.ReasonSynced,
+		conditions.Set(&st.Conditions, gen, secretsv1beta1.TypeSourceAvailable, true, secretsv1beta1.ReasonSynced,
 			fmt.Sprintf("read the secret of client %q in realm %q", kcc.Spec.Source.ClientID, kcc.Spec.Source.Realm))
 		st.Targets = out.targets
 		var failed []string
@@ -70,7 +70,7 @@ func decideStatus(kcc *secretsv1beta1.KeycloakClientCredential, before *secretsv
 		}
 		if len(failed) == 0 {
 			msg := fmt.Sprintf("Secret %s is in step in %d namespace(s)", kcc.Spec.Target.SecretName, len(out.targets))
-			shared.SetCondition(&st.Conditions, gen, secretsv1beta1.TypeSecretsSynced, true, secretsv1beta1.ReasonSynced, msg)
+			conditions.Set(&st.Conditions, gen, secretsv1beta1.TypeSecretsSynced, true, secretsv1beta1.ReasonSynced, msg)
 			if st.LastSyncTime == nil || !equality.Semantic.DeepEqual(before.Targets, st.Targets) {
 				at := metav1.NewTime(now)
 				st.LastSyncTime = &at
@@ -81,11 +81,11 @@ func decideStatus(kcc *secretsv1beta1.KeycloakClientCredential, before *secretsv
 				reason = out.targets[0].Reason
 			}
 			msg := fmt.Sprintf("%d of %d target(s) not in step: %s", len(failed), len(out.targets), joinShort(failed))
-			shared.SetCondition(&st.Conditions, gen, secretsv1beta1.TypeSecretsSynced, false, reason, msg)
+			conditions.Set(&st.Conditions, gen, secretsv1beta1.TypeSecretsSynced, false, reason, msg)
 		}
 		st.ObservedGeneration = gen
 	}
-	shared.SetSummary(&st.Conditions, gen, secretsv1beta1.TypeReady, secretsv1beta1.TypeSourceAvailable, secretsv1beta1.TypeSecretsSynced)
+	conditions.SetSummary(&st.Conditions, gen, secretsv1beta1.TypeReady, secretsv1beta1.TypeSourceAvailable, secretsv1beta1.TypeSecretsSynced)
 	if out.source != nil && !equality.Semantic.DeepEqual(before.Conditions, st.Conditions) {
 		return st, &warning{reason: out.source.reason, message: out.source.Error()}
 	}

@@ -30,7 +30,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
-	"github.com/carbogame/vault-keycloak-operator/internal/controller/shared"
+	"github.com/carbogame/vault-keycloak-operator/internal/controller/requeue"
+	"github.com/carbogame/vault-keycloak-operator/internal/controller/watches"
 	"github.com/carbogame/vault-keycloak-operator/internal/outage"
 	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
 )
@@ -68,15 +69,15 @@ func (r *KeycloakClientCredentialReconciler) SetupWithManager(mgr ctrl.Manager) 
 	return ctrl.NewControllerManagedBy(mgr).
 		// Spec changes, deletion, a finalizer removed by hand: not the
 		// operator's own status writes.
-		For(&secretsv1beta1.KeycloakClientCredential{}, builder.WithPredicates(shared.SpecChangedOrFinalizerMissing(CredentialFinalizer))).
+		For(&secretsv1beta1.KeycloakClientCredential{}, builder.WithPredicates(watches.SpecChangedOrFinalizerMissing(CredentialFinalizer))).
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.ownerOfSecret), builder.WithPredicates(r.echoes.notEchoes())).
 		Watches(&secretsv1beta1.KeycloakServer{}, handler.EnqueueRequestsFromMapFunc(r.usersOfServer)).
-		Watches(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(r.targetingNamespace), builder.WithPredicates(shared.NamespaceGrantsChanged)).
+		Watches(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(r.targetingNamespace), builder.WithPredicates(watches.NamespaceGrantsChanged)).
 		// Resources that waited for their Keycloak server, once it answers.
 		WatchesRawSource(r.Outage.Source()).
 		WithOptions(controller.Options{
 			MaxConcurrentReconciles: max(1, r.MaxConcurrentReconciles),
-			RateLimiter:             shared.RateLimiter(r.MaxBackoff),
+			RateLimiter:             requeue.RateLimiter(r.MaxBackoff),
 		}).
 		Named("keycloakclientcredential").
 		Complete(r)
@@ -107,7 +108,7 @@ func (r *KeycloakClientCredentialReconciler) usersOfServer(ctx context.Context, 
 		logf.FromContext(ctx).Error(err, "list users of a KeycloakServer", "server", o.GetName())
 		return nil
 	}
-	return shared.Requests[secretsv1beta1.KeycloakClientCredential](list.Items, nil)
+	return watches.Requests[secretsv1beta1.KeycloakClientCredential](list.Items, nil)
 }
 
 func (r *KeycloakClientCredentialReconciler) targetingNamespace(ctx context.Context, o client.Object) []reconcile.Request {
@@ -116,5 +117,5 @@ func (r *KeycloakClientCredentialReconciler) targetingNamespace(ctx context.Cont
 		logf.FromContext(ctx).Error(err, "list KeycloakClientCredentials targeting a namespace", "namespace", o.GetName())
 		return nil
 	}
-	return shared.Requests[secretsv1beta1.KeycloakClientCredential](list.Items, nil)
+	return watches.Requests[secretsv1beta1.KeycloakClientCredential](list.Items, nil)
 }

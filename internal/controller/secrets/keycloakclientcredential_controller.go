@@ -32,7 +32,9 @@ import (
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
-	"github.com/carbogame/vault-keycloak-operator/internal/controller/shared"
+	"github.com/carbogame/vault-keycloak-operator/internal/controller/conditions"
+	"github.com/carbogame/vault-keycloak-operator/internal/controller/finalizers"
+	"github.com/carbogame/vault-keycloak-operator/internal/controller/requeue"
 	"github.com/carbogame/vault-keycloak-operator/internal/outage"
 	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
 )
@@ -59,7 +61,7 @@ type KeycloakClientCredentialReconciler struct {
 	// answer again; SetupWithManager makes one when nil.
 	Outage *outage.Tracker
 
-	refresh shared.Refresh
+	refresh requeue.Refresh
 	recent  recentSecrets
 	// created holds the UIDs of the Secrets this process created, by the
 	// UID of the resource they were created for, until a status that
@@ -96,7 +98,7 @@ func (r *KeycloakClientCredentialReconciler) Reconcile(ctx context.Context, req 
 	if !kcc.DeletionTimestamp.IsZero() {
 		return ctrl.Result{}, r.finalize(ctx, &kcc)
 	}
-	if err := shared.SetFinalizer(ctx, r.Client, &kcc, CredentialFinalizer, true); err != nil {
+	if err := finalizers.Set(ctx, r.Client, &kcc, CredentialFinalizer, true); err != nil {
 		return ctrl.Result{}, err
 	}
 	// From here the pass reads the spec in its defaulted view, as the
@@ -111,7 +113,7 @@ func (r *KeycloakClientCredentialReconciler) Reconcile(ctx context.Context, req 
 	if warn != nil {
 		r.Recorder.Eventf(&kcc, nil, corev1.EventTypeWarning, warn.reason, "Sync", "%s", warn.message)
 	}
-	if err := shared.UpdateStatus(ctx, r.Client, &kcc, before, &kcc.Status); err != nil {
+	if err := conditions.UpdateStatus(ctx, r.Client, &kcc, before, &kcc.Status); err != nil {
 		return ctrl.Result{}, err
 	}
 	return r.next(req, &kcc, out)

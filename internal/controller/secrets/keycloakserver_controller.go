@@ -37,7 +37,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
-	"github.com/carbogame/vault-keycloak-operator/internal/controller/shared"
+	"github.com/carbogame/vault-keycloak-operator/internal/controller/conditions"
+	"github.com/carbogame/vault-keycloak-operator/internal/controller/requeue"
+	"github.com/carbogame/vault-keycloak-operator/internal/controller/watches"
 	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
 )
 
@@ -74,13 +76,13 @@ func (r *KeycloakServerReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 	version, err := r.version(ctx, &server)
 	if err != nil {
 		src := classify(err)
-		shared.SetCondition(&server.Status.Conditions, server.Generation, secretsv1beta1.TypeConnected, false, src.reason, err.Error())
+		conditions.Set(&server.Status.Conditions, server.Generation, secretsv1beta1.TypeConnected, false, src.reason, err.Error())
 		if !equality.Semantic.DeepEqual(before.Conditions, server.Status.Conditions) {
 			r.Recorder.Eventf(&server, nil, corev1.EventTypeWarning, src.reason, "Connect", "%s", err.Error())
 		}
 	} else {
 		server.Status.Version = version
-		shared.SetCondition(&server.Status.Conditions, server.Generation, secretsv1beta1.TypeConnected, true, secretsv1beta1.ReasonConnected,
+		conditions.Set(&server.Status.Conditions, server.Generation, secretsv1beta1.TypeConnected, true, secretsv1beta1.ReasonConnected,
 			fmt.Sprintf("logged in to realm %q; Keycloak %s", tenancy.LoginOf(&server, "").Realm, version))
 		if !equality.Semantic.DeepEqual(before.Conditions, server.Status.Conditions) {
 			r.Recorder.Eventf(&server, nil, corev1.EventTypeNormal, secretsv1beta1.ReasonConnected, "Connect", "connected to Keycloak %s", version)
@@ -88,7 +90,7 @@ func (r *KeycloakServerReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 	}
 	r.reportLegacyGrants(&server, before)
 	server.Status.ObservedGeneration = server.Generation
-	if serr := shared.UpdateStatus(ctx, r.Client, &server, before, &server.Status); serr != nil {
+	if serr := conditions.UpdateStatus(ctx, r.Client, &server, before, &server.Status); serr != nil {
 		return ctrl.Result{}, serr
 	}
 	if err != nil {
@@ -108,7 +110,7 @@ func (r *KeycloakServerReconciler) reportLegacyGrants(server *secretsv1beta1.Key
 	}
 	msg := fmt.Sprintf("spec.allowedNamespaces lets %s read any client of this server (annotation %s=true): replace it with spec.access grants",
 		strings.Join(server.Spec.AllowedNamespaces, ", "), tenancy.LegacyNamespaceGrantsAnnotation)
-	shared.SetCondition(&server.Status.Conditions, server.Generation, secretsv1beta1.TypeLegacyGrants, true, secretsv1beta1.ReasonLegacyGrants, msg)
+	conditions.Set(&server.Status.Conditions, server.Generation, secretsv1beta1.TypeLegacyGrants, true, secretsv1beta1.ReasonLegacyGrants, msg)
 	if c := meta.FindStatusCondition(before.Conditions, secretsv1beta1.TypeLegacyGrants); c == nil || c.Message != msg {
 		r.Recorder.Eventf(server, nil, corev1.EventTypeWarning, secretsv1beta1.ReasonLegacyGrants, "Grant", "%s", msg)
 	}
@@ -128,7 +130,7 @@ func (r *KeycloakServerReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	b := ctrl.NewControllerManagedBy(mgr).
 		For(&secretsv1beta1.KeycloakServer{}).
 		WithOptions(controller.Options{
-			RateLimiter: shared.RateLimiter(r.MaxBackoff),
+			RateLimiter: requeue.RateLimiter(r.MaxBackoff),
 		}).
 		Named("keycloakserver")
 	if r.Credentials != nil {
@@ -145,7 +147,7 @@ func (r *KeycloakServerReconciler) serversNaming(ctx context.Context, secret *me
 		logf.FromContext(ctx).Error(err, "list KeycloakServers for a credentials Secret", "secret", secret.Name)
 		return nil
 	}
-	return shared.Requests(servers.Items, func(s *secretsv1beta1.KeycloakServer) bool {
+	return watches.Requests(servers.Items, func(s *secretsv1beta1.KeycloakServer) bool {
 		return s.Spec.CredentialsSecretRef.Name == secret.Name
 	})
 }

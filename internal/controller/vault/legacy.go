@@ -21,7 +21,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
-	"github.com/carbogame/vault-keycloak-operator/internal/controller/shared"
+	"github.com/carbogame/vault-keycloak-operator/internal/controller/conditions"
 )
 
 // legacyConfigurationMessage says what a VaultApp on the environment's
@@ -39,7 +39,7 @@ func (r *pass) reportLegacyConfiguration(app *vaultv1beta1.VaultApp, before *vau
 		meta.RemoveStatusCondition(&app.Status.Conditions, vaultv1beta1.TypeLegacyConfiguration)
 		return
 	}
-	shared.SetCondition(&app.Status.Conditions, app.Generation, vaultv1beta1.TypeLegacyConfiguration, true, vaultv1beta1.ReasonLegacyConfiguration, legacyConfigurationMessage)
+	conditions.Set(&app.Status.Conditions, app.Generation, vaultv1beta1.TypeLegacyConfiguration, true, vaultv1beta1.ReasonLegacyConfiguration, legacyConfigurationMessage)
 	if c := meta.FindStatusCondition(before.Conditions, vaultv1beta1.TypeLegacyConfiguration); c == nil || c.Message != legacyConfigurationMessage {
 		r.Recorder.Eventf(app, nil, corev1.EventTypeWarning, vaultv1beta1.ReasonLegacyConfiguration, "Configure", "%s", legacyConfigurationMessage)
 	}

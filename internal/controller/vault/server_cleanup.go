@@ -29,7 +29,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
-	"github.com/carbogame/vault-keycloak-operator/internal/controller/shared"
+	"github.com/carbogame/vault-keycloak-operator/internal/controller/finalizers"
 	vaultclient "github.com/carbogame/vault-keycloak-operator/internal/vault"
 )
 
@@ -44,7 +44,7 @@ const cleanupRecheck = 2 * time.Second
 // Retain (or a policy changed to it) the finalizer goes at once.
 func (r *VaultServerReconciler) finalizeServer(ctx context.Context, server *vaultv1beta1.VaultServer) (ctrl.Result, error) {
 	if server.Spec.DeletionPolicy != vaultv1beta1.DeletionPolicyDelete {
-		return ctrl.Result{}, shared.ReleaseFinalizer(ctx, r.Client, server, vaultv1beta1.ServerFinalizer)
+		return ctrl.Result{}, finalizers.Release(ctx, r.Client, server, vaultv1beta1.ServerFinalizer)
 	}
 	vc, err := r.Clients.For(ctx, server)
 	if err != nil {
@@ -66,7 +66,7 @@ func (r *VaultServerReconciler) finalizeServer(ctx context.Context, server *vaul
 		return ctrl.Result{RequeueAfter: cleanupRecheck}, nil
 	}
 	r.Clients.Forget(server.Name)
-	return ctrl.Result{}, shared.ReleaseFinalizer(ctx, r.Client, server, vaultv1beta1.ServerFinalizer)
+	return ctrl.Result{}, finalizers.Release(ctx, r.Client, server, vaultv1beta1.ServerFinalizer)
 }
 
 // writesElsewhere reports whether the VaultApp a policy was written for

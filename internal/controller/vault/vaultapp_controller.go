@@ -33,7 +33,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
-	"github.com/carbogame/vault-keycloak-operator/internal/controller/shared"
+	"github.com/carbogame/vault-keycloak-operator/internal/controller/finalizers"
+	"github.com/carbogame/vault-keycloak-operator/internal/controller/requeue"
 	"github.com/carbogame/vault-keycloak-operator/internal/crdschema"
 	"github.com/carbogame/vault-keycloak-operator/internal/outage"
 	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
@@ -63,7 +64,7 @@ type VaultAppReconciler struct {
 	// SetupWithManager makes one when nil.
 	Outage *outage.Tracker
 
-	refresh shared.Refresh
+	refresh requeue.Refresh
 }
 
 // pass is one reconcile of one VaultApp against the server it resolved
@@ -131,7 +132,7 @@ func (r *pass) reconcile(ctx context.Context, req ctrl.Request, app *vaultv1beta
 	if !app.DeletionTimestamp.IsZero() {
 		return r.finalize(ctx, app, before, name)
 	}
-	if err := shared.SetFinalizer(ctx, r.Client, app, Finalizer, true); err != nil {
+	if err := finalizers.Set(ctx, r.Client, app, Finalizer, true); err != nil {
 		return ctrl.Result{}, err
 	}
 	// From here the pass reads the spec in its defaulted view, as the

@@ -29,7 +29,8 @@ import (
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
-	"github.com/carbogame/vault-keycloak-operator/internal/controller/shared"
+	"github.com/carbogame/vault-keycloak-operator/internal/controller/clusterevent"
+	"github.com/carbogame/vault-keycloak-operator/internal/controller/finalizers"
 	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
 	vaultclient "github.com/carbogame/vault-keycloak-operator/internal/vault"
 )
@@ -91,14 +92,14 @@ func (r *pass) finalize(ctx context.Context, app *vaultv1beta1.VaultApp, before 
 		eventType = corev1.EventTypeWarning
 	}
 	r.Recorder.Eventf(app, nil, eventType, reason, "Delete", "%s", note)
-	return ctrl.Result{}, shared.ReleaseFinalizer(ctx, r.Client, app, Finalizer)
+	return ctrl.Result{}, finalizers.Release(ctx, r.Client, app, Finalizer)
 }
 
 // tellTerminatingNamespace records the failure on the namespace too when it
 // is being deleted: no Event can be created inside a terminating namespace,
 // and the admin deleting it reads 'kubectl describe namespace' to learn
 // what holds it. The Event goes to kube-system, never default, where any
-// tenant reads another team's names and failures (shared.RecordClusterEvent).
+// tenant reads another team's names and failures (clusterevent.Record).
 // Once per change of the VaultApp's conditions.
 func (r *VaultAppReconciler) tellTerminatingNamespace(ctx context.Context, app *vaultv1beta1.VaultApp, before *vaultv1beta1.VaultAppStatus, reason, msg string) {
 	if equality.Semantic.DeepEqual(before.Conditions, app.Status.Conditions) {
@@ -109,7 +110,7 @@ func (r *VaultAppReconciler) tellTerminatingNamespace(ctx context.Context, app *
 		return
 	}
 	note := fmt.Sprintf("VaultApp %s keeps finalizer %s until its policy and role are removed from Vault: %s", app.Name, Finalizer, msg)
-	if err := shared.RecordClusterEvent(ctx, r.Client, &ns, app, corev1.EventTypeWarning, reason, "Delete", note); err != nil {
+	if err := clusterevent.Record(ctx, r.Client, &ns, app, corev1.EventTypeWarning, reason, "Delete", note); err != nil {
 		logf.FromContext(ctx).Error(err, "record the Event on the terminating namespace", "namespace", app.Namespace)
 	}
 }

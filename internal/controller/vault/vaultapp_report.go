@@ -27,7 +27,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
-	"github.com/carbogame/vault-keycloak-operator/internal/controller/shared"
+	"github.com/carbogame/vault-keycloak-operator/internal/controller/conditions"
 )
 
 // report is what one pass over a VaultApp says: its conditions, and the
@@ -153,7 +153,7 @@ func (r *VaultAppReconciler) writeReport(ctx context.Context, app *vaultv1beta1.
 	if rep.note != "" && (rep.eventType == corev1.EventTypeNormal || !equality.Semantic.DeepEqual(before.Conditions, app.Status.Conditions)) {
 		r.Recorder.Eventf(app, nil, rep.eventType, rep.reason, "Reconcile", "%s", rep.note)
 	}
-	return shared.UpdateStatus(ctx, r.Client, app, before, &app.Status)
+	return conditions.UpdateStatus(ctx, r.Client, app, before, &app.Status)
 }
 
 // readyMessage is Ready's message when every other condition is True.
@@ -164,12 +164,12 @@ const readyMessage = "Vault policy and role are in step with the spec"
 // AccessGranted that is not True.
 func (r report) apply(app *vaultv1beta1.VaultApp) {
 	conds, gen := &app.Status.Conditions, app.Generation
-	shared.SetCondition(conds, gen, vaultv1beta1.TypePolicySynced, r.policy.ok, r.policy.reason, r.policy.message)
-	shared.SetCondition(conds, gen, vaultv1beta1.TypeRoleSynced, r.role.ok, r.role.reason, r.role.message)
+	conditions.Set(conds, gen, vaultv1beta1.TypePolicySynced, r.policy.ok, r.policy.reason, r.policy.message)
+	conditions.Set(conds, gen, vaultv1beta1.TypeRoleSynced, r.role.ok, r.role.reason, r.role.message)
 	if r.access != nil {
 		meta.SetStatusCondition(conds, metav1.Condition{Type: vaultv1beta1.TypeAccessGranted, Status: r.access.status(),
 			Reason: r.access.reason, Message: r.access.message, ObservedGeneration: gen})
 	}
-	shared.SetSummaryWith(conds, gen, vaultv1beta1.TypeReady, vaultv1beta1.ReasonSynced, readyMessage,
+	conditions.SetSummaryWith(conds, gen, vaultv1beta1.TypeReady, vaultv1beta1.ReasonSynced, readyMessage,
 		vaultv1beta1.TypePolicySynced, vaultv1beta1.TypeRoleSynced, vaultv1beta1.TypeAccessGranted)
 }

@@ -30,7 +30,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
-	"github.com/carbogame/vault-keycloak-operator/internal/controller/shared"
+	"github.com/carbogame/vault-keycloak-operator/internal/controller/requeue"
+	"github.com/carbogame/vault-keycloak-operator/internal/controller/watches"
 	"github.com/carbogame/vault-keycloak-operator/internal/outage"
 )
 
@@ -53,8 +54,8 @@ func (r *VaultAppReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		// Spec changes, deletion, a finalizer removed by hand: not the
 		// operator's own status writes. Drift in Vault is found by the
 		// periodic refresh.
-		For(&vaultv1beta1.VaultApp{}, builder.WithPredicates(shared.SpecChangedOrFinalizerMissing(Finalizer))).
-		Watches(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(r.vaultAppsIn), builder.WithPredicates(shared.NamespaceGrantsChanged))
+		For(&vaultv1beta1.VaultApp{}, builder.WithPredicates(watches.SpecChangedOrFinalizerMissing(Finalizer))).
+		Watches(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(r.vaultAppsIn), builder.WithPredicates(watches.NamespaceGrantsChanged))
 	if r.Destinations != nil {
 		// A VaultServer created, changed or made the default: the
 		// VaultApps that use it, or would.
@@ -66,7 +67,7 @@ func (r *VaultAppReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		WatchesRawSource(r.Outage.Source()).
 		WithOptions(controller.Options{
 			MaxConcurrentReconciles: max(1, r.MaxConcurrentReconciles),
-			RateLimiter:             shared.RateLimiter(r.MaxBackoff),
+			RateLimiter:             requeue.RateLimiter(r.MaxBackoff),
 		}).
 		Named("vaultapp").
 		Complete(r)
@@ -80,7 +81,7 @@ func (r *VaultAppReconciler) vaultAppsOf(ctx context.Context, server client.Obje
 		logf.FromContext(ctx).Error(err, "list VaultApps of a VaultServer", "server", server.GetName())
 		return nil
 	}
-	return shared.Requests(list.Items, func(a *vaultv1beta1.VaultApp) bool {
+	return watches.Requests(list.Items, func(a *vaultv1beta1.VaultApp) bool {
 		named := a.Spec.ServerRef != nil && a.Spec.ServerRef.Name == server.GetName()
 		return named || a.Status.Server == server.GetName() || (a.Spec.ServerRef == nil && !wroteAnywhere(a))
 	})
@@ -92,5 +93,5 @@ func (r *VaultAppReconciler) vaultAppsIn(ctx context.Context, ns client.Object) 
 		logf.FromContext(ctx).Error(err, "list VaultApps of a namespace", "namespace", ns.GetName())
 		return nil
 	}
-	return shared.Requests[vaultv1beta1.VaultApp](list.Items, nil)
+	return watches.Requests[vaultv1beta1.VaultApp](list.Items, nil)
 }

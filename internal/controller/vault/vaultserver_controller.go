@@ -38,7 +38,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
-	"github.com/carbogame/vault-keycloak-operator/internal/controller/shared"
+	"github.com/carbogame/vault-keycloak-operator/internal/controller/conditions"
+	"github.com/carbogame/vault-keycloak-operator/internal/controller/finalizers"
+	"github.com/carbogame/vault-keycloak-operator/internal/controller/requeue"
 	vaultclient "github.com/carbogame/vault-keycloak-operator/internal/vault"
 )
 
@@ -94,7 +96,7 @@ func (r *VaultServerReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 		r.noteCheck(&server, errServerDeleted)
 		return r.finalizeServer(ctx, &server)
 	}
-	if err := shared.SetFinalizer(ctx, r.Client, &server, vaultv1beta1.ServerFinalizer, server.Spec.DeletionPolicy == vaultv1beta1.DeletionPolicyDelete); err != nil {
+	if err := finalizers.Set(ctx, r.Client, &server, vaultv1beta1.ServerFinalizer, server.Spec.DeletionPolicy == vaultv1beta1.DeletionPolicyDelete); err != nil {
 		return ctrl.Result{}, err
 	}
 	before := server.Status.DeepCopy()
@@ -114,7 +116,7 @@ func (r *VaultServerReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 	if event != nil {
 		r.Recorder.Eventf(&server, nil, event.eventType, event.reason, "Connect", "%s", event.message)
 	}
-	if serr := shared.UpdateStatus(ctx, r.Client, &server, before, &server.Status); serr != nil {
+	if serr := conditions.UpdateStatus(ctx, r.Client, &server, before, &server.Status); serr != nil {
 		return ctrl.Result{}, errors.Join(err, serr)
 	}
 	if err != nil {
@@ -165,7 +167,7 @@ func (r *VaultServerReconciler) recount(ctx context.Context, server *vaultv1beta
 		return ctrl.Result{}, err
 	}
 	server.Status.VaultApps = apps
-	if err := shared.UpdateStatus(ctx, r.Client, server, before, &server.Status); err != nil {
+	if err := conditions.UpdateStatus(ctx, r.Client, server, before, &server.Status); err != nil {
 		return ctrl.Result{}, err
 	}
 	r.mu.Lock()
@@ -226,8 +228,8 @@ func decideServerStatus(server *vaultv1beta1.VaultServer, clusterUID, version st
 	before := server.Status
 	st := *server.Status.DeepCopy()
 	connected := serverConnection(server.Spec.Address, version, checkErr)
-	shared.SetCondition(&st.Conditions, server.Generation, vaultv1beta1.TypeConnected, checkErr == nil, connected.reason, connected.message)
-	shared.SetSummary(&st.Conditions, server.Generation, vaultv1beta1.TypeReady, vaultv1beta1.TypeConnected)
+	conditions.Set(&st.Conditions, server.Generation, vaultv1beta1.TypeConnected, checkErr == nil, connected.reason, connected.message)
+	conditions.SetSummary(&st.Conditions, server.Generation, vaultv1beta1.TypeReady, vaultv1beta1.TypeConnected)
 	if version != "" || server.Generation != before.ObservedGeneration {
 		st.Version = version
 	}
@@ -270,7 +272,7 @@ func (r *VaultServerReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		For(&vaultv1beta1.VaultServer{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		// A VaultApp that wrote to a server, or went: the server's count.
 		Watches(&vaultv1beta1.VaultApp{}, handler.EnqueueRequestsFromMapFunc(serverOf), builder.WithPredicates(serverCountChanged)).
-		WithOptions(controller.Options{RateLimiter: shared.RateLimiter(r.MaxBackoff)}).
+		WithOptions(controller.Options{RateLimiter: requeue.RateLimiter(r.MaxBackoff)}).
 		Named("vaultserver").
 		Complete(r)
 }

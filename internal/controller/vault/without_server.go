@@ -26,7 +26,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
-	"github.com/carbogame/vault-keycloak-operator/internal/controller/shared"
+	"github.com/carbogame/vault-keycloak-operator/internal/controller/finalizers"
 )
 
 // withoutServer handles a VaultApp with no server to write to: none is
@@ -56,9 +56,9 @@ func (r *VaultAppReconciler) withoutServer(ctx context.Context, app *vaultv1beta
 			note, eventType = "left what it wrote in Vault: "+why.msg, corev1.EventTypeWarning
 		}
 		r.Recorder.Eventf(app, nil, eventType, vaultv1beta1.ReasonDeleted, "Delete", "%s", note)
-		return ctrl.Result{}, shared.ReleaseFinalizer(ctx, r.Client, app, Finalizer)
+		return ctrl.Result{}, finalizers.Release(ctx, r.Client, app, Finalizer)
 	}
-	if err := shared.SetFinalizer(ctx, r.Client, app, Finalizer, true); err != nil {
+	if err := finalizers.Set(ctx, r.Client, app, Finalizer, true); err != nil {
 		return ctrl.Result{}, err
 	}
 	if err := r.writeReport(ctx, app, before, failed(why.reason, why.msg)); err != nil {

@@ -27,7 +27,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/carbogame/vault-keycloak-operator/internal/operator"
+	"github.com/carbogame/vault-keycloak-operator/internal/manager"
 	"github.com/carbogame/vault-keycloak-operator/test/harness"
 )
 
@@ -58,7 +58,7 @@ func run(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	if op, err = harness.StartOperator(operator.Options{OperatorNamespace: operatorNamespace, MaxBackoff: testMaxBackoff}); err != nil {
+	if op, err = harness.StartOperator(manager.Options{OperatorNamespace: operatorNamespace, MaxBackoff: testMaxBackoff}); err != nil {
 		fmt.Fprintln(os.Stderr, "start operator:", err)
 		return 1
 	}

@@ -31,7 +31,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/carbogame/vault-keycloak-operator/internal/operator"
+	"github.com/carbogame/vault-keycloak-operator/internal/manager"
 	"github.com/carbogame/vault-keycloak-operator/test/harness"
 )
 
@@ -119,7 +119,7 @@ func migrateKilled(t *testing.T, path string, controllers, flags []string) {
 
 	// The upgrade: v1beta1 becomes the storage version; the new manager
 	// leads, migrates, and is killed midway.
-	for _, name := range operator.OwnedCRDs {
+	for _, name := range manager.OwnedCRDs {
 		setStorage(t, c, name, "v1beta1")
 	}
 	first := start("manager-1")
@@ -153,7 +153,7 @@ func migrateKilled(t *testing.T, path string, controllers, flags []string) {
 	}
 	checkTrimmedOnlyWhenDone(t, c, etcd)
 	untrimmed := 0
-	for _, name := range operator.OwnedCRDs {
+	for _, name := range manager.OwnedCRDs {
 		if !slices.Equal(crdStoredVersions(t, c, name), []string{"v1beta1"}) {
 			untrimmed++
 		}
@@ -168,12 +168,12 @@ func migrateKilled(t *testing.T, path string, controllers, flags []string) {
 	for {
 		checkTrimmedOnlyWhenDone(t, c, etcd)
 		done := 0
-		for _, name := range operator.OwnedCRDs {
+		for _, name := range manager.OwnedCRDs {
 			if slices.Equal(crdStoredVersions(t, c, name), []string{"v1beta1"}) {
 				done++
 			}
 		}
-		if done == len(operator.OwnedCRDs) {
+		if done == len(manager.OwnedCRDs) {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -206,7 +206,7 @@ func migrateKilled(t *testing.T, path string, controllers, flags []string) {
 		}
 		byPath = harness.Sum(families, "vko_storage_migration_runs_total", map[string]string{"outcome": "migrated", "path": path})
 		upToDate := harness.Sum(families, "vko_storage_migration_runs_total", map[string]string{"outcome": "up_to_date"})
-		if byPath == 0 || byPath+upToDate != float64(len(operator.OwnedCRDs)) {
+		if byPath == 0 || byPath+upToDate != float64(len(manager.OwnedCRDs)) {
 			return fmt.Errorf("the restarted manager migrated %v CRDs by the %s path and found %v up to date", byPath, path, upToDate)
 		}
 		return nil
@@ -221,8 +221,8 @@ func migrateKilled(t *testing.T, path string, controllers, flags []string) {
 		if err != nil {
 			return err
 		}
-		if n := harness.Sum(families, "vko_storage_migration_runs_total", map[string]string{"outcome": "up_to_date"}); n != float64(len(operator.OwnedCRDs)) {
-			return fmt.Errorf("%v CRDs found up to date, want %d", n, len(operator.OwnedCRDs))
+		if n := harness.Sum(families, "vko_storage_migration_runs_total", map[string]string{"outcome": "up_to_date"}); n != float64(len(manager.OwnedCRDs)) {
+			return fmt.Errorf("%v CRDs found up to date, want %d", n, len(manager.OwnedCRDs))
 		}
 		return nil
 	})
@@ -231,14 +231,14 @@ func migrateKilled(t *testing.T, path string, controllers, flags []string) {
 	}
 	t.Logf("%s path: %d objects stored as v1alpha1; the manager was killed %s, with %d of %d CRDs untrimmed; "+
 		"the next start completed by the %s path for %v CRDs (%v objects rewritten by the operator); every object stored as v1beta1 with its fields intact; a third start found all up to date",
-		path, len(created), killedAt, untrimmed, len(operator.OwnedCRDs), path, byPath, secondMigrated)
+		path, len(created), killedAt, untrimmed, len(manager.OwnedCRDs), path, byPath, secondMigrated)
 }
 
 // checkTrimmedOnlyWhenDone fails when a CRD's storedVersions no longer
 // lists v1alpha1 while etcd still holds one of its objects in v1alpha1.
 func checkTrimmedOnlyWhenDone(t *testing.T, c client.Client, etcd *clientv3.Client) {
 	t.Helper()
-	for i, name := range operator.OwnedCRDs {
+	for i, name := range manager.OwnedCRDs {
 		if slices.Contains(crdStoredVersions(t, c, name), "v1alpha1") {
 			continue
 		}

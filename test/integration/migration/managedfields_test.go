@@ -28,8 +28,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	vaultv1alpha1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1alpha1"
+	"github.com/carbogame/vault-keycloak-operator/internal/manager"
 	"github.com/carbogame/vault-keycloak-operator/internal/migration"
-	"github.com/carbogame/vault-keycloak-operator/internal/operator"
 	"github.com/carbogame/vault-keycloak-operator/test/harness"
 )
 
@@ -40,7 +40,7 @@ import (
 // entries either way; entries of served versions stay, and apply works.
 func TestManagedFieldsOfARetiredVersionAreCleaned(t *testing.T) {
 	ctx := context.Background()
-	op, err := harness.Start(harness.Config{Options: operator.Options{WebhooksOnly: true}, CRDDir: oldReleaseCRDs(t)})
+	op, err := harness.Start(harness.Config{Options: manager.Options{WebhooksOnly: true}, CRDDir: oldReleaseCRDs(t)})
 	if err != nil {
 		t.Fatal(err)
 	}

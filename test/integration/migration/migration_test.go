@@ -50,8 +50,8 @@ import (
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
 	vaultv1alpha1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1alpha1"
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
+	"github.com/carbogame/vault-keycloak-operator/internal/manager"
 	"github.com/carbogame/vault-keycloak-operator/internal/migration"
-	"github.com/carbogame/vault-keycloak-operator/internal/operator"
 	"github.com/carbogame/vault-keycloak-operator/test/harness"
 )
 
@@ -65,7 +65,7 @@ const perKind = 120
 func TestMigrationFromStoredV1alpha1(t *testing.T) {
 	ctx := context.Background()
 	op, err := harness.Start(harness.Config{
-		Options: operator.Options{WebhooksOnly: true},
+		Options: manager.Options{WebhooksOnly: true},
 		CRDDir:  oldReleaseCRDs(t),
 	})
 	if err != nil {
@@ -85,7 +85,7 @@ func TestMigrationFromStoredV1alpha1(t *testing.T) {
 	before := views(t, op.Client)
 
 	// The new release: v1beta1 becomes the storage version.
-	for _, name := range operator.OwnedCRDs {
+	for _, name := range manager.OwnedCRDs {
 		setStorage(t, op.Client, name, "v1beta1")
 		NewWithT(t).Expect(crdStoredVersions(t, op.Client, name)).To(Equal([]string{"v1alpha1", "v1beta1"}))
 	}
@@ -99,33 +99,33 @@ func TestMigrationFromStoredV1alpha1(t *testing.T) {
 	// Interrupted midway through the second CRD.
 	interrupted, cancel := context.WithCancel(ctx)
 	m.Progress = func(crd string, n int) {
-		if crd == operator.OwnedCRDs[1] && n == perKind/2 {
+		if crd == manager.OwnedCRDs[1] && n == perKind/2 {
 			cancel()
 		}
 	}
-	if _, err := m.Migrate(interrupted, operator.OwnedCRDs...); !errors.Is(err, context.Canceled) {
+	if _, err := m.Migrate(interrupted, manager.OwnedCRDs...); !errors.Is(err, context.Canceled) {
 		t.Fatalf("interrupted run: err = %v, want context.Canceled", err)
 	}
-	NewWithT(t).Expect(crdStoredVersions(t, op.Client, operator.OwnedCRDs[0])).To(Equal([]string{"v1beta1"}), "the first CRD finished")
-	NewWithT(t).Expect(crdStoredVersions(t, op.Client, operator.OwnedCRDs[1])).To(Equal([]string{"v1alpha1", "v1beta1"}), "the second did not")
+	NewWithT(t).Expect(crdStoredVersions(t, op.Client, manager.OwnedCRDs[0])).To(Equal([]string{"v1beta1"}), "the first CRD finished")
+	NewWithT(t).Expect(crdStoredVersions(t, op.Client, manager.OwnedCRDs[1])).To(Equal([]string{"v1alpha1", "v1beta1"}), "the second did not")
 
 	// Run again: it completes.
 	m.Progress = nil
-	results, err := m.Migrate(ctx, operator.OwnedCRDs...)
+	results, err := m.Migrate(ctx, manager.OwnedCRDs...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	NewWithT(t).Expect(results[0].UpToDate).To(BeTrue())
 	NewWithT(t).Expect(results[1].Migrated).To(Equal(perKind))
 	NewWithT(t).Expect(results[2].Migrated).To(Equal(perKind))
-	for _, name := range operator.OwnedCRDs {
+	for _, name := range manager.OwnedCRDs {
 		NewWithT(t).Expect(crdStoredVersions(t, op.Client, name)).To(Equal([]string{"v1beta1"}), name)
 	}
 	for _, prefix := range registryPrefixes {
 		NewWithT(t).Expect(storedVersions(t, etcd, prefix)).To(Equal(map[string]int{versionOf(prefix, "v1beta1"): perKind}),
 			"raw etcd bytes under %s", prefix)
 	}
-	NewWithT(t).Expect(testutil.ToFloat64(migration.ObjectsMigrated(operator.OwnedCRDs[2]))).To(BeNumerically(">=", perKind))
+	NewWithT(t).Expect(testutil.ToFloat64(migration.ObjectsMigrated(manager.OwnedCRDs[2]))).To(BeNumerically(">=", perKind))
 
 	// No field lost, in either version's view.
 	after := views(t, op.Client)
@@ -138,7 +138,7 @@ func TestMigrationFromStoredV1alpha1(t *testing.T) {
 	NewWithT(t).Expect(before).To(HaveLen(2 * len(created)))
 
 	// Idempotent: a third run rewrites nothing.
-	results, err = m.Migrate(ctx, operator.OwnedCRDs...)
+	results, err = m.Migrate(ctx, manager.OwnedCRDs...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +153,7 @@ func TestMigrationFromStoredV1alpha1(t *testing.T) {
 // storedVersions to a version that is no longer the storage one.
 func TestMigrationStopsWhenTheStorageVersionChanges(t *testing.T) {
 	ctx := context.Background()
-	op, err := harness.Start(harness.Config{Options: operator.Options{WebhooksOnly: true}, CRDDir: oldReleaseCRDs(t)})
+	op, err := harness.Start(harness.Config{Options: manager.Options{WebhooksOnly: true}, CRDDir: oldReleaseCRDs(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +165,7 @@ func TestMigrationStopsWhenTheStorageVersionChanges(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	crd := operator.OwnedCRDs[0]
+	crd := manager.OwnedCRDs[0]
 	setStorage(t, op.Client, crd, "v1beta1")
 	m := &migration.Migrator{Client: op.Client, Log: logr.Discard(), PageSize: 3,
 		Progress: func(_ string, n int) {

@@ -37,7 +37,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
-	"github.com/carbogame/vault-keycloak-operator/internal/operator"
+	"github.com/carbogame/vault-keycloak-operator/internal/manager"
 	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
 	vaultclient "github.com/carbogame/vault-keycloak-operator/internal/vault"
 	"github.com/carbogame/vault-keycloak-operator/test/harness"
@@ -96,7 +96,7 @@ func startClusterWith(t *testing.T, name, prefix string, legacy bool) *cluster {
 	cfg := vaultclient.ConfigFromEnv()
 	cfg.Address, cfg.Token = vaultServer.Addr, ""
 	cfg.AuthMount, cfg.KubernetesAuthMount, cfg.ServiceAccountTokenPath = c.mount, c.mount, tokenPath
-	op, err := harness.StartOperator(operator.Options{
+	op, err := harness.StartOperator(manager.Options{
 		Vault: cfg, LegacyVaultEnvironment: legacy, ClusterName: name, VaultNamePrefix: prefix, OperatorNamespace: operatorNamespace,
 		OrphanSweepInterval: sweepEvery, MaxBackoff: 2 * time.Second,
 	})

@@ -25,7 +25,7 @@ import (
 
 	vaultapi "github.com/hashicorp/vault/api"
 
-	"github.com/carbogame/vault-keycloak-operator/internal/operator"
+	"github.com/carbogame/vault-keycloak-operator/internal/manager"
 	vaultclient "github.com/carbogame/vault-keycloak-operator/internal/vault"
 	"github.com/carbogame/vault-keycloak-operator/test/harness"
 )
@@ -63,7 +63,7 @@ func run(m *testing.M) int {
 
 	cfg := vaultclient.ConfigFromEnv()
 	cfg.Address, cfg.Token = vaultServer.Addr, vaultServer.Token
-	if op, err = harness.StartOperator(operator.Options{Vault: cfg, LegacyVaultEnvironment: true, MaxBackoff: testMaxBackoff}); err != nil {
+	if op, err = harness.StartOperator(manager.Options{Vault: cfg, LegacyVaultEnvironment: true, MaxBackoff: testMaxBackoff}); err != nil {
 		fmt.Fprintln(os.Stderr, "start operator:", err)
 		return 1
 	}

@@ -14,10 +14,10 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package operator wires the controllers and webhooks of both API groups
+// Package manager wires the controllers and webhooks of both API groups
 // into a manager. cmd/main.go and the envtest suites call the same Setup, so
 // the tests run the wiring that ships.
-package operator
+package manager
 
 import (
 	"fmt"

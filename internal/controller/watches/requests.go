@@ -14,26 +14,26 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package shared
+package watches
 
 import (
-	"context"
-	"fmt"
-
-	"k8s.io/apimachinery/pkg/api/equality"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
 
-// UpdateStatus writes obj's status, whose value now is, only when it differs
-// from before: a reconcile that finds everything in step writes nothing.
-// The update is locked on the resourceVersion, so a stale read fails and is
-// retried rather than overwriting a newer status.
-func UpdateStatus[S any](ctx context.Context, c client.Client, obj client.Object, before, now *S) error {
-	if equality.Semantic.DeepEqual(before, now) {
-		return nil
+// Requests maps the items of a list to reconcile requests, keeping those
+// keep accepts (nil keeps all): the one shape of every "this changed, so
+// reconcile those" mapper.
+func Requests[T any, P interface {
+	*T
+	client.Object
+}](items []T, keep func(P) bool) []reconcile.Request {
+	var out []reconcile.Request
+	for i := range items {
+		obj := P(&items[i])
+		if keep == nil || keep(obj) {
+			out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(obj)})
+		}
 	}
-	if err := c.Status().Update(ctx, obj); err != nil {
-		return fmt.Errorf("update status: %w", err)
-	}
-	return nil
+	return out
 }

@@ -14,21 +14,19 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package shared holds what the controllers of both API groups share: the
-// one shape of each common job — setting a condition, writing status when
-// it changed, setting and releasing finalizers, mapping a list to reconcile
-// requests, the backoff. The condition types and reasons are the API's
-// words, and live in api/<group>/v1beta1.
-package shared
+// Package conditions sets the controllers' conditions (Ready as the
+// summary of the others) and writes a status once, only when it changed.
+// The condition types and reasons are the API's words: api/<group>/v1beta1.
+package conditions
 
 import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// SetCondition sets a condition for the object's current generation and
+// Set sets a condition for the object's current generation and
 // reports whether anything changed.
-func SetCondition(conditions *[]metav1.Condition, generation int64, typ string, ok bool, reason, message string) bool {
+func Set(conditions *[]metav1.Condition, generation int64, typ string, ok bool, reason, message string) bool {
 	status := metav1.ConditionFalse
 	if ok {
 		status = metav1.ConditionTrue
@@ -60,7 +58,7 @@ func SetSummaryWith(conditions *[]metav1.Condition, generation int64, summary, r
 			continue
 		}
 		if c.Status != metav1.ConditionTrue {
-			return SetCondition(conditions, generation, summary, false, c.Reason, c.Message)
+			return Set(conditions, generation, summary, false, c.Reason, c.Message)
 		}
 		last = c
 	}
@@ -70,5 +68,5 @@ func SetSummaryWith(conditions *[]metav1.Condition, generation int64, summary, r
 	if reasonTrue == "" {
 		reasonTrue, messageTrue = last.Reason, last.Message
 	}
-	return SetCondition(conditions, generation, summary, true, reasonTrue, messageTrue)
+	return Set(conditions, generation, summary, true, reasonTrue, messageTrue)
 }

@@ -14,7 +14,9 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package shared
+// Package watches holds the controllers' event filters and the one shape
+// of every "this changed, so reconcile those" mapper.
+package watches
 
 import (
 	"maps"

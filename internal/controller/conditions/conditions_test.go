@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package shared
+package conditions
 
 import (
 	"testing"
@@ -25,7 +25,7 @@ import (
 
 func TestSummaryIsTheFirstConditionNotTrue(t *testing.T) {
 	set := func(conds *[]metav1.Condition, typ string, ok bool, reason string) {
-		SetCondition(conds, 1, typ, ok, reason, typ+" says "+reason)
+		Set(conds, 1, typ, ok, reason, typ+" says "+reason)
 	}
 	for name, tc := range map[string]struct {
 		build      func(*[]metav1.Condition)
@@ -55,13 +55,13 @@ func TestSummaryIsTheFirstConditionNotTrue(t *testing.T) {
 
 func TestSummaryWithItsOwnWordsWhenAllAreTrue(t *testing.T) {
 	var conds []metav1.Condition
-	SetCondition(&conds, 1, "A", true, "Read", "a")
-	SetCondition(&conds, 1, "B", true, "Synced", "b")
+	Set(&conds, 1, "A", true, "Read", "a")
+	Set(&conds, 1, "B", true, "Synced", "b")
 	SetSummaryWith(&conds, 1, "Ready", "InStep", "all in step", "A", "B")
 	if c := meta.FindStatusCondition(conds, "Ready"); c.Status != metav1.ConditionTrue || c.Reason != "InStep" || c.Message != "all in step" {
 		t.Fatalf("Ready = %+v, want True InStep", c)
 	}
-	SetCondition(&conds, 1, "B", false, "Partial", "b failed")
+	Set(&conds, 1, "B", false, "Partial", "b failed")
 	SetSummaryWith(&conds, 1, "Ready", "InStep", "all in step", "A", "B")
 	if c := meta.FindStatusCondition(conds, "Ready"); c.Status != metav1.ConditionFalse || c.Reason != "Partial" || c.Message != "b failed" {
 		t.Fatalf("Ready = %+v, want False Partial", c)

@@ -14,7 +14,10 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package shared
+// Package requeue says when a controller looks at an object again: the
+// periodic refresh, spread and queued behind events, and the backoff after
+// a failure.
+package requeue
 
 import (
 	"math/rand/v2"

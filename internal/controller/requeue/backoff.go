@@ -14,26 +14,24 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package shared
+package requeue
 
 import (
-	"sigs.k8s.io/controller-runtime/pkg/client"
+	"time"
+
+	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
 
-// Requests maps the items of a list to reconcile requests, keeping those
-// keep accepts (nil keeps all): the one shape of every "this changed, so
-// reconcile those" mapper.
-func Requests[T any, P interface {
-	*T
-	client.Object
-}](items []T, keep func(P) bool) []reconcile.Request {
-	var out []reconcile.Request
-	for i := range items {
-		obj := P(&items[i])
-		if keep == nil || keep(obj) {
-			out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(obj)})
-		}
+// DefaultMaxBackoff caps the wait between retries when none is configured.
+const DefaultMaxBackoff = 2 * time.Minute
+
+// RateLimiter retries a failed reconcile after 500ms, doubling up to
+// maxBackoff (DefaultMaxBackoff when zero): external failures back off
+// without ever waiting longer than the cap.
+func RateLimiter(maxBackoff time.Duration) workqueue.TypedRateLimiter[reconcile.Request] {
+	if maxBackoff == 0 {
+		maxBackoff = DefaultMaxBackoff
 	}
-	return out
+	return workqueue.NewTypedItemExponentialFailureRateLimiter[reconcile.Request](500*time.Millisecond, maxBackoff)
 }

@@ -14,7 +14,9 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package shared
+// Package finalizers adds and releases the operator's finalizers with a
+// patch of metadata.finalizers alone.
+package finalizers
 
 import (
 	"context"
@@ -25,12 +27,12 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 )
 
-// SetFinalizer adds (or removes) a finalizer with a patch of
+// Set adds (or removes) a finalizer with a patch of
 // metadata.finalizers alone, locked on the resourceVersion. An Update would
 // send the whole object back as Go serializes it, and rewrite a spec the
 // user wrote differently ("1h" comes back as "1h0m0s"): a needless write
 // that bumps the generation.
-func SetFinalizer(ctx context.Context, c client.Client, obj client.Object, finalizer string, present bool) error {
+func Set(ctx context.Context, c client.Client, obj client.Object, finalizer string, present bool) error {
 	before := obj.DeepCopyObject().(client.Object)
 	// One or the other: adding first and then removing would report a
 	// change where there was none, and send an empty patch.
@@ -49,10 +51,10 @@ func SetFinalizer(ctx context.Context, c client.Client, obj client.Object, final
 	return nil
 }
 
-// ReleaseFinalizer removes the finalizer once the cleanup it guarded is
+// Release removes the finalizer once the cleanup it guarded is
 // done. An object already gone is no error: its finalizer was the last one.
-func ReleaseFinalizer(ctx context.Context, c client.Client, obj client.Object, finalizer string) error {
-	if err := SetFinalizer(ctx, c, obj, finalizer, false); err != nil && !apierrors.IsNotFound(err) {
+func Release(ctx context.Context, c client.Client, obj client.Object, finalizer string) error {
+	if err := Set(ctx, c, obj, finalizer, false); err != nil && !apierrors.IsNotFound(err) {
 		return err
 	}
 	return nil

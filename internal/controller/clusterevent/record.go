@@ -14,7 +14,8 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package shared
+// Package clusterevent records Events about cluster-scoped objects.
+package clusterevent
 
 import (
 	"context"
@@ -38,9 +39,9 @@ const ReportingController = "vault-keycloak-operator"
 // namespace for Events about a cluster-scoped object, still shows them.
 const ClusterEventNamespace = metav1.NamespaceSystem
 
-// RecordClusterEvent writes an Event about a cluster-scoped object into
+// Record writes an Event about a cluster-scoped object into
 // ClusterEventNamespace.
-func RecordClusterEvent(ctx context.Context, c client.Client, regarding client.Object, related client.Object, eventType, reason, action, note string) error {
+func Record(ctx context.Context, c client.Client, regarding client.Object, related client.Object, eventType, reason, action, note string) error {
 	namespace := ClusterEventNamespace
 	gvk, err := c.GroupVersionKindFor(regarding)
 	if err != nil {
