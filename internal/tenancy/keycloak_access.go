@@ -94,19 +94,36 @@ var (
 	ServerRefField = field.NewPath("spec", "source", "serverRef", "name")
 )
 
-// CheckKeycloakAccess reports what of req the server's grants refuse; nil
-// when everything asked is granted. login is the server's own login when
-// known (the webhook may not know the client; the controller always does).
-func CheckKeycloakAccess(server *secretsv1beta1.KeycloakServer, req KeycloakRequest, login Login) field.ErrorList {
-	if errs := ValidateRealm(realmField, req.Realm); len(errs) > 0 {
-		return errs
-	}
-	if errs := checkGrants(server, req); len(errs) > 0 {
-		return errs
-	}
+// KeycloakAccessInput is what a credential's access is decided on: the
+// server, the request, and the server's own login when known (the webhook
+// may not know the client; the controller always does).
+type KeycloakAccessInput struct {
+	Server  *secretsv1beta1.KeycloakServer
+	Request KeycloakRequest
+	Login   Login
+}
+
+// KeycloakAccess is what a KeycloakServer lets a namespace read or rotate.
+// Every rule is final: a request is granted whole or not at all.
+var KeycloakAccess = Chain[KeycloakAccessInput]{
+	{Name: "the realm is a plain realm name", Final: true,
+		Refuse: func(in KeycloakAccessInput) field.ErrorList { return ValidateRealm(realmField, in.Request.Realm) }},
+	{Name: "a grant covers the namespace, realm, client and rotation", Final: true,
+		Refuse: func(in KeycloakAccessInput) field.ErrorList { return checkGrants(in.Server, in.Request) }},
 	// Only a request the grants cover hears that its client is protected:
 	// anyone else would learn the operator's login client by guessing.
-	if reason := protectedReason(req, login); reason != "" {
+	{Name: "the client is not protected", Final: true, Refuse: refuseProtected},
+}
+
+// CheckKeycloakAccess reports what of req the server's grants refuse; nil
+// when everything asked is granted (the KeycloakAccess chain).
+func CheckKeycloakAccess(server *secretsv1beta1.KeycloakServer, req KeycloakRequest, login Login) field.ErrorList {
+	return KeycloakAccess.Evaluate(KeycloakAccessInput{Server: server, Request: req, Login: login}).Refused
+}
+
+func refuseProtected(in KeycloakAccessInput) field.ErrorList {
+	req := in.Request
+	if reason := protectedReason(req, in.Login); reason != "" {
 		return field.ErrorList{field.Forbidden(clientIDField, fmt.Sprintf("client %q in realm %q %s: it is never readable or rotatable through a KeycloakClientCredential",
 			req.ClientID, req.Realm, reason))}
 	}

@@ -39,22 +39,51 @@ type VaultGrant struct {
 	MaxTokenTTL time.Duration
 }
 
+// VaultGrantInput is what a VaultApp's grant is decided on: the VaultApp
+// in its defaulted view, its namespace, and its server (nil: the
+// operator's environment Vault).
+type VaultGrantInput struct {
+	App       *vaultv1beta1.VaultApp
+	Namespace *corev1.Namespace
+	Server    *vaultv1beta1.VaultServer
+}
+
+// OnVaultServer is what a VaultServer grants: its spec.access entries that
+// list the namespace.
+var OnVaultServer = Chain[VaultGrantInput]{
+	{Name: "the server lists the namespace", Final: true,
+		Refuse: func(in VaultGrantInput) field.ErrorList { return CheckVaultServerGrant(in.App, in.Server) }},
+	{Name: "KV rules, Retain and token TTL within the namespace's entries",
+		Refuse: func(in VaultGrantInput) field.ErrorList { return CheckVaultServerAccess(in.App, in.Server) }},
+	{Name: "Vault paths within a template the namespace is granted",
+		Refuse: func(in VaultGrantInput) field.ErrorList { return CheckVaultPaths(in.App, in.Server) }},
+}
+
+// OnEnvironmentVault is what the operator's environment Vault grants: the
+// namespace's annotations, and no path outside its KV prefix.
+var OnEnvironmentVault = Chain[VaultGrantInput]{
+	{Name: "capabilities and Retain within the namespace's annotations",
+		Refuse: func(in VaultGrantInput) field.ErrorList { return CheckVaultGrants(in.App, in.Namespace) }},
+	{Name: "no Vault paths without a VaultServer",
+		Refuse: func(in VaultGrantInput) field.ErrorList { return CheckVaultPaths(in.App, nil) }},
+}
+
 // DecideVaultGrant is the one rule of what a VaultApp may have, for the
-// webhook and the controller alike: on a VaultServer (s), its spec.access
-// entries that list the namespace; on the operator's environment Vault (s
-// nil), the namespace's annotations. It returns what is granted and each
+// webhook and the controller alike: the chain of its server (OnVaultServer,
+// or OnEnvironmentVault when s is nil). It returns what is granted and each
 // refusal, naming the field and the grant.
 func DecideVaultGrant(app *vaultv1beta1.VaultApp, ns *corev1.Namespace, s *vaultv1beta1.VaultServer) (VaultGrant, field.ErrorList) {
+	in := VaultGrantInput{App: app, Namespace: ns, Server: s}
 	if s == nil {
-		refused := append(CheckVaultGrants(app, ns), CheckVaultPaths(app, nil)...)
-		return VaultGrant{Rules: GrantedRules(app, ns), TokenTTL: TokenTTL(app)}, refused
+		v := OnEnvironmentVault.Evaluate(in)
+		return VaultGrant{Rules: GrantedRules(app, ns), TokenTTL: TokenTTL(app)}, v.Refused
 	}
-	if refused := CheckVaultServerGrant(app, s); len(refused) > 0 {
-		return VaultGrant{}, refused
+	v := OnVaultServer.Evaluate(in)
+	if v.GrantsNothing() {
+		return VaultGrant{}, v.Refused
 	}
-	refused := append(CheckVaultServerAccess(app, s), CheckVaultPaths(app, s)...)
 	return VaultGrant{Rules: GrantedKVRules(app, s), Paths: GrantedVaultPaths(app, s), TokenTTL: GrantedTokenTTL(app, s),
-		MaxTokenTTL: MaxTokenTTLOf(s, app.Namespace)}, refused
+		MaxTokenTTL: MaxTokenTTLOf(s, app.Namespace)}, v.Refused
 }
 
 // RetainAllowedOn reports whether a VaultApp's namespace may keep its
