@@ -37,25 +37,25 @@ import (
 // succeeds the status keeps the former name: every later pass (and the
 // finalizer) tries again, and no condition about the former name is taken
 // for one about the new.
-func (r *pass) leaveFormerName(ctx context.Context, app *vaultv1beta1.VaultApp, former, name string) error {
-	if former == "" || former == name {
+func (r *pass) leaveFormerName(ctx context.Context, former string) error {
+	if former == "" || former == r.name {
 		return nil
 	}
-	removed, err := r.removeFormer(ctx, app, former)
+	removed, err := r.removeFormer(ctx, former)
 	if err == nil || vaultclient.Forbidden(err) {
-		app.Status.PolicyName, app.Status.RoleName = name, name
+		r.app.Status.PolicyName, r.app.Status.RoleName = r.name, r.name
 	}
 	switch {
 	case vaultclient.Forbidden(err):
 		// The admin confined the operator to its new prefix: the former
 		// name is out of its reach, and the admin's to remove.
-		r.Recorder.Eventf(app, nil, corev1.EventTypeWarning, vaultv1beta1.ReasonRenamed, "Rename",
-			"moved to %s; policy and role %s are out of the operator's reach in Vault (its policy does not allow them): remove them in Vault", name, former)
+		r.Recorder.Eventf(r.app, nil, corev1.EventTypeWarning, vaultv1beta1.ReasonRenamed, "Rename",
+			"moved to %s; policy and role %s are out of the operator's reach in Vault (its policy does not allow them): remove them in Vault", r.name, former)
 	case err != nil:
 		return err
 	case removed:
-		r.Recorder.Eventf(app, nil, corev1.EventTypeNormal, vaultv1beta1.ReasonRenamed, "Rename",
-			"moved to %s with the cluster's name prefix; removed policy and role %s from Vault", name, former)
+		r.Recorder.Eventf(r.app, nil, corev1.EventTypeNormal, vaultv1beta1.ReasonRenamed, "Rename",
+			"moved to %s with the cluster's name prefix; removed policy and role %s from Vault", r.name, former)
 	}
 	return nil
 }
@@ -63,22 +63,22 @@ func (r *pass) leaveFormerName(ctx context.Context, app *vaultv1beta1.VaultApp, 
 // removeFormer deletes the policy of a former name, and the role of that
 // name when it grants it, only when the policy is still this very
 // VaultApp's; anything else under that name is left as it is.
-func (r *pass) removeFormer(ctx context.Context, app *vaultv1beta1.VaultApp, former string) (bool, error) {
-	_, ours, err := r.formerPolicy(ctx, app, former)
+func (r *pass) removeFormer(ctx context.Context, former string) (bool, error) {
+	_, ours, err := r.formerPolicy(ctx, former)
 	if err != nil || !ours {
 		return false, err
 	}
-	return true, deletePolicyAndItsRole(ctx, r.Vault, former, app.Namespace)
+	return true, deletePolicyAndItsRole(ctx, r.Vault, former, r.app.Namespace)
 }
 
 // formerPolicy reads the policy under a former name, and reports whether
 // it is still this very VaultApp's (formerPolicyOf).
-func (r *pass) formerPolicy(ctx context.Context, app *vaultv1beta1.VaultApp, former string) (string, bool, error) {
+func (r *pass) formerPolicy(ctx context.Context, former string) (string, bool, error) {
 	text, found, err := r.Vault.ReadPolicy(ctx, former)
 	if err != nil || !found {
 		return "", false, err
 	}
-	return text, formerPolicyOf(r.Identity, app, former, vaultclient.MarkOf(text)), nil
+	return text, formerPolicyOf(r.Identity, r.app, former, vaultclient.MarkOf(text)), nil
 }
 
 // formerPolicyOf reports whether a policy under a former name was written

@@ -34,13 +34,13 @@ const legacyConfigurationMessage = "written to the Vault of the operator's envir
 // VaultApp written to the environment's Vault, with a Warning Event when
 // it appears: the admin sees which VaultApps still need the opt-in. It
 // does not change Ready: the VaultApp works.
-func (r *pass) reportLegacyConfiguration(app *vaultv1beta1.VaultApp, before *vaultv1beta1.VaultAppStatus) {
+func (r *pass) reportLegacyConfiguration() {
 	if r.server.Spec != nil {
-		meta.RemoveStatusCondition(&app.Status.Conditions, vaultv1beta1.TypeLegacyConfiguration)
+		meta.RemoveStatusCondition(&r.app.Status.Conditions, vaultv1beta1.TypeLegacyConfiguration)
 		return
 	}
-	conditions.Set(&app.Status.Conditions, app.Generation, vaultv1beta1.TypeLegacyConfiguration, true, vaultv1beta1.ReasonLegacyConfiguration, legacyConfigurationMessage)
-	if c := meta.FindStatusCondition(before.Conditions, vaultv1beta1.TypeLegacyConfiguration); c == nil || c.Message != legacyConfigurationMessage {
-		r.Recorder.Eventf(app, nil, corev1.EventTypeWarning, vaultv1beta1.ReasonLegacyConfiguration, "Configure", "%s", legacyConfigurationMessage)
+	conditions.Set(&r.app.Status.Conditions, r.app.Generation, vaultv1beta1.TypeLegacyConfiguration, true, vaultv1beta1.ReasonLegacyConfiguration, legacyConfigurationMessage)
+	if c := meta.FindStatusCondition(r.before.Conditions, vaultv1beta1.TypeLegacyConfiguration); c == nil || c.Message != legacyConfigurationMessage {
+		r.Recorder.Eventf(r.app, nil, corev1.EventTypeWarning, vaultv1beta1.ReasonLegacyConfiguration, "Configure", "%s", legacyConfigurationMessage)
 	}
 }

@@ -33,40 +33,40 @@ import (
 // act brings Vault in step with what is granted: the policy and role
 // written, or removed when nothing is granted; and nothing left live under
 // a former name, whatever holds the new one.
-func (r *pass) act(ctx context.Context, app *vaultv1beta1.VaultApp, before *vaultv1beta1.VaultAppStatus, name string, granted grant) (written, error) {
+func (r *pass) act(ctx context.Context, granted grant) (written, error) {
 	var changed written
 	var err error
 	if granted.empty() {
-		changed, err = r.revoke(ctx, app, before, name)
+		changed, err = r.revoke(ctx)
 	} else {
-		changed, err = r.sync(ctx, app, before, name, granted)
+		changed, err = r.sync(ctx, granted)
 	}
 	var notOwned *errNotOwned
 	if err != nil && !errors.As(err, &notOwned) {
 		return changed, err
 	}
-	if ferr := r.leaveFormerName(ctx, app, before.PolicyName, name); ferr != nil {
+	if ferr := r.leaveFormerName(ctx, r.before.PolicyName); ferr != nil {
 		return changed, ferr
 	}
 	if notOwned != nil && notOwned.cluster != "" {
-		r.dropOwnRole(ctx, before, notOwned)
+		r.dropOwnRole(ctx, r.before, notOwned)
 	}
 	return changed, err
 }
 
 // refuse removes what the operator had live in Vault for a VaultApp it
 // cannot act on, and reports why; the VaultApp then waits for a change.
-func (r *pass) refuse(ctx context.Context, app *vaultv1beta1.VaultApp, before *vaultv1beta1.VaultAppStatus, name, msg string) (report, error) {
-	removed, err := r.removeOwned(ctx, app, before, name)
+func (r *pass) refuse(ctx context.Context, msg string) (report, error) {
+	removed, err := r.removeOwned(ctx)
 	var notOwned *errNotOwned
 	if err == nil || errors.As(err, &notOwned) {
-		err = r.leaveFormerName(ctx, app, before.PolicyName, name)
+		err = r.leaveFormerName(ctx, r.before.PolicyName)
 	}
 	if err != nil {
-		return failed(r.failure(app, err, vaultv1beta1.ReasonVaultError)), err
+		return failed(r.failure(err, vaultv1beta1.ReasonVaultError)), err
 	}
 	if removed {
-		msg = fmt.Sprintf("removed policy and role %s from Vault: %s", name, msg)
+		msg = fmt.Sprintf("removed policy and role %s from Vault: %s", r.name, msg)
 	}
 	rep := refused(vaultv1beta1.ReasonNotAllowed, msg)
 	if removed {
@@ -92,17 +92,17 @@ func (w written) String() string {
 
 // sync reads the policy and the role, and writes each that differs and is
 // the operator's to write.
-func (r *pass) sync(ctx context.Context, app *vaultv1beta1.VaultApp, before *vaultv1beta1.VaultAppStatus, name string, granted grant) (written, error) {
-	wantPolicy := vaultclient.RenderPolicy(r.Vault.KVMountPath(), r.ownerOf(app), granted.vaultRules())
+func (r *pass) sync(ctx context.Context, granted grant) (written, error) {
+	wantPolicy := vaultclient.RenderPolicy(r.Vault.KVMountPath(), r.ownerOf(), granted.vaultRules())
 	wantRole := vaultclient.Role{
-		ServiceAccounts: app.Spec.KubernetesAuth.ServiceAccounts,
-		Namespace:       app.Namespace,
-		Policies:        []string{name},
+		ServiceAccounts: r.app.Spec.KubernetesAuth.ServiceAccounts,
+		Namespace:       r.app.Namespace,
+		Policies:        []string{r.name},
 		TTL:             granted.TokenTTL,
 		MaxTTL:          granted.MaxTokenTTL,
 	}
 
-	have, err := r.observe(ctx, app, before, name)
+	have, err := r.observe(ctx)
 	if err != nil {
 		return nothing, err
 	}
@@ -114,11 +114,11 @@ func (r *pass) sync(ctx context.Context, app *vaultv1beta1.VaultApp, before *vau
 	var w written
 	var wg sync.WaitGroup
 	if !have.policyFound || have.policy != wantPolicy {
-		wg.Go(func() { policyErr = r.Vault.WritePolicy(ctx, name, wantPolicy) })
+		wg.Go(func() { policyErr = r.Vault.WritePolicy(ctx, r.name, wantPolicy) })
 		w = policyOnly
 	}
 	if !have.roleFound || !have.role.Equal(wantRole) {
-		roleErr = r.Vault.WriteRole(ctx, name, wantRole)
+		roleErr = r.Vault.WriteRole(ctx, r.name, wantRole)
 		w |= roleOnly
 	}
 	wg.Wait()
@@ -140,12 +140,12 @@ type vaultState struct {
 // either exists and is not the operator's: nothing is written or removed
 // unless both are. The policy is judged first, since a role is the
 // operator's only by granting the operator's policy.
-func (r *pass) observe(ctx context.Context, app *vaultv1beta1.VaultApp, status *vaultv1beta1.VaultAppStatus, name string) (vaultState, error) {
+func (r *pass) observe(ctx context.Context) (vaultState, error) {
 	var st vaultState
 	// A VaultApp never synced, whose name a recent listing shows free, has
 	// nothing to read (see vaultclient.Client.Free): a thousand VaultApps
 	// created at once cost a few listings, not two reads each.
-	if status.ObservedGeneration == 0 && r.Vault.Free(ctx, name) {
+	if r.before.ObservedGeneration == 0 && r.Vault.Free(ctx, r.name) {
 		return st, nil
 	}
 	// Both reads at once: one round trip of latency instead of two.
@@ -153,16 +153,16 @@ func (r *pass) observe(ctx context.Context, app *vaultv1beta1.VaultApp, status *
 	roleRead := make(chan struct{})
 	go func() {
 		defer close(roleRead)
-		st.role, st.roleFound, roleErr = r.Vault.ReadRole(ctx, name)
+		st.role, st.roleFound, roleErr = r.Vault.ReadRole(ctx, r.name)
 	}()
 	var err error
-	st.policy, st.policyFound, err = r.Vault.ReadPolicy(ctx, name)
+	st.policy, st.policyFound, err = r.Vault.ReadPolicy(ctx, r.name)
 	<-roleRead
 	if err != nil {
 		return st, err
 	}
 	if st.policyFound {
-		if notOwned := ownsPolicy(r.Identity, app, status, name, st.policy); notOwned != nil {
+		if notOwned := ownsPolicy(r.Identity, r.app, r.before, r.name, st.policy); notOwned != nil {
 			return st, notOwned
 		}
 	}
@@ -170,7 +170,7 @@ func (r *pass) observe(ctx context.Context, app *vaultv1beta1.VaultApp, status *
 		return st, roleErr
 	}
 	if st.roleFound {
-		if notOwned := ownsRole(app, status, name, st.role); notOwned != nil {
+		if notOwned := ownsRole(r.app, r.before, r.name, st.role); notOwned != nil {
 			return st, notOwned
 		}
 	}
@@ -179,8 +179,8 @@ func (r *pass) observe(ctx context.Context, app *vaultv1beta1.VaultApp, status *
 
 // revoke removes the policy and role when the namespace may no longer use
 // anything the VaultApp asks: a grant taken back shrinks what is live.
-func (r *pass) revoke(ctx context.Context, app *vaultv1beta1.VaultApp, before *vaultv1beta1.VaultAppStatus, name string) (written, error) {
-	removed, err := r.removeOwned(ctx, app, before, name)
+func (r *pass) revoke(ctx context.Context) (written, error) {
+	removed, err := r.removeOwned(ctx)
 	if err != nil {
 		return nothing, err
 	}
@@ -193,18 +193,18 @@ func (r *pass) revoke(ctx context.Context, app *vaultv1beta1.VaultApp, before *v
 // removeOwned deletes the role and then the policy, each only if it exists
 // and is the operator's; it reports whether it deleted anything. An object
 // that is not the operator's is an errNotOwned.
-func (r *pass) removeOwned(ctx context.Context, app *vaultv1beta1.VaultApp, status *vaultv1beta1.VaultAppStatus, name string) (bool, error) {
-	have, err := r.observe(ctx, app, status, name)
+func (r *pass) removeOwned(ctx context.Context) (bool, error) {
+	have, err := r.observe(ctx)
 	if err != nil {
 		return false, err
 	}
 	if have.roleFound {
-		if err := r.Vault.DeleteRole(ctx, name); err != nil {
+		if err := r.Vault.DeleteRole(ctx, r.name); err != nil {
 			return false, err
 		}
 	}
 	if have.policyFound {
-		if err := r.Vault.DeletePolicy(ctx, name); err != nil {
+		if err := r.Vault.DeletePolicy(ctx, r.name); err != nil {
 			return true, err
 		}
 	}
@@ -212,6 +212,6 @@ func (r *pass) removeOwned(ctx context.Context, app *vaultv1beta1.VaultApp, stat
 }
 
 // ownerOf is the owner the marks of the VaultApp's policy name.
-func (r *pass) ownerOf(app *vaultv1beta1.VaultApp) vaultclient.Owner {
-	return vaultclient.Owner{Namespace: app.Namespace, Name: app.Name, UID: string(app.UID), Cluster: r.Identity.Cluster}
+func (r *pass) ownerOf() vaultclient.Owner {
+	return vaultclient.Owner{Namespace: r.app.Namespace, Name: r.app.Name, UID: string(r.app.UID), Cluster: r.Identity.Cluster}
 }

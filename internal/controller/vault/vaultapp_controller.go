@@ -68,23 +68,31 @@ type VaultAppReconciler struct {
 }
 
 // pass is one reconcile of one VaultApp against the server it resolved
-// to: its Vault and Identity shadow the reconciler's (the environment's).
+// to: the scope it gathers once (the VaultApp, in its defaulted view once
+// the finalizer is set; the status it started from; its name in Vault; the
+// server) and that server's Vault and Identity, which shadow the
+// reconciler's (the environment's).
 type pass struct {
 	*VaultAppReconciler
 	Vault    VaultAPI
 	Identity Identity
 	server   *Destination
+	app      *vaultv1beta1.VaultApp
+	before   *vaultv1beta1.VaultAppStatus
+	// name is the policy's and role's name under this cluster's prefix
+	// (the status may still name a former one).
+	name string
 }
 
 // failure gives a Vault failure its reason and message. A Vault that did
 // not answer is waited for: the VaultApp is reconciled as soon as its
 // Vault answers again, whatever its backoff.
-func (r *pass) failure(app *vaultv1beta1.VaultApp, err error, reason string) (string, string) {
+func (r *pass) failure(err error, reason string) (string, string) {
 	if !vaultclient.Unavailable(err) {
 		return reason, err.Error()
 	}
 	if r.Outage != nil {
-		r.Outage.Hold(r.server.outageKey(), r.Vault.Healthy, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(app)})
+		r.Outage.Hold(r.server.outageKey(), r.Vault.Healthy, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(r.app)})
 	}
 	if reason == vaultv1beta1.ReasonVaultError {
 		reason = vaultv1beta1.ReasonVaultUnavailable
@@ -109,8 +117,9 @@ func (r *VaultAppReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 	case err != nil:
 		return ctrl.Result{}, err
 	}
-	p := &pass{VaultAppReconciler: r, Vault: srv.Vault, Identity: srv.Identity, server: srv}
-	return p.reconcile(ctx, req, &app)
+	p := &pass{VaultAppReconciler: r, Vault: srv.Vault, Identity: srv.Identity, server: srv,
+		app: &app, before: app.Status.DeepCopy(), name: srv.Identity.policyName(app.Namespace, app.Name)}
+	return p.reconcile(ctx, req)
 }
 
 // resolve finds the VaultApp's server: through Destinations, or the
@@ -125,80 +134,77 @@ func (r *VaultAppReconciler) resolve(ctx context.Context, app *vaultv1beta1.Vaul
 	return &Destination{Vault: r.Vault, Identity: r.Identity}, nil
 }
 
-func (r *pass) reconcile(ctx context.Context, req ctrl.Request, app *vaultv1beta1.VaultApp) (ctrl.Result, error) {
-	before := app.Status.DeepCopy()
-	name := r.Identity.policyName(app.Namespace, app.Name)
-
-	if !app.DeletionTimestamp.IsZero() {
-		return r.finalize(ctx, app, before, name)
+func (r *pass) reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	if !r.app.DeletionTimestamp.IsZero() {
+		return r.finalize(ctx)
 	}
-	if err := finalizers.Set(ctx, r.Client, app, Finalizer, true); err != nil {
+	if err := finalizers.Set(ctx, r.Client, r.app, Finalizer, true); err != nil {
 		return ctrl.Result{}, err
 	}
 	// From here the pass reads the spec in its defaulted view, as the
 	// webhook would have defaulted it (after the finalizer's patch, which
 	// reads the object back as stored).
-	app.SetDefaults(tenancy.DefaultTokenTTLOn(r.server.Spec, app.Namespace))
+	r.app.SetDefaults(tenancy.DefaultTokenTTLOn(r.server.Spec, r.app.Namespace))
 	// The status names what is live in Vault, and where: the former name
 	// while a move to a new one (the cluster's prefix changed) is not
 	// done; set after the finalizer's patch, which reads the object back.
-	if before.PolicyName == "" {
-		app.Status.PolicyName, app.Status.RoleName = name, name
+	if r.before.PolicyName == "" {
+		r.app.Status.PolicyName, r.app.Status.RoleName = r.name, r.name
 	}
-	app.Status.Server = r.server.Name
-	r.reportLegacyConfiguration(app, before)
+	r.app.Status.Server = r.server.Name
+	r.reportLegacyConfiguration()
 
-	rep, err := r.bringInStep(ctx, app, before, name)
+	rep, err := r.bringInStep(ctx)
 	if rep == nil {
 		return ctrl.Result{}, err
 	}
-	return r.report(ctx, req, app, before, *rep, err)
+	return r.report(ctx, req, *rep, err)
 }
 
 // bringInStep observes what the namespace is granted, brings Vault in step
 // with it, and decides the report; no report when the pass could not look.
-func (r *pass) bringInStep(ctx context.Context, app *vaultv1beta1.VaultApp, before *vaultv1beta1.VaultAppStatus, name string) (*report, error) {
+func (r *pass) bringInStep(ctx context.Context) (*report, error) {
 	log := logf.FromContext(ctx)
 	// The spec's own rules first (the webhook may have been bypassed).
-	if errs := append(tenancy.ValidateVaultApp(app), crdschema.Validate(app)...); len(errs) > 0 {
+	if errs := append(tenancy.ValidateVaultApp(r.app), crdschema.Validate(r.app)...); len(errs) > 0 {
 		// Nothing is written to Vault, and what an earlier spec had live
 		// is removed: a spec that cannot be checked grants nothing (it got
 		// here past the webhook, or predates a rule).
-		rep, err := r.refuse(ctx, app, before, name, errs.ToAggregate().Error())
+		rep, err := r.refuse(ctx, errs.ToAggregate().Error())
 		return &rep, err
 	}
 	var ns corev1.Namespace
-	if err := r.Get(ctx, client.ObjectKey{Name: app.Namespace}, &ns); err != nil {
-		return nil, fmt.Errorf("read namespace %q: %w", app.Namespace, err)
+	if err := r.Get(ctx, client.ObjectKey{Name: r.app.Namespace}, &ns); err != nil {
+		return nil, fmt.Errorf("read namespace %q: %w", r.app.Namespace, err)
 	}
 	// A server that no longer lists the namespace grants nothing: nothing
 	// stays live there.
-	decided, refused := tenancy.DecideVaultGrant(app, &ns, r.server.Spec)
+	decided, refused := tenancy.DecideVaultGrant(r.app, &ns, r.server.Spec)
 	granted := grant{decided}
 
-	changed, err := r.act(ctx, app, before, name, granted)
+	changed, err := r.act(ctx, granted)
 	var notOwned *errNotOwned
 	switch {
 	case errors.As(err, &notOwned):
 		// No backoff retries: the owner of that object must act in Vault;
 		// the next refresh looks again.
 		rep := failed(vaultv1beta1.ReasonNotOwned, err.Error())
-		rep.access = decideAccess(app, granted, refused)
+		rep.access = decideAccess(r.app, granted, refused)
 		return &rep, nil
 	case err != nil:
-		log.Error(err, "sync with Vault failed", "policy", name)
-		rep := failed(r.failure(app, err, vaultv1beta1.ReasonVaultError))
-		rep.access = decideAccess(app, granted, refused)
+		log.Error(err, "sync with Vault failed", "policy", r.name)
+		rep := failed(r.failure(err, vaultv1beta1.ReasonVaultError))
+		rep.access = decideAccess(r.app, granted, refused)
 		return &rep, err
 	}
-	rep := decideReport(app, before, name, granted, refused, changed)
-	app.Status.ObservedGeneration = app.Generation
-	if changed != nothing || app.Status.LastSyncTime == nil {
+	rep := decideReport(r.app, r.before, r.name, granted, refused, changed)
+	r.app.Status.ObservedGeneration = r.app.Generation
+	if changed != nothing || r.app.Status.LastSyncTime == nil {
 		now := metav1.Now()
-		app.Status.LastSyncTime = &now
+		r.app.Status.LastSyncTime = &now
 	}
 	if changed != nothing {
-		log.Info("wrote to Vault", "what", changed.String(), "name", name, "reason", rep.reason)
+		log.Info("wrote to Vault", "what", changed.String(), "name", r.name, "reason", rep.reason)
 	}
 	return &rep, nil
 }
@@ -207,12 +213,12 @@ func (r *pass) bringInStep(ctx context.Context, app *vaultv1beta1.VaultApp, befo
 // when to come back: err (retried with backoff) when the pass failed on it,
 // never by itself when the report waits for a change, otherwise at the next
 // refresh.
-func (r *pass) report(ctx context.Context, req ctrl.Request, app *vaultv1beta1.VaultApp, before *vaultv1beta1.VaultAppStatus, rep report, err error) (ctrl.Result, error) {
-	if serr := r.writeReport(ctx, app, before, rep); serr != nil {
+func (r *pass) report(ctx context.Context, req ctrl.Request, rep report, err error) (ctrl.Result, error) {
+	if serr := r.writeReport(ctx, r.app, r.before, rep); serr != nil {
 		return ctrl.Result{}, errors.Join(err, serr)
 	}
 	if err != nil || rep.waits {
 		return ctrl.Result{}, err
 	}
-	return r.refresh.After(req, tenancy.VaultRefreshInterval(app)), nil
+	return r.refresh.After(req, tenancy.VaultRefreshInterval(r.app)), nil
 }

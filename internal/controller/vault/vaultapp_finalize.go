@@ -40,20 +40,20 @@ import (
 // policy's mark turns to "retained"). It works for a VaultApp whose creation
 // failed: deleting what does not exist is no error. Objects the operator did
 // not write are left as they are.
-func (r *pass) finalize(ctx context.Context, app *vaultv1beta1.VaultApp, before *vaultv1beta1.VaultAppStatus, name string) (ctrl.Result, error) {
-	if !controllerutil.ContainsFinalizer(app, Finalizer) {
+func (r *pass) finalize(ctx context.Context) (ctrl.Result, error) {
+	if !controllerutil.ContainsFinalizer(r.app, Finalizer) {
 		return ctrl.Result{}, nil
 	}
-	reason, note := vaultv1beta1.ReasonDeleted, "removed policy and role "+name+" from Vault"
+	reason, note := vaultv1beta1.ReasonDeleted, "removed policy and role "+r.name+" from Vault"
 	var err error
 	switch {
-	case app.Spec.DeletionPolicy == vaultv1beta1.DeletionPolicyRetain && r.retainAllowed(ctx, app.Namespace, r.server.Spec) && len(app.Spec.Policy.VaultPaths) == 0:
-		reason, note = vaultv1beta1.ReasonRetained, "left policy and role "+name+" in Vault (deletionPolicy Retain); the operator no longer manages them"
-		err = r.release(ctx, app, before, name)
+	case r.app.Spec.DeletionPolicy == vaultv1beta1.DeletionPolicyRetain && r.retainAllowed(ctx, r.app.Namespace, r.server.Spec) && len(r.app.Spec.Policy.VaultPaths) == 0:
+		reason, note = vaultv1beta1.ReasonRetained, "left policy and role "+r.name+" in Vault (deletionPolicy Retain); the operator no longer manages them"
+		err = r.release(ctx)
 	default:
 		switch {
-		case app.Spec.DeletionPolicy != vaultv1beta1.DeletionPolicyRetain:
-		case len(app.Spec.Policy.VaultPaths) > 0:
+		case r.app.Spec.DeletionPolicy != vaultv1beta1.DeletionPolicyRetain:
+		case len(r.app.Spec.Policy.VaultPaths) > 0:
 			// A retained policy is never revisited: a VaultServer's grant
 			// taken back could not shrink it.
 			note += " (deletionPolicy Retain does not keep a policy with vaultPaths: its VaultServer's grants must be able to shrink it)"
@@ -61,7 +61,7 @@ func (r *pass) finalize(ctx context.Context, app *vaultv1beta1.VaultApp, before 
 			note += " (deletionPolicy Retain is not allowed in this namespace: " + retainGrantHint(r.server.Spec) + ")"
 		}
 		var removed bool
-		removed, err = r.removeOwned(ctx, app, before, name)
+		removed, err = r.removeOwned(ctx)
 		if err == nil && !removed {
 			note = "nothing to remove from Vault"
 		}
@@ -70,7 +70,7 @@ func (r *pass) finalize(ctx context.Context, app *vaultv1beta1.VaultApp, before 
 	if err == nil || errors.As(err, &notOwned) {
 		// Deleted before its move to a new name was done: the former
 		// name goes too (or is released), whatever held the new one.
-		if ferr := r.finalizeFormer(ctx, app, before.PolicyName, name, reason == vaultv1beta1.ReasonRetained); ferr != nil {
+		if ferr := r.finalizeFormer(ctx, r.before.PolicyName, reason == vaultv1beta1.ReasonRetained); ferr != nil {
 			err = ferr
 		}
 	}
@@ -79,10 +79,10 @@ func (r *pass) finalize(ctx context.Context, app *vaultv1beta1.VaultApp, before 
 		reason, note, err = vaultv1beta1.ReasonNotOwned, err.Error(), nil
 	}
 	if err != nil {
-		rep := failed(r.failure(app, err, vaultv1beta1.ReasonDeleteFailed))
-		rep.apply(app) // the namespace is told only of a new failure
-		r.tellTerminatingNamespace(ctx, app, before, rep.reason, rep.note)
-		if serr := r.writeReport(ctx, app, before, rep); serr != nil {
+		rep := failed(r.failure(err, vaultv1beta1.ReasonDeleteFailed))
+		rep.apply(r.app) // the namespace is told only of a new failure
+		r.tellTerminatingNamespace(ctx, r.app, r.before, rep.reason, rep.note)
+		if serr := r.writeReport(ctx, r.app, r.before, rep); serr != nil {
 			return ctrl.Result{}, errors.Join(err, serr)
 		}
 		return ctrl.Result{}, err
@@ -91,8 +91,8 @@ func (r *pass) finalize(ctx context.Context, app *vaultv1beta1.VaultApp, before 
 	if reason == vaultv1beta1.ReasonNotOwned {
 		eventType = corev1.EventTypeWarning
 	}
-	r.Recorder.Eventf(app, nil, eventType, reason, "Delete", "%s", note)
-	return ctrl.Result{}, finalizers.Release(ctx, r.Client, app, Finalizer)
+	r.Recorder.Eventf(r.app, nil, eventType, reason, "Delete", "%s", note)
+	return ctrl.Result{}, finalizers.Release(ctx, r.Client, r.app, Finalizer)
 }
 
 // tellTerminatingNamespace records the failure on the namespace too when it
@@ -129,28 +129,28 @@ func (r *VaultAppReconciler) retainAllowed(ctx context.Context, namespace string
 // release marks the policy as retained, so that neither this operator (the
 // orphan sweep, a later VaultApp of the same name) nor anyone reading Vault
 // takes it for a managed one. The role stays as it is.
-func (r *pass) release(ctx context.Context, app *vaultv1beta1.VaultApp, before *vaultv1beta1.VaultAppStatus, name string) error {
-	have, err := r.observe(ctx, app, before, name)
+func (r *pass) release(ctx context.Context) error {
+	have, err := r.observe(ctx)
 	if err != nil || !have.policyFound {
 		return err
 	}
-	return r.Vault.WritePolicy(ctx, name, vaultclient.RetainedText(have.policy, r.ownerOf(app)))
+	return r.Vault.WritePolicy(ctx, r.name, vaultclient.RetainedText(have.policy, r.ownerOf()))
 }
 
 // finalizeFormer removes, or with Retain releases, what the VaultApp still
 // has under its former name.
-func (r *pass) finalizeFormer(ctx context.Context, app *vaultv1beta1.VaultApp, former, name string, retain bool) error {
-	if former == "" || former == name {
+func (r *pass) finalizeFormer(ctx context.Context, former string, retain bool) error {
+	if former == "" || former == r.name {
 		return nil
 	}
 	if !retain {
-		return r.leaveFormerName(ctx, app, former, name)
+		return r.leaveFormerName(ctx, former)
 	}
-	text, ours, err := r.formerPolicy(ctx, app, former)
+	text, ours, err := r.formerPolicy(ctx, former)
 	if err != nil || !ours {
 		return err
 	}
-	return r.Vault.WritePolicy(ctx, former, vaultclient.RetainedText(text, r.ownerOf(app)))
+	return r.Vault.WritePolicy(ctx, former, vaultclient.RetainedText(text, r.ownerOf()))
 }
 
 // retainGrantHint says where the cluster admin allows Retain.
