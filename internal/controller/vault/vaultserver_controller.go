@@ -23,8 +23,6 @@ import (
 	"sync"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
@@ -41,7 +39,6 @@ import (
 	"github.com/carbogame/vault-keycloak-operator/internal/controller/conditions"
 	"github.com/carbogame/vault-keycloak-operator/internal/controller/finalizers"
 	"github.com/carbogame/vault-keycloak-operator/internal/controller/requeue"
-	vaultclient "github.com/carbogame/vault-keycloak-operator/internal/vault"
 )
 
 // ServerCheckInterval is how often a VaultServer's connection is checked.
@@ -100,27 +97,40 @@ func (r *VaultServerReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 		return ctrl.Result{}, err
 	}
 	before := server.Status.DeepCopy()
-
+	var res ctrl.Result
+	var err error
+	recounted := false
 	if r.checkedLately(&server, before) {
 		// Only the count changed: the last check stands.
-		return r.recount(ctx, &server, before)
+		res, recounted, err = r.recount(ctx, &server)
+	} else {
+		res, err = r.checkNow(ctx, &server)
 	}
-	version, err := r.check(ctx, &server)
-	r.noteCheck(&server, err)
+	if serr := conditions.UpdateStatus(ctx, r.Client, &server, before, &server.Status); serr != nil {
+		return ctrl.Result{}, errors.Join(err, serr)
+	}
+	if recounted {
+		r.noteCount(server.Name)
+	}
+	return res, err // an error is retried with capped backoff
+}
+
+// checkNow asks the server's Vault, counts its VaultApps and decides the
+// status (the caller writes it), with the Event the check is worth.
+func (r *VaultServerReconciler) checkNow(ctx context.Context, server *vaultv1beta1.VaultServer) (ctrl.Result, error) {
+	version, err := r.check(ctx, server)
+	r.noteCheck(server, err)
 	apps, err2 := r.vaultAppsOn(ctx, server.Name)
 	if err2 != nil {
 		return ctrl.Result{}, errors.Join(err, err2)
 	}
 	var event *serverEvent
-	server.Status, event = decideServerStatus(&server, r.ClusterUID, version, err, apps)
+	server.Status, event = decideServerStatus(server, r.ClusterUID, version, err, apps)
 	if event != nil {
-		r.Recorder.Eventf(&server, nil, event.eventType, event.reason, "Connect", "%s", event.message)
-	}
-	if serr := conditions.UpdateStatus(ctx, r.Client, &server, before, &server.Status); serr != nil {
-		return ctrl.Result{}, errors.Join(err, serr)
+		r.Recorder.Eventf(server, nil, event.eventType, event.reason, "Connect", "%s", event.message)
 	}
 	if err != nil {
-		return ctrl.Result{}, err // retried with capped backoff
+		return ctrl.Result{}, err
 	}
 	return ctrl.Result{RequeueAfter: ServerCheckInterval}, nil
 }
@@ -149,9 +159,10 @@ func (r *VaultServerReconciler) noteCheck(server *vaultv1beta1.VaultServer, err 
 	r.checked[server.Name] = serverCheck{generation: server.Generation, at: now, countedAt: now}
 }
 
-// recount writes the number of VaultApps on the server, and comes back
-// when the next check is due.
-func (r *VaultServerReconciler) recount(ctx context.Context, server *vaultv1beta1.VaultServer, before *vaultv1beta1.VaultServerStatus) (ctrl.Result, error) {
+// recount counts the VaultApps on the server into its status (the caller
+// writes it), and comes back when the next check is due. It reports
+// whether it counted.
+func (r *VaultServerReconciler) recount(ctx context.Context, server *vaultv1beta1.VaultServer) (ctrl.Result, bool, error) {
 	r.mu.Lock()
 	last := r.checked[server.Name]
 	r.mu.Unlock()
@@ -160,23 +171,24 @@ func (r *VaultServerReconciler) recount(ctx context.Context, server *vaultv1beta
 		interval = DefaultCountInterval
 	}
 	if wait := interval - time.Since(last.countedAt); wait > 0 {
-		return ctrl.Result{RequeueAfter: wait}, nil
+		return ctrl.Result{RequeueAfter: wait}, false, nil
 	}
 	apps, err := r.vaultAppsOn(ctx, server.Name)
 	if err != nil {
-		return ctrl.Result{}, err
+		return ctrl.Result{}, false, err
 	}
 	server.Status.VaultApps = apps
-	if err := conditions.UpdateStatus(ctx, r.Client, server, before, &server.Status); err != nil {
-		return ctrl.Result{}, err
-	}
+	return ctrl.Result{RequeueAfter: max(ServerCheckInterval-time.Since(last.at), time.Second)}, true, nil
+}
+
+// noteCount records that the server's count was written.
+func (r *VaultServerReconciler) noteCount(name string) {
 	r.mu.Lock()
-	if c, ok := r.checked[server.Name]; ok {
+	defer r.mu.Unlock()
+	if c, ok := r.checked[name]; ok {
 		c.countedAt = time.Now()
-		r.checked[server.Name] = c
+		r.checked[name] = c
 	}
-	r.mu.Unlock()
-	return ctrl.Result{RequeueAfter: max(ServerCheckInterval-time.Since(last.at), time.Second)}, nil
 }
 
 func (r *VaultServerReconciler) check(ctx context.Context, server *vaultv1beta1.VaultServer) (string, error) {
@@ -213,57 +225,6 @@ func serverOf(_ context.Context, app client.Object) []reconcile.Request {
 
 // errServerDeleted forgets a deleted server's last check.
 var errServerDeleted = errors.New("VaultServer deleted")
-
-// connection is a Connected condition's reason and message.
-type connection struct{ reason, message string }
-
-// serverEvent is the Event a check's outcome is worth.
-type serverEvent struct{ eventType, reason, message string }
-
-// decideServerStatus is the status a check reports (pure): Connected, and
-// Ready as its summary; the version (kept through an outage, not through a
-// change of server); the cluster's name; the count of VaultApps. An Event
-// when the conditions changed.
-func decideServerStatus(server *vaultv1beta1.VaultServer, clusterUID, version string, checkErr error, apps int32) (vaultv1beta1.VaultServerStatus, *serverEvent) {
-	before := server.Status
-	st := *server.Status.DeepCopy()
-	connected := serverConnection(server.Spec.Address, version, checkErr)
-	conditions.Set(&st.Conditions, server.Generation, vaultv1beta1.TypeConnected, checkErr == nil, connected.reason, connected.message)
-	conditions.SetSummary(&st.Conditions, server.Generation, vaultv1beta1.TypeReady, vaultv1beta1.TypeConnected)
-	if version != "" || server.Generation != before.ObservedGeneration {
-		st.Version = version
-	}
-	st.Cluster = server.Spec.Cluster
-	if st.Cluster == "" {
-		st.Cluster = clusterUID
-	}
-	st.VaultApps = apps
-	st.ObservedGeneration = server.Generation
-	if equality.Semantic.DeepEqual(before.Conditions, st.Conditions) {
-		return st, nil
-	}
-	eventType := corev1.EventTypeNormal
-	if checkErr != nil {
-		eventType = corev1.EventTypeWarning
-	}
-	return st, &serverEvent{eventType: eventType, reason: connected.reason, message: connected.message}
-}
-
-// serverConnection decides the Connected condition from a check: Vault
-// that does not answer, a CA the operator cannot read, a login or request
-// Vault refused, or connected.
-func serverConnection(address, version string, err error) connection {
-	var ca *errCA
-	switch {
-	case err == nil:
-		return connection{vaultv1beta1.ReasonConnected, fmt.Sprintf("logged in to Vault %s at %s", version, address)}
-	case errors.As(err, &ca):
-		return connection{vaultv1beta1.ReasonCAInvalid, err.Error()}
-	case vaultclient.Unavailable(err):
-		return connection{vaultv1beta1.ReasonVaultUnavailable, "Vault does not answer; checked again with backoff: " + err.Error()}
-	}
-	return connection{vaultv1beta1.ReasonVaultError, err.Error()}
-}
 
 // SetupWithManager watches VaultServers' specs (their status is written
 // here).

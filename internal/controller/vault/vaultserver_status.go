@@ -1,0 +1,80 @@
+/*
+Copyright 2026 The vault-keycloak-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package vault
+
+import (
+	"errors"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+
+	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
+	"github.com/carbogame/vault-keycloak-operator/internal/controller/conditions"
+	vaultclient "github.com/carbogame/vault-keycloak-operator/internal/vault"
+)
+
+// connection is a Connected condition's reason and message.
+type connection struct{ reason, message string }
+
+// serverEvent is the Event a check's outcome is worth.
+type serverEvent struct{ eventType, reason, message string }
+
+// decideServerStatus is the status a check reports (pure): Connected, and
+// Ready as its summary; the version (kept through an outage, not through a
+// change of server); the cluster's name; the count of VaultApps. An Event
+// when the conditions changed.
+func decideServerStatus(server *vaultv1beta1.VaultServer, clusterUID, version string, checkErr error, apps int32) (vaultv1beta1.VaultServerStatus, *serverEvent) {
+	before := server.Status
+	st := *server.Status.DeepCopy()
+	connected := serverConnection(server.Spec.Address, version, checkErr)
+	conditions.Set(&st.Conditions, server.Generation, vaultv1beta1.TypeConnected, checkErr == nil, connected.reason, connected.message)
+	conditions.SetSummary(&st.Conditions, server.Generation, vaultv1beta1.TypeReady, vaultv1beta1.TypeConnected)
+	if version != "" || server.Generation != before.ObservedGeneration {
+		st.Version = version
+	}
+	st.Cluster = server.Spec.Cluster
+	if st.Cluster == "" {
+		st.Cluster = clusterUID
+	}
+	st.VaultApps = apps
+	st.ObservedGeneration = server.Generation
+	if equality.Semantic.DeepEqual(before.Conditions, st.Conditions) {
+		return st, nil
+	}
+	eventType := corev1.EventTypeNormal
+	if checkErr != nil {
+		eventType = corev1.EventTypeWarning
+	}
+	return st, &serverEvent{eventType: eventType, reason: connected.reason, message: connected.message}
+}
+
+// serverConnection decides the Connected condition from a check: Vault
+// that does not answer, a CA the operator cannot read, a login or request
+// Vault refused, or connected.
+func serverConnection(address, version string, err error) connection {
+	var ca *errCA
+	switch {
+	case err == nil:
+		return connection{vaultv1beta1.ReasonConnected, fmt.Sprintf("logged in to Vault %s at %s", version, address)}
+	case errors.As(err, &ca):
+		return connection{vaultv1beta1.ReasonCAInvalid, err.Error()}
+	case vaultclient.Unavailable(err):
+		return connection{vaultv1beta1.ReasonVaultUnavailable, "Vault does not answer; checked again with backoff: " + err.Error()}
+	}
+	return connection{vaultv1beta1.ReasonVaultError, err.Error()}
+}
