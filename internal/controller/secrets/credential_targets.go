@@ -106,6 +106,10 @@ func (r *KeycloakClientCredentialReconciler) syncTarget(ctx context.Context, kcc
 		return fail(secretsv1beta1.ReasonSecretNotOwned, fmt.Sprintf("Secret %s/%s holds key(s) %s that the operator did not write: left untouched (choose other keys in spec.target.keys)",
 			ns, name, strings.Join(taken, ", ")), nil)
 	}
+	if taken := foreignMeta(&current, kcc); len(taken) > 0 {
+		return fail(secretsv1beta1.ReasonSecretNotOwned, fmt.Sprintf("Secret %s/%s holds %s with another value, set by someone else: left untouched (choose other labels or annotations in spec.target)",
+			ns, name, strings.Join(taken, ", ")), nil)
+	}
 	if needsApply(&current, kcc, data) {
 		wasEdited := edited(&current)
 		// Updated in place: tools such as Reloader watch updates.

@@ -18,12 +18,14 @@ package secrets
 
 import (
 	"encoding/json"
+	"maps"
 	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/sets"
+
+	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
 )
 
 // Which fields of a target Secret are the operator's is what the API
@@ -37,22 +39,20 @@ import (
 // FieldManager is the field manager of every write to a target Secret.
 const FieldManager = "vault-keycloak-operator"
 
-// formerManagers are the names under which the operator wrote target
-// Secrets with Update operations: releases up to 0.x, which set no field
-// manager (the API server took "manager", the name of the image's
-// binary), and this release's creates (a create cannot be an apply). Their
-// entries are merged into the operator's apply entry (csaupgrade) the first
-// time a Secret needs a write anyway: no Secret is rewritten for the
-// upgrade alone.
-var formerManagers = sets.New(FieldManager, "manager")
+// formerManager is the name earlier releases wrote target Secrets under
+// (Update operations with no field manager set: the API server took the
+// image's binary name). Any operator built the kubebuilder way shares it,
+// so an entry of that name may hold another tool's fields too: only the
+// data keys its managed-keys annotation lists are taken for the operator's
+// to remove.
+const formerManager = "manager"
 
-// maxEntry bounds the managedFields entry the operator reads, and so what
-// the cache keeps of a Secret anyone may label as the operator's: its own
+// maxEntries bounds the managedFields the operator reads, and so what the
+// cache keeps of a Secret anyone may label as the operator's: its own
 // entries list a few keys and the spec's labels and annotations.
-const maxEntry = 32 << 10
+const maxEntries = 32 << 10
 
-// ownedFields are the data keys, labels and annotations of one
-// managedFields entry.
+// ownedFields are data keys, labels and annotations of a Secret.
 type ownedFields struct {
 	data, labels, annotations []string
 }
@@ -83,85 +83,127 @@ func fieldsOf(e metav1.ManagedFieldsEntry) ownedFields {
 	return ownedFields{data: names(tree.Data), labels: names(tree.Metadata.Labels), annotations: names(tree.Metadata.Annotations)}
 }
 
-// isOperatorEntry reports whether e records the operator's writes: its
-// apply entry, or a former manager's Update entry that owns the
-// managed-keys mark (no other tool writes it, so a person's "manager"
-// entry is not taken for the operator's).
+// isOperatorEntry reports whether e records the operator's writes: any
+// entry of FieldManager (its applies, its creates), or an earlier
+// release's Update entry, which owns the managed-keys mark (no other tool
+// writes it).
 func isOperatorEntry(e metav1.ManagedFieldsEntry) bool {
-	if e.Subresource != "" || e.FieldsV1 == nil || len(e.FieldsV1.GetRawBytes()) > maxEntry {
+	if e.Subresource != "" || e.FieldsV1 == nil {
 		return false
 	}
-	if e.Operation == metav1.ManagedFieldsOperationApply {
-		return e.Manager == FieldManager
+	switch {
+	case e.Manager == FieldManager:
+		return e.Operation == metav1.ManagedFieldsOperationApply || e.Operation == metav1.ManagedFieldsOperationUpdate
+	case e.Manager == formerManager && e.Operation == metav1.ManagedFieldsOperationUpdate:
+		return slices.Contains(fieldsOf(e).annotations, ManagedKeysAnnotation)
 	}
-	return e.Operation == metav1.ManagedFieldsOperationUpdate && formerManagers.Has(e.Manager) &&
-		slices.Contains(fieldsOf(e).annotations, ManagedKeysAnnotation)
+	return false
 }
 
-// formerEntries are the managers of s's Update entries that own a field
-// the operator no longer applies: merged into its apply entry
-// (csaupgrade) before it applies, so that the apply removes the field. An
-// entry that owns nothing dropped is left: a repair needs no takeover.
-func formerEntries(s *corev1.Secret, labels, annotations map[string]string, data map[string][]byte) sets.Set[string] {
-	out := sets.New[string]()
-	for _, e := range s.ManagedFields {
-		if e.Operation == metav1.ManagedFieldsOperationUpdate && isOperatorEntry(e) && len(droppedFrom(s, e, labels, annotations, data)) > 0 {
-			out.Insert(e.Manager)
-		}
+// removable are the fields of s that entry e records as the operator's
+// to remove: all of an entry of its own name; of an earlier release's,
+// the data keys its managed-keys annotation lists.
+func removable(s *corev1.Secret, e metav1.ManagedFieldsEntry) ownedFields {
+	f := fieldsOf(e)
+	if e.Manager == FieldManager {
+		return f
 	}
-	return out
+	mine := managedKeys(s)
+	return ownedFields{data: slices.DeleteFunc(f.data, func(k string) bool { return !slices.Contains(mine, k) })}
 }
 
-// operatorEntries keeps only the entries the operator reads: what the
-// cache holds of a Secret's managedFields.
+// operatorEntries keeps only the entries the operator reads, at most
+// maxEntries bytes of them: what the cache holds of managedFields.
 func operatorEntries(entries []metav1.ManagedFieldsEntry) []metav1.ManagedFieldsEntry {
 	var out []metav1.ManagedFieldsEntry
+	size := 0
 	for _, e := range entries {
-		if isOperatorEntry(e) {
-			out = append(out, e)
+		if !isOperatorEntry(e) {
+			continue
 		}
+		if size += len(e.FieldsV1.GetRawBytes()); size > maxEntries {
+			break
+		}
+		out = append(out, e)
 	}
 	return out
 }
 
-// dropped are the fields of s that the operator owns and would no longer
+// dropped are the fields of s the operator may remove and would no longer
 // apply (keys, labels, annotations the spec once set and then dropped), as
-// "data/k", "labels/k" and "annotations/k". Applying removes them.
+// "data/k", "labels/k" and "annotations/k".
 func dropped(s *corev1.Secret, labels, annotations map[string]string, data map[string][]byte) []string {
 	var out []string
-	for _, e := range s.ManagedFields {
-		if isOperatorEntry(e) {
-			out = append(out, droppedFrom(s, e, labels, annotations, data)...)
+	gone := func(kind string, keys []string, want, there map[string]bool) {
+		for _, k := range keys {
+			if !want[k] && there[k] {
+				out = append(out, kind+"/"+k)
+			}
 		}
+	}
+	for _, e := range s.ManagedFields {
+		if !isOperatorEntry(e) {
+			continue
+		}
+		f := removable(s, e)
+		gone("data", f.data, keySet(data), keySet(s.Data))
+		gone("labels", f.labels, keySet(labels), keySet(s.Labels))
+		gone("annotations", f.annotations, keySet(annotations), keySet(s.Annotations))
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
 }
 
-// droppedFrom are the fields of s that entry e owns and the operator would
-// no longer apply.
-func droppedFrom(s *corev1.Secret, e metav1.ManagedFieldsEntry, labels, annotations map[string]string, data map[string][]byte) []string {
+// heldByUpdates are those of fields that an Update entry of the operator's
+// (its creates, an earlier release) owns: an apply that leaves them out
+// would not remove them, as that entry still holds them.
+func heldByUpdates(s *corev1.Secret, fields []string) []string {
+	var held []string
+	for _, e := range s.ManagedFields {
+		if !isOperatorEntry(e) || e.Operation != metav1.ManagedFieldsOperationUpdate {
+			continue
+		}
+		f := fieldsOf(e)
+		for _, name := range fields {
+			kind, k, _ := strings.Cut(name, "/")
+			if slices.Contains(map[string][]string{"data": f.data, "labels": f.labels, "annotations": f.annotations}[kind], k) {
+				held = append(held, name)
+			}
+		}
+	}
+	slices.Sort(held)
+	return slices.Compact(held)
+}
+
+func keySet[V any](m map[string]V) map[string]bool {
+	out := make(map[string]bool, len(m))
+	for k := range m {
+		out[k] = true
+	}
+	return out
+}
+
+// foreignMeta are the spec's labels and annotations that s holds with
+// another value that no entry of the operator's owns: someone else's.
+// Forcing them would take them from their owner, and a later spec that
+// drops them would remove them; like a foreign data key, they are left.
+func foreignMeta(s *corev1.Secret, kcc *secretsv1beta1.KeycloakClientCredential) []string {
+	var ownLabels, ownAnnotations []string
+	for _, e := range s.ManagedFields {
+		if isOperatorEntry(e) {
+			f := fieldsOf(e)
+			ownLabels, ownAnnotations = append(ownLabels, f.labels...), append(ownAnnotations, f.annotations...)
+		}
+	}
 	var out []string
-	f := fieldsOf(e)
-	for _, k := range f.data {
-		if _, want := data[k]; !want {
-			if _, there := s.Data[k]; there {
-				out = append(out, "data/"+k)
-			}
+	for _, k := range slices.Sorted(maps.Keys(kcc.Spec.Target.Labels)) {
+		if have, ok := s.Labels[k]; ok && have != kcc.Spec.Target.Labels[k] && !slices.Contains(ownLabels, k) {
+			out = append(out, "label "+k)
 		}
 	}
-	for _, k := range f.labels {
-		if _, want := labels[k]; !want {
-			if _, there := s.Labels[k]; there {
-				out = append(out, "labels/"+k)
-			}
-		}
-	}
-	for _, k := range f.annotations {
-		if _, want := annotations[k]; !want {
-			if _, there := s.Annotations[k]; there {
-				out = append(out, "annotations/"+k)
-			}
+	for _, k := range slices.Sorted(maps.Keys(kcc.Spec.Target.Annotations)) {
+		if have, ok := s.Annotations[k]; ok && !sameAnnotation(have, kcc.Spec.Target.Annotations[k]) && !slices.Contains(ownAnnotations, k) {
+			out = append(out, "annotation "+k)
 		}
 	}
 	return out

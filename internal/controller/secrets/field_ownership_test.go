@@ -32,7 +32,7 @@ func entry(manager string, op metav1.ManagedFieldsOperationType, fields string) 
 
 const withMarks = `{"f:data":{".":{},"f:secret":{}},"f:metadata":{"f:annotations":{".":{},"f:secrets.carbogame.com/managed-keys":{}},"f:labels":{"f:team":{}}}}`
 
-func TestTheOperatorsEntriesAreItsApplyAndItsFormerUpdates(t *testing.T) {
+func TestTheOperatorsEntriesAreItsOwnAndAnEarlierReleasesThatWroteItsMarks(t *testing.T) {
 	apply, update := metav1.ManagedFieldsOperationApply, metav1.ManagedFieldsOperationUpdate
 	for _, tc := range []struct {
 		name  string
@@ -40,18 +40,17 @@ func TestTheOperatorsEntriesAreItsApplyAndItsFormerUpdates(t *testing.T) {
 		want  bool
 	}{
 		{"its apply entry", entry(FieldManager, apply, `{"f:data":{"f:secret":{}}}`), true},
-		{"its creates", entry(FieldManager, update, withMarks), true},
+		{"its creates", entry(FieldManager, update, `{"f:data":{"f:secret":{}}}`), true},
 		{"an earlier release (manager) that wrote the marks", entry("manager", update, withMarks), true},
 		{"a tool named manager that never wrote the marks", entry("manager", update, `{"f:data":{"f:ca.crt":{}}}`), false},
 		{"kubectl edit of the marks", entry("kubectl-edit", update, withMarks), false},
 		{"another applier", entry("gitops", apply, withMarks), false},
+		{"undecodable fields", entry("manager", update, `not json`), false},
 		{"a subresource", func() metav1.ManagedFieldsEntry {
 			e := entry(FieldManager, apply, withMarks)
 			e.Subresource = "status"
 			return e
 		}(), false},
-		{"undecodable fields", entry(FieldManager, update, `not json`), false},
-		{"an entry too large to be the operator's (forged, to fill the cache)", entry(FieldManager, apply, `{"f:data":{"f:`+strings.Repeat("k", maxEntry)+`":{}}}`), false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := isOperatorEntry(tc.entry); got != tc.want {
@@ -61,32 +60,39 @@ func TestTheOperatorsEntriesAreItsApplyAndItsFormerUpdates(t *testing.T) {
 	}
 }
 
+// An earlier release wrote as "manager", a name any kubebuilder-built tool
+// shares: of its entry, only the data keys managed-keys lists are the
+// operator's to remove; a tool's key or label in the same entry is not.
 func TestOnlyWhatTheOperatorOwnsAndNoLongerSetsIsDropped(t *testing.T) {
 	s := &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{
 			Labels:      map[string]string{"team": "a", "env": "prod"},
 			Annotations: map[string]string{ManagedKeysAnnotation: "secret", "note": "x"},
 			ManagedFields: []metav1.ManagedFieldsEntry{
-				entry("manager", metav1.ManagedFieldsOperationUpdate, withMarks),
+				entry("manager", metav1.ManagedFieldsOperationUpdate,
+					`{"f:data":{".":{},"f:secret":{},"f:ca.crt":{}},"f:metadata":{"f:annotations":{".":{},"f:secrets.carbogame.com/managed-keys":{}},"f:labels":{"f:team":{}}}}`),
 				entry(FieldManager, metav1.ManagedFieldsOperationApply, `{"f:metadata":{"f:annotations":{"f:note":{}}},"f:data":{"f:gone":{}}}`),
 				entry("kubectl-edit", metav1.ManagedFieldsOperationUpdate, `{"f:metadata":{"f:labels":{"f:env":{}}}}`),
 			},
 		},
-		Data: map[string][]byte{"secret": []byte("d")},
+		Data: map[string][]byte{"secret": []byte("d"), "ca.crt": []byte("pem")},
 	}
 	marks := map[string]string{ManagedKeysAnnotation: "secret"}
-	data := map[string][]byte{"secret": nil}
-	if got := dropped(s, map[string]string{"team": "a"}, maps.Clone(marks), data); len(got) != 1 || got[0] != "annotations/note" {
-		t.Fatalf("dropped = %v, want the annotation the operator applied and no longer sets (not env, someone else's, nor a key no longer there)", got)
+	got := dropped(s, map[string]string{"team": "a"}, maps.Clone(marks), map[string][]byte{"secret": nil})
+	if !slices.Equal(got, []string{"annotations/note"}) {
+		t.Fatalf("dropped = %v, want only the annotation the operator applied and no longer sets", got)
 	}
-	if got := dropped(s, nil, map[string]string{ManagedKeysAnnotation: "", "note": "x"}, nil); !slices.Equal(got, []string{"data/secret", "labels/team"}) {
-		t.Fatalf("dropped = %v, want what the earlier release wrote too", got)
+	if held := heldByUpdates(s, got); len(held) > 0 {
+		t.Fatalf("heldByUpdates = %v: the apply alone removes what only its entry owns", held)
 	}
-	if got := formerEntries(s, map[string]string{"team": "a"}, maps.Clone(marks), data); got.Len() != 0 {
-		t.Fatalf("formerEntries = %v: nothing they own is dropped, so no takeover", got.UnsortedList())
+	withNote := maps.Clone(marks)
+	withNote["note"] = "x"
+	got = dropped(s, nil, withNote, nil)
+	if !slices.Equal(got, []string{"data/secret"}) {
+		t.Fatalf("dropped = %v, want the earlier release's data key, and neither the tool's key nor the label in its entry", got)
 	}
-	if got := formerEntries(s, nil, maps.Clone(marks), data); got.Len() != 1 || !got.Has("manager") {
-		t.Fatalf("formerEntries = %v, want the earlier release's, which owns the dropped label", got.UnsortedList())
+	if held := heldByUpdates(s, got); !slices.Equal(held, []string{"data/secret"}) {
+		t.Fatalf("heldByUpdates = %v: an apply would leave the earlier release's key", held)
 	}
 }
 
@@ -100,9 +106,9 @@ func TestAnEarlierReleasesSecretInStepIsNotWrittenUntilItMustBe(t *testing.T) {
 	if needsApply(digested(s), kcc, data) {
 		t.Fatal("a Secret in step is to be written for the upgrade alone")
 	}
-	kcc.Spec.Target.Labels = nil
-	if !needsApply(digested(s), kcc, data) {
-		t.Fatal("a label the spec dropped is not to be removed")
+	kcc.Spec.Target.Keys.ClientID = ""
+	if !needsApply(digested(s), kcc, map[string][]byte{"secret": []byte("s1")}) {
+		t.Fatal("a key the spec dropped is not to be removed")
 	}
 }
 
@@ -116,28 +122,36 @@ func TestALabelTheSpecDroppedIsRemovedAndOthersStay(t *testing.T) {
 	if _, kept := s.Labels["team"]; kept || s.Labels["env"] != "prod" {
 		t.Fatalf("labels = %v: want team removed, env (someone else's) kept", s.Labels)
 	}
-	for _, e := range s.ManagedFields {
-		if e.Manager == FieldManager && e.Operation != metav1.ManagedFieldsOperationApply {
-			t.Errorf("the operator's create entry was not taken over: %+v", e)
-		}
+}
+
+func TestALabelOrAnnotationSomeoneElseSetIsNotTaken(t *testing.T) {
+	kcc := gitea()
+	kcc.Spec.Target.Labels = map[string]string{"team": "a", "tier": "1"}
+	kcc.Spec.Target.Annotations = map[string]string{"owner": "alice"}
+	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{
+		Labels:      map[string]string{"team": "b", "tier": "1"},
+		Annotations: map[string]string{"owner": "bob"},
+	}}
+	if got := foreignMeta(s, kcc); !slices.Equal(got, []string{"label team", "annotation owner"}) {
+		t.Fatalf("foreignMeta = %v, want the label and annotation others set to another value (the same value is shared)", got)
+	}
+	s.ManagedFields = []metav1.ManagedFieldsEntry{entry(FieldManager, metav1.ManagedFieldsOperationApply,
+		`{"f:metadata":{"f:labels":{"f:team":{}},"f:annotations":{"f:owner":{}}}}`)}
+	if got := foreignMeta(s, kcc); len(got) > 0 {
+		t.Fatalf("foreignMeta = %v: what the operator applied before is its own to change", got)
 	}
 }
 
-func TestTheCacheKeepsOnlyTheOperatorsEntries(t *testing.T) {
+func TestTheCacheKeepsOnlyTheOperatorsEntriesAndLittleOfThem(t *testing.T) {
 	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{ManagedFields: []metav1.ManagedFieldsEntry{
 		entry("tool", metav1.ManagedFieldsOperationUpdate, `{"f:data":{"f:ca.crt":{}}}`),
 		entry(FieldManager, metav1.ManagedFieldsOperationApply, `{"f:data":{"f:secret":{}}}`),
+		// Forged, to fill the cache.
+		entry(FieldManager, metav1.ManagedFieldsOperationUpdate, `{"f:data":{"f:`+strings.Repeat("k", maxEntries)+`":{}}}`),
 	}}}
 	out, _ := DigestSecret(s)
-	if got := managersOf(out.(*corev1.Secret)); !slices.Equal(got, []string{FieldManager}) {
-		t.Fatalf("the cache keeps the entries of %v", got)
+	got := out.(*corev1.Secret).ManagedFields
+	if len(got) != 1 || got[0].Manager != FieldManager || got[0].Operation != metav1.ManagedFieldsOperationApply {
+		t.Fatalf("the cache keeps %d entries", len(got))
 	}
-}
-
-func managersOf(s *corev1.Secret) []string {
-	var out []string
-	for _, e := range s.ManagedFields {
-		out = append(out, e.Manager)
-	}
-	return out
 }

@@ -17,6 +17,7 @@ limitations under the License.
 package secrets
 
 import (
+	"slices"
 	"sync"
 
 	"k8s.io/apimachinery/pkg/types"
@@ -25,16 +26,21 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 )
 
-// ownWrites remembers the resourceVersion of the last write this process
-// made to each target Secret, so that the watch event of that very write
-// (its echo) does not queue the resource again. Every repair used to cost
-// two passes, the repair and a pass that found its own write in step, and
-// the second took a worker from the next repair (make bench P4). Only an
-// exact echo is dropped: any write by someone else after it carries
-// another resourceVersion and is reconciled as ever.
+// ownWrites remembers the resourceVersions of the last writes this
+// process made to each target Secret (two at most: a removal and the apply
+// after it), so that the watch events of those very writes (their echoes)
+// do not queue the resource again. Every repair used to cost two passes,
+// the repair and a pass that found its own write in step, and the second
+// took a worker from the next repair (make bench P4). Only an exact echo
+// is dropped: any write by someone else carries another resourceVersion
+// and is reconciled as ever.
 type ownWrites struct {
-	m sync.Map // types.NamespacedName → string (resourceVersion)
+	mu sync.Mutex
+	m  map[types.NamespacedName][]string
 }
+
+// ownWritesKept is how many writes of one Secret are remembered.
+const ownWritesKept = 2
 
 // wrote records a Secret as the API server returned it after a write.
 func (w *ownWrites) wrote(o client.Object) {
@@ -43,29 +49,53 @@ func (w *ownWrites) wrote(o client.Object) {
 
 // wroteVersion records the resourceVersion a write left on namespace/name.
 func (w *ownWrites) wroteVersion(namespace, name, resourceVersion string) {
-	w.m.Store(types.NamespacedName{Namespace: namespace, Name: name}, resourceVersion)
+	if resourceVersion == "" {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.m == nil {
+		w.m = map[types.NamespacedName][]string{}
+	}
+	key := types.NamespacedName{Namespace: namespace, Name: name}
+	kept := append(w.m[key], resourceVersion)
+	w.m[key] = kept[max(0, len(kept)-ownWritesKept):]
 }
 
-// isEcho reports whether o is exactly the last write recorded for its
-// name, and forgets that write: an echo is seen once.
+// isEcho reports whether o is one of the writes recorded for its name,
+// and forgets that write: an echo is seen once.
 func (w *ownWrites) isEcho(o client.Object) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	key := types.NamespacedName{Namespace: o.GetNamespace(), Name: o.GetName()}
-	rv, ok := w.m.Load(key)
-	if !ok || rv.(string) != o.GetResourceVersion() || rv.(string) == "" {
+	kept := w.m[key]
+	i := slices.Index(kept, o.GetResourceVersion())
+	if i < 0 {
 		return false
 	}
-	w.m.CompareAndDelete(key, rv)
+	if kept = slices.Delete(kept, i, i+1); len(kept) == 0 {
+		delete(w.m, key)
+	} else {
+		w.m[key] = kept
+	}
 	return true
 }
 
-// notEchoes passes every Secret event but the echo of this process's own
-// last write (creates and updates; a deletion always passes).
+// forget drops what is recorded for namespace/name (the Secret is gone).
+func (w *ownWrites) forget(namespace, name string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	delete(w.m, types.NamespacedName{Namespace: namespace, Name: name})
+}
+
+// notEchoes passes every Secret event but the echoes of this process's own
+// last writes (creates and updates; a deletion always passes).
 func (w *ownWrites) notEchoes() predicate.Predicate {
 	return predicate.Funcs{
 		CreateFunc: func(e event.CreateEvent) bool { return !w.isEcho(e.Object) },
 		UpdateFunc: func(e event.UpdateEvent) bool { return !w.isEcho(e.ObjectNew) },
 		DeleteFunc: func(e event.DeleteEvent) bool {
-			w.m.Delete(types.NamespacedName{Namespace: e.Object.GetNamespace(), Name: e.Object.GetName()})
+			w.forget(e.Object.GetNamespace(), e.Object.GetName())
 			return true
 		},
 	}

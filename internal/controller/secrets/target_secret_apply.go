@@ -19,11 +19,11 @@ package secrets
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/sets"
-	"k8s.io/client-go/util/csaupgrade"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
@@ -31,13 +31,14 @@ import (
 
 // applyTarget writes the operator's fields to its Secret s (digested, as
 // decided on). The apply is forced: every field in it is the operator's
-// (foreignKeys was checked on s), and it holds only if s is still the
-// Secret it read (resourceVersion), so nothing added since is taken.
+// (foreignKeys and foreignMeta were checked on s), and it holds only if s
+// is still the Secret it read (resourceVersion), so nothing added since is
+// taken.
 func (r *KeycloakClientCredentialReconciler) applyTarget(ctx context.Context, s *corev1.Secret, kcc *secretsv1beta1.KeycloakClientCredential, data map[string][]byte) error {
 	labels, annotations := desiredMeta(kcc, data)
-	if former := formerEntries(s, labels, annotations, data); former.Len() > 0 {
+	if held := heldByUpdates(s, dropped(s, labels, annotations, data)); len(held) > 0 {
 		var err error
-		if s, err = r.takeOver(ctx, s, former); err != nil {
+		if s, err = r.removeHeld(ctx, s, held); err != nil {
 			return err
 		}
 	}
@@ -51,32 +52,28 @@ func (r *KeycloakClientCredentialReconciler) applyTarget(ctx context.Context, s 
 	return nil
 }
 
-// takeOver merges the former Update entries of the operator's writes into
-// its apply entry, so that what they wrote and the operator no longer
-// applies is removed like the rest. It is done once per Secret, just
-// before a write that drops such a field; the cache holds only the
-// operator's entries, so the full list is read from the API server.
-func (r *KeycloakClientCredentialReconciler) takeOver(ctx context.Context, s *corev1.Secret, former sets.Set[string]) (*corev1.Secret, error) {
-	if r.Reader == nil {
-		return s, nil
+// removeHeld removes fields the operator dropped that one of its Update
+// entries (its create, an earlier release) still holds, which an apply
+// would leave: by a merge patch conditional on the resourceVersion decided
+// on. It returns the Secret as the patch left it, digested. Secrets of
+// earlier releases need it only for what the spec drops: no Secret is
+// written for the upgrade alone.
+func (r *KeycloakClientCredentialReconciler) removeHeld(ctx context.Context, s *corev1.Secret, held []string) (*corev1.Secret, error) {
+	nulls := map[string]map[string]any{"data": {}, "labels": {}, "annotations": {}}
+	for _, name := range held {
+		kind, k, _ := strings.Cut(name, "/")
+		nulls[kind][k] = nil
 	}
-	var live corev1.Secret
-	if err := r.Reader.Get(ctx, client.ObjectKeyFromObject(s), &live); err != nil {
-		return nil, fmt.Errorf("read Secret %s/%s to take over its fields: %w", s.Namespace, s.Name, err)
+	patch := marshal(map[string]any{
+		"metadata": map[string]any{"resourceVersion": s.ResourceVersion, "labels": nulls["labels"], "annotations": nulls["annotations"]},
+		"data":     nulls["data"],
+	})
+	out := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: s.Namespace, Name: s.Name}}
+	if err := r.Patch(ctx, out, client.RawPatch(types.MergePatchType, patch), client.FieldOwner(FieldManager)); err != nil {
+		return nil, fmt.Errorf("remove %s from Secret %s/%s: %w", strings.Join(held, ", "), s.Namespace, s.Name, err)
 	}
-	if live.UID != s.UID || live.ResourceVersion != s.ResourceVersion {
-		return nil, fmt.Errorf("take over Secret %s/%s: it changed since it was read; trying again", s.Namespace, s.Name)
-	}
-	patch, err := csaupgrade.UpgradeManagedFieldsPatch(&live, former, FieldManager)
-	if err != nil || patch == nil {
-		return s, err
-	}
-	// The patch replaces managedFields only if the resourceVersion is
-	// still the one read.
-	if err := r.Patch(ctx, &live, client.RawPatch(types.JSONPatchType, patch)); err != nil {
-		return nil, fmt.Errorf("take over the fields of Secret %s/%s: %w", s.Namespace, s.Name, err)
-	}
-	digest(&live)
-	live.ManagedFields = operatorEntries(live.ManagedFields)
-	return &live, nil
+	r.echoes.wrote(out)
+	digest(out)
+	out.ManagedFields = operatorEntries(out.ManagedFields)
+	return out, nil
 }

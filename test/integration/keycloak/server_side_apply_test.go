@@ -31,13 +31,14 @@ import (
 	"github.com/carbogame/vault-keycloak-operator/internal/controller/secrets"
 )
 
-// TestAnEarlierReleasesSecretIsTakenOverOnlyWhenItNeedsAWrite: a Secret
-// whose fields an earlier release owns (an Update entry of "manager", the
-// name the API server gave the image's binary) is not rewritten for the
-// upgrade; the first write it needs anyway moves those fields to the
-// operator's apply entry, and a label the spec dropped then goes, while a
-// key someone else added stays.
-func TestAnEarlierReleasesSecretIsTakenOverOnlyWhenItNeedsAWrite(t *testing.T) {
+// TestAnEarlierReleasesSecretIsWrittenOnlyWhenItMust: a Secret whose
+// fields an earlier release owns (an Update entry of "manager", the name
+// the API server gave the image's binary) is not rewritten for the
+// upgrade. A key the spec drops goes; a label only that release wrote
+// stays (any kubebuilder-built tool writes as "manager" too, so that entry
+// may hold a tool's fields); a key a tool added stays; a label the
+// operator applied and the spec drops goes; an edit is still repaired.
+func TestAnEarlierReleasesSecretIsWrittenOnlyWhenItMust(t *testing.T) {
 	ctx := context.Background()
 	ns := op.NewNamespace(t, nil)
 	server := newServer(t, kc, ns)
@@ -65,25 +66,64 @@ func TestAnEarlierReleasesSecretIsTakenOverOnlyWhenItNeedsAWrite(t *testing.T) {
 
 	// A pass that finds it in step writes nothing.
 	before := secretOf(t, ns, "legacy-creds").ResourceVersion
-	bumpRefresh(t, kcc, 31*time.Second)
+	updateCredential(t, kcc, func(k *secretsv1beta1.KeycloakClientCredential) {
+		k.Spec.RefreshInterval = &metav1.Duration{Duration: 31 * time.Second}
+	})
 	NewWithT(t).Expect(secretOf(t, ns, "legacy-creds").ResourceVersion).To(Equal(before), "rewritten for the upgrade alone")
 
-	// The spec drops its label: the write takes the fields over and removes it.
-	setLabels(t, kcc, nil)
-	NewWithT(t).Eventually(func() map[string]string { return secretOf(t, ns, "legacy-creds").Labels }).
-		WithTimeout(repairedWithin).Should(Not(HaveKey("team")))
+	// The spec drops its clientId key and its label.
+	updateCredential(t, kcc, func(k *secretsv1beta1.KeycloakClientCredential) {
+		k.Spec.Target.Keys.ClientID = ""
+		k.Spec.Target.Labels = map[string]string{"tier": "gold"}
+	})
+	NewWithT(t).Eventually(func() map[string][]byte { return secretOf(t, ns, "legacy-creds").Data }).
+		WithTimeout(repairedWithin).Should(Not(HaveKey("key")))
 	after := secretOf(t, ns, "legacy-creds")
-	NewWithT(t).Expect(managersOf(after)).To(ConsistOf(secrets.FieldManager+"/Apply", "tool/Update"))
 	NewWithT(t).Expect(after.Data).To(HaveKeyWithValue("ca.crt", []byte("a tool's")))
 	NewWithT(t).Expect(after.Data).To(HaveKey("secret"))
+	NewWithT(t).Expect(after.Labels).To(HaveKeyWithValue("team", "payments"), "a label only the earlier release's entry holds is left")
+	NewWithT(t).Expect(after.Labels).To(HaveKeyWithValue("tier", "gold"))
+	NewWithT(t).Expect(managersOf(after)).To(ContainElements(secrets.FieldManager+"/Apply", "tool/Update"))
+
+	// A label the operator applied goes when the spec drops it.
+	updateCredential(t, kcc, func(k *secretsv1beta1.KeycloakClientCredential) { k.Spec.Target.Labels = nil })
+	NewWithT(t).Eventually(func() map[string]string { return secretOf(t, ns, "legacy-creds").Labels }).
+		WithTimeout(repairedWithin).Should(Not(HaveKey("tier")))
 
 	// Edited by hand, the key is still the operator's: repaired.
-	after.Data["secret"] = []byte("tampered")
-	if err := op.Client.Update(ctx, after); err != nil {
+	edited := secretOf(t, ns, "legacy-creds")
+	edited.Data["secret"] = []byte("tampered")
+	if err := op.Client.Update(ctx, edited); err != nil {
 		t.Fatal(err)
 	}
 	NewWithT(t).Eventually(func() string { return string(secretOf(t, ns, "legacy-creds").Data["secret"]) }).
 		WithTimeout(repairedWithin).ShouldNot(Equal("tampered"))
+	NewWithT(t).Expect(secretOf(t, ns, "legacy-creds").Data).To(HaveKeyWithValue("ca.crt", []byte("a tool's")))
+}
+
+// TestALabelAnotherTeamSetIsNotTaken: a spec label that the target
+// namespace already set on the Secret to another value is refused, not
+// forced (a later spec could then remove it).
+func TestALabelAnotherTeamSetIsNotTaken(t *testing.T) {
+	ctx := context.Background()
+	ns := op.NewNamespace(t, nil)
+	server := newServer(t, kc, ns)
+	kcc := credential(ns, "labels", server, newClientID(t, ""))
+	if err := op.Client.Create(ctx, kcc); err != nil {
+		t.Fatal(err)
+	}
+	waitCredential(t, client.ObjectKeyFromObject(kcc), secretsv1beta1.TypeReady, metav1.ConditionTrue, secretsv1beta1.ReasonSynced, readyWithin)
+	s := secretOf(t, ns, "labels-creds")
+	s.Labels["cost-center"] = "theirs"
+	if err := op.Client.Update(ctx, s, client.FieldOwner("team-b")); err != nil {
+		t.Fatal(err)
+	}
+	updateCredential(t, kcc, func(k *secretsv1beta1.KeycloakClientCredential) {
+		k.Spec.Target.Labels = map[string]string{"cost-center": "mine"}
+	})
+	got := waitCredential(t, client.ObjectKeyFromObject(kcc), secretsv1beta1.TypeSecretsSynced, metav1.ConditionFalse, secretsv1beta1.ReasonSecretNotOwned, readyWithin)
+	NewWithT(t).Expect(got.Status.Targets[0].Message).To(ContainSubstring("label cost-center"))
+	NewWithT(t).Expect(secretOf(t, ns, "labels-creds").Labels).To(HaveKeyWithValue("cost-center", "theirs"))
 }
 
 // managersOf lists a Secret's managedFields entries as manager/operation.
@@ -93,20 +133,6 @@ func managersOf(s *corev1.Secret) []string {
 		out = append(out, e.Manager+"/"+string(e.Operation))
 	}
 	return out
-}
-
-// bumpRefresh changes the refresh interval (a new generation that writes
-// nothing new) and waits until the operator has reconciled it.
-func bumpRefresh(t *testing.T, kcc *secretsv1beta1.KeycloakClientCredential, every time.Duration) {
-	t.Helper()
-	updateCredential(t, kcc, func(k *secretsv1beta1.KeycloakClientCredential) {
-		k.Spec.RefreshInterval = &metav1.Duration{Duration: every}
-	})
-}
-
-func setLabels(t *testing.T, kcc *secretsv1beta1.KeycloakClientCredential, labels map[string]string) {
-	t.Helper()
-	updateCredential(t, kcc, func(k *secretsv1beta1.KeycloakClientCredential) { k.Spec.Target.Labels = labels })
 }
 
 // updateCredential changes kcc's spec and waits until its status describes
