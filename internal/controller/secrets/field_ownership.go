@@ -146,9 +146,9 @@ func dropped(s *corev1.Secret, labels, annotations map[string]string, data map[s
 			continue
 		}
 		f := removable(s, e)
-		gone("data", f.data, keySet(data), keySet(s.Data))
-		gone("labels", f.labels, keySet(labels), keySet(s.Labels))
-		gone("annotations", f.annotations, keySet(annotations), keySet(s.Annotations))
+		gone(fieldData, f.data, keySet(data), keySet(s.Data))
+		gone(fieldLabels, f.labels, keySet(labels), keySet(s.Labels))
+		gone(fieldAnnotations, f.annotations, keySet(annotations), keySet(s.Annotations))
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
@@ -166,7 +166,7 @@ func heldByUpdates(s *corev1.Secret, fields []string) []string {
 		f := fieldsOf(e)
 		for _, name := range fields {
 			kind, k, _ := strings.Cut(name, "/")
-			if slices.Contains(map[string][]string{"data": f.data, "labels": f.labels, "annotations": f.annotations}[kind], k) {
+			if slices.Contains(map[string][]string{fieldData: f.data, fieldLabels: f.labels, fieldAnnotations: f.annotations}[kind], k) {
 				held = append(held, name)
 			}
 		}

@@ -59,14 +59,14 @@ func (r *KeycloakClientCredentialReconciler) applyTarget(ctx context.Context, s 
 // earlier releases need it only for what the spec drops: no Secret is
 // written for the upgrade alone.
 func (r *KeycloakClientCredentialReconciler) removeHeld(ctx context.Context, s *corev1.Secret, held []string) (*corev1.Secret, error) {
-	nulls := map[string]map[string]any{"data": {}, "labels": {}, "annotations": {}}
+	nulls := map[string]map[string]any{fieldData: {}, fieldLabels: {}, fieldAnnotations: {}}
 	for _, name := range held {
 		kind, k, _ := strings.Cut(name, "/")
 		nulls[kind][k] = nil
 	}
 	patch := marshal(map[string]any{
-		"metadata": map[string]any{"resourceVersion": s.ResourceVersion, "labels": nulls["labels"], "annotations": nulls["annotations"]},
-		"data":     nulls["data"],
+		"metadata": map[string]any{"resourceVersion": s.ResourceVersion, fieldLabels: nulls[fieldLabels], fieldAnnotations: nulls[fieldAnnotations]},
+		fieldData:  nulls[fieldData],
 	})
 	out := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: s.Namespace, Name: s.Name}}
 	if err := r.Patch(ctx, out, client.RawPatch(types.MergePatchType, patch), client.FieldOwner(FieldManager)); err != nil {

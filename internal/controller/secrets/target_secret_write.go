@@ -116,12 +116,20 @@ func releasePatch(s *corev1.Secret) []byte {
 	return marshal(map[string]any{
 		"metadata": map[string]any{
 			"resourceVersion": s.ResourceVersion,
-			"labels":          nulls(ManagedByLabel, OwnerNamespaceLabel, OwnerNameLabel),
-			"annotations":     nulls(DataHashAnnotation, ManagedKeysAnnotation, OwnerUIDAnnotation),
+			fieldLabels:       nulls(ManagedByLabel, OwnerNamespaceLabel, OwnerNameLabel),
+			fieldAnnotations:  nulls(DataHashAnnotation, ManagedKeysAnnotation, OwnerUIDAnnotation),
 		},
-		"data": nulls(managedKeys(s)...),
+		fieldData: nulls(managedKeys(s)...),
 	})
 }
+
+// The parts of a Secret the operator writes, as named in a patch and in
+// the names of the fields it removes ("labels/team").
+const (
+	fieldData        = "data"
+	fieldLabels      = "labels"
+	fieldAnnotations = "annotations"
+)
 
 func marshal(patch map[string]any) []byte {
 	out, err := json.Marshal(patch)
