@@ -83,11 +83,12 @@ func fieldsOf(e metav1.ManagedFieldsEntry) ownedFields {
 	return ownedFields{data: names(tree.Data), labels: names(tree.Metadata.Labels), annotations: names(tree.Metadata.Annotations)}
 }
 
-// isOperatorEntry reports whether e records the operator's writes: any
-// entry of FieldManager (its applies, its creates), or an earlier
-// release's Update entry, which owns the managed-keys mark (no other tool
-// writes it).
-func isOperatorEntry(e metav1.ManagedFieldsEntry) bool {
+// isOperatorEntry reports whether e, on s, records the operator's writes:
+// any entry of FieldManager (its applies, its creates), or an earlier
+// release's Update entry: one that owns the managed-keys mark (no other
+// tool writes it) or a data key the mark lists (an apply may have taken
+// the mark from it since).
+func isOperatorEntry(s *corev1.Secret, e metav1.ManagedFieldsEntry) bool {
 	if e.Subresource != "" || e.FieldsV1 == nil {
 		return false
 	}
@@ -95,42 +96,51 @@ func isOperatorEntry(e metav1.ManagedFieldsEntry) bool {
 	case e.Manager == FieldManager:
 		return e.Operation == metav1.ManagedFieldsOperationApply || e.Operation == metav1.ManagedFieldsOperationUpdate
 	case e.Manager == formerManager && e.Operation == metav1.ManagedFieldsOperationUpdate:
-		return slices.Contains(fieldsOf(e).annotations, ManagedKeysAnnotation)
+		f := fieldsOf(e)
+		return slices.Contains(f.annotations, ManagedKeysAnnotation) || slices.ContainsFunc(f.data, listedIn(s))
 	}
 	return false
 }
 
-// removable are the fields of s that entry e records as the operator's
-// to remove: all of an entry of its own name; of an earlier release's,
-// the data keys its managed-keys annotation lists.
-func removable(s *corev1.Secret, e metav1.ManagedFieldsEntry) ownedFields {
+// listedIn reports whether a data key is one the managed-keys mark of s
+// lists.
+func listedIn(s *corev1.Secret) func(string) bool {
+	mine := managedKeys(s)
+	return func(k string) bool { return slices.Contains(mine, k) }
+}
+
+// owns are the fields of s that entry e records as the operator's: all of
+// an entry of its own name; of an earlier release's, only the data keys
+// the managed-keys mark lists. What it may overwrite by force, and remove
+// when the spec drops it.
+func owns(s *corev1.Secret, e metav1.ManagedFieldsEntry) ownedFields {
+	if !isOperatorEntry(s, e) {
+		return ownedFields{}
+	}
 	f := fieldsOf(e)
 	if e.Manager == FieldManager {
 		return f
 	}
-	mine := managedKeys(s)
-	return ownedFields{data: slices.DeleteFunc(f.data, func(k string) bool { return !slices.Contains(mine, k) })}
+	return ownedFields{data: slices.DeleteFunc(f.data, func(k string) bool { return !listedIn(s)(k) })}
 }
 
-// operatorEntries keeps only the entries the operator reads, at most
+// operatorEntries keeps only the entries of s the operator reads, at most
 // maxEntries bytes of them: what the cache holds of managedFields.
-func operatorEntries(entries []metav1.ManagedFieldsEntry) []metav1.ManagedFieldsEntry {
+func operatorEntries(s *corev1.Secret) []metav1.ManagedFieldsEntry {
 	var out []metav1.ManagedFieldsEntry
 	size := 0
-	for _, e := range entries {
-		if !isOperatorEntry(e) {
+	for _, e := range s.ManagedFields {
+		if !isOperatorEntry(s, e) || size+len(e.FieldsV1.GetRawBytes()) > maxEntries {
 			continue
 		}
-		if size += len(e.FieldsV1.GetRawBytes()); size > maxEntries {
-			break
-		}
+		size += len(e.FieldsV1.GetRawBytes())
 		out = append(out, e)
 	}
 	return out
 }
 
-// dropped are the fields of s the operator may remove and would no longer
-// apply (keys, labels, annotations the spec once set and then dropped), as
+// dropped are the fields of s the operator owns and would no longer apply
+// (keys, labels, annotations the spec once set and then dropped), as
 // "data/k", "labels/k" and "annotations/k".
 func dropped(s *corev1.Secret, labels, annotations map[string]string, data map[string][]byte) []string {
 	var out []string
@@ -142,10 +152,7 @@ func dropped(s *corev1.Secret, labels, annotations map[string]string, data map[s
 		}
 	}
 	for _, e := range s.ManagedFields {
-		if !isOperatorEntry(e) {
-			continue
-		}
-		f := removable(s, e)
+		f := owns(s, e)
 		gone(fieldData, f.data, keySet(data), keySet(s.Data))
 		gone(fieldLabels, f.labels, keySet(labels), keySet(s.Labels))
 		gone(fieldAnnotations, f.annotations, keySet(annotations), keySet(s.Annotations))
@@ -155,24 +162,43 @@ func dropped(s *corev1.Secret, labels, annotations map[string]string, data map[s
 }
 
 // heldByUpdates are those of fields that an Update entry of the operator's
-// (its creates, an earlier release) owns: an apply that leaves them out
+// (its create, an earlier release) owns: an apply that leaves them out
 // would not remove them, as that entry still holds them.
 func heldByUpdates(s *corev1.Secret, fields []string) []string {
 	var held []string
 	for _, e := range s.ManagedFields {
-		if !isOperatorEntry(e) || e.Operation != metav1.ManagedFieldsOperationUpdate {
-			continue
-		}
-		f := fieldsOf(e)
-		for _, name := range fields {
-			kind, k, _ := strings.Cut(name, "/")
-			if slices.Contains(map[string][]string{fieldData: f.data, fieldLabels: f.labels, fieldAnnotations: f.annotations}[kind], k) {
-				held = append(held, name)
-			}
+		if e.Operation == metav1.ManagedFieldsOperationUpdate {
+			held = append(held, among(owns(s, e), fields)...)
 		}
 	}
 	slices.Sort(held)
 	return slices.Compact(held)
+}
+
+// among are those of fields ("labels/k") that f holds.
+func among(f ownedFields, fields []string) []string {
+	var out []string
+	for _, name := range fields {
+		kind, k, _ := strings.Cut(name, "/")
+		if slices.Contains(map[string][]string{fieldData: f.data, fieldLabels: f.labels, fieldAnnotations: f.annotations}[kind], k) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// sharedWithOthers are those of fields that an entry not the operator's
+// holds too, on a Secret read with all its managedFields: the operator
+// leaves them to their other owner.
+func sharedWithOthers(live *corev1.Secret, fields []string) []string {
+	var out []string
+	for _, e := range live.ManagedFields {
+		if !isOperatorEntry(live, e) {
+			out = append(out, among(fieldsOf(e), fields)...)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 func keySet[V any](m map[string]V) map[string]bool {
@@ -190,10 +216,8 @@ func keySet[V any](m map[string]V) map[string]bool {
 func foreignMeta(s *corev1.Secret, kcc *secretsv1beta1.KeycloakClientCredential) []string {
 	var ownLabels, ownAnnotations []string
 	for _, e := range s.ManagedFields {
-		if isOperatorEntry(e) {
-			f := fieldsOf(e)
-			ownLabels, ownAnnotations = append(ownLabels, f.labels...), append(ownAnnotations, f.annotations...)
-		}
+		f := owns(s, e)
+		ownLabels, ownAnnotations = append(ownLabels, f.labels...), append(ownAnnotations, f.annotations...)
 	}
 	var out []string
 	for _, k := range slices.Sorted(maps.Keys(kcc.Spec.Target.Labels)) {

@@ -17,6 +17,7 @@ limitations under the License.
 package secrets
 
 import (
+	"context"
 	"maps"
 	"slices"
 	"strings"
@@ -24,6 +25,11 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
 )
 
 func entry(manager string, op metav1.ManagedFieldsOperationType, fields string) metav1.ManagedFieldsEntry {
@@ -53,7 +59,7 @@ func TestTheOperatorsEntriesAreItsOwnAndAnEarlierReleasesThatWroteItsMarks(t *te
 		}(), false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := isOperatorEntry(tc.entry); got != tc.want {
+			if got := isOperatorEntry(&corev1.Secret{}, tc.entry); got != tc.want {
 				t.Fatalf("isOperatorEntry = %v, want %v", got, tc.want)
 			}
 		})
@@ -107,8 +113,14 @@ func TestAnEarlierReleasesSecretInStepIsNotWrittenUntilItMustBe(t *testing.T) {
 		t.Fatal("a Secret in step is to be written for the upgrade alone")
 	}
 	kcc.Spec.Target.Keys.ClientID = ""
-	if !needsApply(digested(s), kcc, map[string][]byte{"secret": []byte("s1")}) {
-		t.Fatal("a key the spec dropped is not to be removed")
+	labels, annotations := desiredMeta(kcc, map[string][]byte{"secret": []byte("s1")})
+	if got := dropped(digested(s), labels, annotations, map[string][]byte{"secret": []byte("s1")}); !slices.Equal(got, []string{"data/id"}) {
+		t.Fatalf("dropped = %v, want the key the spec dropped (and not the label only the earlier release wrote)", got)
+	}
+	kcc.Spec.Target.Labels = nil
+	labels, annotations = desiredMeta(kcc, data)
+	if got := dropped(digested(s), labels, annotations, data); len(got) > 0 {
+		t.Fatalf("dropped = %v: a label in an entry named manager may be another tool's", got)
 	}
 }
 
@@ -153,5 +165,79 @@ func TestTheCacheKeepsOnlyTheOperatorsEntriesAndLittleOfThem(t *testing.T) {
 	got := out.(*corev1.Secret).ManagedFields
 	if len(got) != 1 || got[0].Manager != FieldManager || got[0].Operation != metav1.ManagedFieldsOperationApply {
 		t.Fatalf("the cache keeps %d entries", len(got))
+	}
+}
+
+// fakeWrites is a fake API server holding target Secrets, written through
+// applyTarget as the controller writes them.
+type fakeWrites struct {
+	t *testing.T
+	c client.Client
+	r *KeycloakClientCredentialReconciler
+}
+
+func newFakeWrites(t *testing.T) *fakeWrites {
+	scheme := runtime.NewScheme()
+	_ = corev1.AddToScheme(scheme)
+	c := fake.NewClientBuilder().WithScheme(scheme).WithReturnManagedFields().Build()
+	return &fakeWrites{t: t, c: c, r: &KeycloakClientCredentialReconciler{Client: c, Reader: c}}
+}
+
+// write brings the Secret in step with kcc and data, if it needs it.
+func (w *fakeWrites) write(kcc *secretsv1beta1.KeycloakClientCredential, data map[string][]byte) *corev1.Secret {
+	w.t.Helper()
+	s := w.get()
+	if d := digested(s); needsApply(d, kcc, data) {
+		if err := w.r.applyTarget(context.Background(), d, kcc, data); err != nil {
+			w.t.Fatal(err)
+		}
+	}
+	return w.get()
+}
+
+func (w *fakeWrites) get() *corev1.Secret {
+	w.t.Helper()
+	var s corev1.Secret
+	if err := w.c.Get(context.Background(), client.ObjectKey{Namespace: "gitea", Name: "gitea-creds"}, &s); err != nil {
+		w.t.Fatal(err)
+	}
+	return &s
+}
+
+// A Secret of an earlier release, written once since by an apply that set
+// the same label: the label stays in the earlier release's entry, which
+// may be another tool's, so dropping it from the spec leaves it.
+func TestALabelAnEarlierReleaseWroteStaysAfterAnApply(t *testing.T) {
+	w := newFakeWrites(t)
+	kcc := gitea()
+	kcc.Spec.Target.Labels = map[string]string{"team": "a"}
+	if err := w.c.Create(context.Background(), newTargetSecret(kcc, "gitea", map[string][]byte{"id": []byte("gitea"), "secret": []byte("s1")}),
+		client.FieldOwner("manager")); err != nil {
+		t.Fatal(err)
+	}
+	w.write(kcc, map[string][]byte{"id": []byte("gitea"), "secret": []byte("s2")}) // a rotation
+	kcc.Spec.Target.Labels = nil
+	s := w.write(kcc, map[string][]byte{"id": []byte("gitea"), "secret": []byte("s2")})
+	if s.Labels["team"] != "a" {
+		t.Fatalf("labels = %v: the earlier release's label was removed", s.Labels)
+	}
+}
+
+// A Secret of an earlier release, whose managed-keys mark an apply has
+// taken since (the spec added a key): a key the spec then drops is still
+// the operator's, and goes.
+func TestAKeyAnEarlierReleaseWroteGoesAfterItsMarkMoved(t *testing.T) {
+	w := newFakeWrites(t)
+	kcc := gitea()
+	if err := w.c.Create(context.Background(), newTargetSecret(kcc, "gitea", map[string][]byte{"id": []byte("gitea"), "secret": []byte("s1")}),
+		client.FieldOwner("manager")); err != nil {
+		t.Fatal(err)
+	}
+	kcc.Spec.Target.Keys.IssuerURL = "issuer"
+	w.write(kcc, map[string][]byte{"id": []byte("gitea"), "secret": []byte("s1"), "issuer": []byte("https://kc")})
+	kcc.Spec.Target.Keys.ClientID = ""
+	s := w.write(kcc, map[string][]byte{"secret": []byte("s1"), "issuer": []byte("https://kc")})
+	if got := stringData(s.Data); !maps.Equal(got, map[string]string{"secret": "s1", "issuer": "https://kc"}) {
+		t.Fatalf("data = %v, want the dropped key gone", got)
 	}
 }

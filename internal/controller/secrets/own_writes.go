@@ -58,6 +58,9 @@ func (w *ownWrites) wroteVersion(namespace, name, resourceVersion string) {
 		w.m = map[types.NamespacedName][]string{}
 	}
 	key := types.NamespacedName{Namespace: namespace, Name: name}
+	if slices.Contains(w.m[key], resourceVersion) {
+		return // an apply that changed nothing returns the version it found
+	}
 	kept := append(w.m[key], resourceVersion)
 	w.m[key] = kept[max(0, len(kept)-ownWritesKept):]
 }

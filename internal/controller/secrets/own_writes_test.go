@@ -45,6 +45,12 @@ func TestOnlyTheEchoesOfItsOwnLastWritesAreDropped(t *testing.T) {
 	if w.isEcho(at("20")) || !w.isEcho(at("22")) {
 		t.Fatal("more than the last two writes remembered")
 	}
+	// An apply that changed nothing returns the version the removal left.
+	w.wroteVersion("gitea", "creds", "25")
+	w.wroteVersion("gitea", "creds", "25")
+	if !w.isEcho(at("25")) || w.isEcho(at("25")) {
+		t.Fatal("one write recorded twice")
+	}
 	w.wroteVersion("gitea", "creds", "30")
 	w.forget("gitea", "creds")
 	if w.isEcho(at("30")) {

@@ -58,7 +58,7 @@ const (
 // their digests.
 func DigestSecret(obj any) (any, error) {
 	if s, ok := obj.(*corev1.Secret); ok {
-		s.ManagedFields = operatorEntries(s.ManagedFields)
+		s.ManagedFields = operatorEntries(s)
 		digest(s)
 	}
 	return obj, nil

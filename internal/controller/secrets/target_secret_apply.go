@@ -19,6 +19,7 @@ package secrets
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -55,10 +56,26 @@ func (r *KeycloakClientCredentialReconciler) applyTarget(ctx context.Context, s 
 // removeHeld removes fields the operator dropped that one of its Update
 // entries (its create, an earlier release) still holds, which an apply
 // would leave: by a merge patch conditional on the resourceVersion decided
-// on. It returns the Secret as the patch left it, digested. Secrets of
-// earlier releases need it only for what the spec drops: no Secret is
-// written for the upgrade alone.
+// on. The cache keeps only the operator's entries, so the Secret is read
+// first: a field another manager holds too is left to it. It returns the
+// Secret as it now is, digested. Secrets of earlier releases need it only
+// for what the spec drops: none is written for the upgrade alone.
 func (r *KeycloakClientCredentialReconciler) removeHeld(ctx context.Context, s *corev1.Secret, held []string) (*corev1.Secret, error) {
+	if r.Reader != nil {
+		var live corev1.Secret
+		if err := r.Reader.Get(ctx, client.ObjectKeyFromObject(s), &live); err != nil {
+			return nil, fmt.Errorf("read Secret %s/%s: %w", s.Namespace, s.Name, err)
+		}
+		shared := sharedWithOthers(&live, held)
+		digest(&live)
+		if live.ResourceVersion != s.ResourceVersion {
+			return nil, fmt.Errorf("secret %s/%s changed since it was read; trying again", s.Namespace, s.Name)
+		}
+		held = slices.DeleteFunc(held, func(f string) bool { return slices.Contains(shared, f) })
+		if len(held) == 0 {
+			return s, nil
+		}
+	}
 	nulls := map[string]map[string]any{fieldData: {}, fieldLabels: {}, fieldAnnotations: {}}
 	for _, name := range held {
 		kind, k, _ := strings.Cut(name, "/")
@@ -73,7 +90,7 @@ func (r *KeycloakClientCredentialReconciler) removeHeld(ctx context.Context, s *
 		return nil, fmt.Errorf("remove %s from Secret %s/%s: %w", strings.Join(held, ", "), s.Namespace, s.Name, err)
 	}
 	r.echoes.wrote(out)
+	out.ManagedFields = operatorEntries(out)
 	digest(out)
-	out.ManagedFields = operatorEntries(out.ManagedFields)
 	return out, nil
 }
