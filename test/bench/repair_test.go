@@ -190,7 +190,7 @@ func (f *fleet) repairUnderLoad(b *testing.B, run string) repair {
 			want[key] = s
 			edited[key] = i-round*perRound < editedSecrets
 		}
-		sr := f.repairRound(ctx, b, w, want, edited, reads)
+		sr := f.repairRound(ctx, b, round+1, w, want, edited, reads)
 		b.Logf("P4 round %d of %d during a refresh wave: %s", round+1, repairRounds, sr)
 		r.Rounds = append(r.Rounds, sr)
 	}
@@ -250,7 +250,7 @@ func (r repair) roundsDetail() string {
 // Secrets are as listed (in step since): the bench sends its changes without
 // reading them again, so that its own reads do not load the API server the
 // repairs are measured on.
-func (f *fleet) repairRound(ctx context.Context, b *testing.B, w watch.Interface, secrets map[client.ObjectKey]*corev1.Secret, edited map[client.ObjectKey]bool, reads func() int) secretRound {
+func (f *fleet) repairRound(ctx context.Context, b *testing.B, n int, w watch.Interface, secrets map[client.ObjectKey]*corev1.Secret, edited map[client.ObjectKey]bool, reads func() int) secretRound {
 	b.Helper()
 	readsBefore := reads()
 	want := map[client.ObjectKey]map[string][]byte{}
@@ -262,8 +262,10 @@ func (f *fleet) repairRound(ctx context.Context, b *testing.B, w watch.Interface
 	metricsBefore := f.controllerMetrics(b)
 	cpuBefore, busyBefore, windowStart := harness.CPUByCommand(), busyCPU(), time.Now()
 	if out := os.Getenv("VKO_BENCH_PROFILE"); out != "" {
-		go f.profile(out+".p4", 4*time.Second)
-		go f.profileAPIServer(b, out+".p4.kube-apiserver", 4*time.Second)
+		// One file per round: the slow rounds are the ones to read.
+		out = fmt.Sprintf("%s.p4.round%d", out, n)
+		go f.profile(out, 3*time.Second)
+		go f.profileAPIServer(b, out+".kube-apiserver", 3*time.Second)
 	}
 	edits := make(chan error, 1)
 	go func() {
