@@ -264,8 +264,8 @@ func (f *fleet) repairRound(ctx context.Context, b *testing.B, n int, w watch.In
 	if out := os.Getenv("VKO_BENCH_PROFILE"); out != "" {
 		// One file per round: the slow rounds are the ones to read.
 		out = fmt.Sprintf("%s.p4.round%d", out, n)
-		go f.profile(out, 3*time.Second)
-		go f.profileAPIServer(b, out+".kube-apiserver", 3*time.Second)
+		go f.profile(out, 2*time.Second)
+		go f.profileAPIServer(b, out+".kube-apiserver", 2*time.Second)
 	}
 	edits := make(chan error, 1)
 	go func() {
