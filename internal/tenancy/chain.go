@@ -58,12 +58,3 @@ func (c Chain[In]) Evaluate(in In) Verdict {
 	}
 	return v
 }
-
-// Names lists the rules, in order: what docs and tests say of a decision.
-func (c Chain[In]) Names() []string {
-	out := make([]string, len(c))
-	for i, check := range c {
-		out[i] = check.Name
-	}
-	return out
-}

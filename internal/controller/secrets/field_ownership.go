@@ -121,7 +121,8 @@ func owns(s *corev1.Secret, e metav1.ManagedFieldsEntry) ownedFields {
 	if e.Manager == FieldManager {
 		return f
 	}
-	return ownedFields{data: slices.DeleteFunc(f.data, func(k string) bool { return !listedIn(s)(k) })}
+	listed := listedIn(s)
+	return ownedFields{data: slices.DeleteFunc(f.data, func(k string) bool { return !listed(k) })}
 }
 
 // operatorEntries keeps only the entries of s the operator reads, at most
@@ -143,70 +144,68 @@ func operatorEntries(s *corev1.Secret) []metav1.ManagedFieldsEntry {
 // (keys, labels, annotations the spec once set and then dropped), as
 // "data/k", "labels/k" and "annotations/k".
 func dropped(s *corev1.Secret, labels, annotations map[string]string, data map[string][]byte) []string {
-	var out []string
-	gone := func(kind string, keys []string, want, there map[string]bool) {
-		for _, k := range keys {
-			if !want[k] && there[k] {
-				out = append(out, kind+"/"+k)
-			}
-		}
-	}
+	out := make([]string, 0, 3*len(s.ManagedFields))
 	for _, e := range s.ManagedFields {
 		f := owns(s, e)
-		gone(fieldData, f.data, keySet(data), keySet(s.Data))
-		gone(fieldLabels, f.labels, keySet(labels), keySet(s.Labels))
-		gone(fieldAnnotations, f.annotations, keySet(annotations), keySet(s.Annotations))
+		out = append(out, absent(fieldData, f.data, data, s.Data)...)
+		out = append(out, absent(fieldLabels, f.labels, labels, s.Labels)...)
+		out = append(out, absent(fieldAnnotations, f.annotations, annotations, s.Annotations)...)
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// absent are those of keys ("kind/k") not wanted but still there.
+func absent[W, T any](kind string, keys []string, want map[string]W, there map[string]T) []string {
+	var out []string
+	for _, k := range keys {
+		_, wanted := want[k]
+		if _, held := there[k]; held && !wanted {
+			out = append(out, kind+"/"+k)
+		}
+	}
+	return out
 }
 
 // heldByUpdates are those of fields that an Update entry of the operator's
 // (its create, an earlier release) owns: an apply that leaves them out
 // would not remove them, as that entry still holds them.
 func heldByUpdates(s *corev1.Secret, fields []string) []string {
-	var held []string
-	for _, e := range s.ManagedFields {
-		if e.Operation == metav1.ManagedFieldsOperationUpdate {
-			held = append(held, among(owns(s, e), fields)...)
+	return claimed(s, fields, func(e metav1.ManagedFieldsEntry) ownedFields {
+		if e.Operation != metav1.ManagedFieldsOperationUpdate {
+			return ownedFields{}
 		}
-	}
-	slices.Sort(held)
-	return slices.Compact(held)
-}
-
-// among are those of fields ("labels/k") that f holds.
-func among(f ownedFields, fields []string) []string {
-	var out []string
-	for _, name := range fields {
-		kind, k, _ := strings.Cut(name, "/")
-		if slices.Contains(map[string][]string{fieldData: f.data, fieldLabels: f.labels, fieldAnnotations: f.annotations}[kind], k) {
-			out = append(out, name)
-		}
-	}
-	return out
+		return owns(s, e)
+	})
 }
 
 // sharedWithOthers are those of fields that an entry not the operator's
 // holds too, on a Secret read with all its managedFields: the operator
 // leaves them to their other owner.
 func sharedWithOthers(live *corev1.Secret, fields []string) []string {
+	return claimed(live, fields, func(e metav1.ManagedFieldsEntry) ownedFields {
+		if isOperatorEntry(live, e) {
+			return ownedFields{}
+		}
+		return fieldsOf(e)
+	})
+}
+
+// claimed are those of fields ("labels/k") that some entry of s holds, by
+// what held says each entry holds.
+func claimed(s *corev1.Secret, fields []string, held func(metav1.ManagedFieldsEntry) ownedFields) []string {
 	var out []string
-	for _, e := range live.ManagedFields {
-		if !isOperatorEntry(live, e) {
-			out = append(out, among(fieldsOf(e), fields)...)
+	for _, e := range s.ManagedFields {
+		f := held(e)
+		for _, name := range fields {
+			kind, k, _ := strings.Cut(name, "/")
+			if slices.Contains(map[string][]string{fieldData: f.data, fieldLabels: f.labels, fieldAnnotations: f.annotations}[kind], k) {
+				out = append(out, name)
+			}
 		}
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
-}
-
-func keySet[V any](m map[string]V) map[string]bool {
-	out := make(map[string]bool, len(m))
-	for k := range m {
-		out[k] = true
-	}
-	return out
 }
 
 // foreignMeta are the spec's labels and annotations that s holds with

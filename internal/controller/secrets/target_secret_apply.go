@@ -43,7 +43,7 @@ func (r *KeycloakClientCredentialReconciler) applyTarget(ctx context.Context, s 
 			return err
 		}
 	}
-	applied := appliedSecret(s, kcc, data)
+	applied := appliedSecret(s, labels, annotations, data)
 	if err := r.Apply(ctx, applied, client.FieldOwner(FieldManager), client.ForceOwnership); err != nil {
 		return fmt.Errorf("apply Secret %s/%s: %w", s.Namespace, s.Name, err)
 	}

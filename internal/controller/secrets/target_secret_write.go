@@ -94,11 +94,10 @@ func needsApply(s *corev1.Secret, kcc *secretsv1beta1.KeycloakClientCredential, 
 }
 
 // appliedSecret is what the operator applies to its Secret s: its keys,
-// labels and annotations (not the type, set at creation and immutable),
-// conditional on the resourceVersion it decided on, so a key someone adds
-// meanwhile is never taken.
-func appliedSecret(s *corev1.Secret, kcc *secretsv1beta1.KeycloakClientCredential, data map[string][]byte) *corev1ac.SecretApplyConfiguration {
-	labels, annotations := desiredMeta(kcc, data)
+// labels and annotations (desiredMeta; not the type, set at creation and
+// immutable), conditional on the resourceVersion it decided on, so a key
+// someone adds meanwhile is never taken.
+func appliedSecret(s *corev1.Secret, labels, annotations map[string]string, data map[string][]byte) *corev1ac.SecretApplyConfiguration {
 	return corev1ac.Secret(s.Name, s.Namespace).WithResourceVersion(s.ResourceVersion).
 		WithLabels(labels).WithAnnotations(annotations).WithData(data)
 }
