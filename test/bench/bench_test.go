@@ -51,8 +51,8 @@ func BenchmarkFleet(b *testing.B) {
 		f.createCredentials(b)
 		f.restartInStep(b)
 		p4 := f.repairUnderLoad(b, fleetRun)
-		if p4.Median.SecretP99 > time.Second {
-			b.Errorf("P4 missed: p99 by round %s; the median round: %s", p4.roundsP99(), p4.Median)
+		if p4.Median.Ratio() > repairTarget || p4.PolicyMax > refresh+time.Second {
+			b.Errorf("P4 missed: p99 by round %s; the median round: %s; slowest policy %s", p4.roundsP99(), p4.Median, p4.PolicyMax)
 		}
 		return
 	}
@@ -98,11 +98,11 @@ func BenchmarkFleet(b *testing.B) {
 	// P4: repairs while the refresh wave that follows runs.
 	p4 := f.repairUnderLoad(b, fleetRun)
 	r.Raw["P4"] = p4
-	r.add("P4", fmt.Sprintf("%d edited + %d deleted Secrets restored during a refresh wave, p99 of the median of %d rounds", editedSecrets, deletedSecrets, repairRounds),
-		p4.Median.SecretP99 <= time.Second, "≤ 1 s", "%s (p50 %s; rounds %s)", ms(p4.Median.SecretP99), ms(p4.Median.SecretP50), p4.roundsP99())
+	r.add("P4", fmt.Sprintf("%d edited + %d deleted Secrets restored during a refresh wave, p99: operator / bare repairer in the same burst, median of %d rounds", editedSecrets, deletedSecrets, repairRounds),
+		p4.Median.Ratio() <= repairTarget, fmt.Sprintf("≤ %.1f×", repairTarget), "%.2f× (%s / %s; rounds %s)", p4.Median.Ratio(), ms(p4.Median.SecretP99), ms(p4.Median.LimitP99), p4.roundsP99())
 	r.explain("every round: " + p4.roundsDetail())
 	r.add("P4", fmt.Sprintf("%d policies edited in Vault restored, slowest", editedPolicies), p4.PolicyMax <= refresh+time.Second, fmt.Sprintf("≤ refreshInterval + 1 s (%s)", refresh+time.Second),
-		"%s", p4.PolicyMax.Round(100*time.Millisecond))
+		"%s (checked after %s)", p4.PolicyMax.Round(100*time.Millisecond), p4.PolicyCheckMax.Round(100*time.Millisecond))
 
 	// P3: logins over the life of the manager started for P2, with a
 	// misconfigured Vault policy on the way.
@@ -123,7 +123,7 @@ func BenchmarkFleet(b *testing.B) {
 		b.Fatal(err)
 	}
 	r.Raw["P5"] = map[string]int64{"peakRSSBytes": rss}
-	r.add("P5", fmt.Sprintf("peak RSS (VmHWM), %d of each kind + %d unrelated Secrets", fleetSize, unrelatedSecrets), rss <= 150<<20, "≤ 150 MiB",
+	r.add("P5", fmt.Sprintf("peak RSS (VmHWM), %d of each kind + %d unrelated Secrets", fleetSize, unrelatedSecrets+bareSecrets), rss <= 150<<20, "≤ 150 MiB",
 		"%.1f MiB", float64(rss)/(1<<20))
 
 	// The counts are the proxies'; the operator's own metrics must agree.

@@ -19,6 +19,7 @@ package bench
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -309,8 +310,9 @@ func (f *fleet) timeReady(b *testing.B, run string, n int, work func(<-chan *vau
 }
 
 // limitWorkers is the bare-client limit: per object, the policy and the
-// role written to Vault (the operator's rendering, the same proxy in
-// between) and one status write — nothing else, no reads.
+// role written to Vault at once (the operator's rendering, the same proxy
+// in between; neither write depends on the other, and the operator sends
+// them together too) and one status write — nothing else, no reads.
 func (f *fleet) limitWorkers(b *testing.B, workers int) func(<-chan *vaultv1beta1.VaultApp) func() {
 	cfg := vaultapi.DefaultConfig()
 	cfg.Address = f.limitProxy.URL
@@ -348,15 +350,15 @@ func (f *fleet) limitOne(vc *vaultapi.Client, app *vaultv1beta1.VaultApp) error 
 	name := tenancy.PolicyName("", app.Namespace, app.Name)
 	rules := []vaultclient.Rule{{Path: app.Spec.Policy.Rules[0].Path, Capabilities: []string{"read"}}}
 	policy := vaultclient.RenderPolicy("secret", vaultclient.Owner{Namespace: app.Namespace, Name: app.Name, UID: string(app.UID)}, rules)
-	if err := vc.Sys().PutPolicyWithContext(ctx, name, policy); err != nil {
-		return err
-	}
-	if _, err := vc.Logical().WriteWithContext(ctx, "auth/kubernetes/role/"+name, map[string]any{
+	policyWritten := make(chan error, 1)
+	go func() { policyWritten <- vc.Sys().PutPolicyWithContext(ctx, name, policy) }()
+	_, roleErr := vc.Logical().WriteWithContext(ctx, "auth/kubernetes/role/"+name, map[string]any{
 		"bound_service_account_names":      []string{app.Name},
 		"bound_service_account_namespaces": []string{app.Namespace},
 		"token_policies":                   []string{name},
 		"token_ttl":                        3600,
-	}); err != nil {
+	})
+	if err := errors.Join(<-policyWritten, roleErr); err != nil {
 		return err
 	}
 	now := metav1.Now()

@@ -383,11 +383,13 @@ func (f *fleet) waitCredentialsReady(b *testing.B, run string, n int, timeout ti
 }
 
 // createCredentials creates the fleet's KeycloakClientCredentials, one
-// Secret each, and waits for them to be Ready.
+// Secret each, waits for them to be Ready, and gives P4's bare repairer its
+// copies of the Secrets it will edit.
 func (f *fleet) createCredentials(b *testing.B) {
 	b.Helper()
 	parallel(b, fleetSize, creators, func(i int) error { return f.c.Create(context.Background(), credential("fleet", i)) })
 	f.waitCredentialsReady(b, "fleet", fleetSize, 5*time.Minute)
+	f.createBareSecrets(b)
 }
 
 // memoryDir is where the fleet's control plane keeps its files (etcd's

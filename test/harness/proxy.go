@@ -43,6 +43,7 @@ type CountingProxy struct {
 	mu       sync.Mutex
 	classes  map[string]int
 	statuses map[int]int
+	onAnswer func(*http.Request, int)
 }
 
 // StartCountingProxy serves a proxy of target on a free loopback port.
@@ -61,7 +62,11 @@ func StartCountingProxy(target string, classify func(*http.Request) string) (*Co
 	rp.ModifyResponse = func(resp *http.Response) error {
 		p.mu.Lock()
 		p.statuses[resp.StatusCode]++
+		onAnswer := p.onAnswer
 		p.mu.Unlock()
+		if onAnswer != nil {
+			onAnswer(resp.Request, resp.StatusCode)
+		}
 		return nil
 	}
 	p.server = &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -73,6 +78,15 @@ func StartCountingProxy(target string, classify func(*http.Request) string) (*Co
 	})}
 	go func() { _ = p.server.Serve(l) }()
 	return p, nil
+}
+
+// OnAnswer calls fn with each request and its answer's status as the answer
+// comes back from the service (nil stops): how a test times exactly when
+// the service took a write, without polling the service itself.
+func (p *CountingProxy) OnAnswer(fn func(r *http.Request, status int)) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.onAnswer = fn
 }
 
 // Counts returns the requests counted so far by class.
