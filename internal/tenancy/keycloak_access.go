@@ -271,3 +271,14 @@ func AccessRequestOf(kcc *secretsv1beta1.KeycloakClientCredential) KeycloakReque
 		Rotate:    kcc.Spec.Rotation != nil,
 	}
 }
+
+// RotationRefusal says why the namespace of req may not regenerate the
+// client's secret (a rotation request made by annotation), "" when it may.
+func RotationRefusal(server *secretsv1beta1.KeycloakServer, req KeycloakRequest, login Login) string {
+	req.Rotate = true
+	var why []string
+	for _, e := range CheckKeycloakAccess(server, req, login) {
+		why = append(why, e.Detail)
+	}
+	return strings.Join(why, "; ")
+}

@@ -176,6 +176,16 @@ func TestTenantCannotEscalate(t *testing.T) {
 			refused: kccDenied("k-master-realm", fmt.Sprintf(`spec.source.clientId: Forbidden: client "%s-realm" in realm "master" is an admin client of the master realm`, appsRealm))},
 		{name: "rotate without the rotate grant", try: create(rotatingTeamAWeb(own, "k-rotate")),
 			refused: kccDenied("k-rotate", fmt.Sprintf(`spec.rotation: Forbidden: rotating client "team-a-web" is not granted to namespace %q by KeycloakServer %q: no grant that covers it sets rotate: true`, own, server))},
+		{name: "ask for a rotation now without the rotate grant", try: func(t *testing.T) error {
+			k := credential(own, "k-ask-rot", appsRealm, "team-a-web")
+			if err := tenant.Create(ctx, k); err != nil {
+				t.Fatal(err)
+			}
+			waitCredential(t, client.ObjectKeyFromObject(k), secretsv1beta1.TypeReady, metav1.ConditionTrue, secretsv1beta1.ReasonSynced)
+			return update(ctx, k, func() {
+				k.Annotations = map[string]string{secretsv1beta1.RotationRequestAnnotation: "r1"}
+			})
+		}, refused: kccDenied("k-ask-rot", fmt.Sprintf(`metadata.annotations[secrets.carbogame.com/rotation-request]: Forbidden: rotating client "team-a-web" is not granted to namespace %q by KeycloakServer %q: no grant that covers it sets rotate: true`, own, server))},
 		{name: "a realm that is a path", try: create(credential(own, "k-path", "apps/../master", "team-a-web")),
 			refused: kccDenied("k-path", `spec.source.realm: Invalid value: "apps/../master": must be a plain realm name`)},
 		{name: "v1alpha1: another team's client", try: create(&secretsv1alpha1.KeycloakClientCredential{
@@ -262,6 +272,25 @@ func TestTenantCannotEscalate(t *testing.T) {
 				}
 				return "not reconciled since the spec changed"
 			}).WithTimeout(settle).Should(Equal(secretsv1beta1.ReasonAccessNotGranted), "the due rotation's pass never ran")
+			NewWithT(t).Consistently(func() string { return keycloakSecret(t, appsRealm, "team-a-web") }).
+				WithTimeout(3*time.Second).WithPolling(500*time.Millisecond).Should(Equal(before), "the secret was regenerated in Keycloak")
+		}},
+		{name: "webhook down: a rotation request without the grant", try: func(t *testing.T) error {
+			k := credential(bypass, "k-bypass-ask", appsRealm, "team-a-web")
+			k.Annotations = map[string]string{secretsv1beta1.RotationRequestAnnotation: "r1"}
+			return tenant.Create(ctx, k)
+		}, inert: func(t *testing.T) {
+			before := keycloakSecret(t, appsRealm, "team-a-web")
+			key := client.ObjectKey{Namespace: bypass, Name: "k-bypass-ask"}
+			// Synced as a plain read; the request handled once, refused.
+			k := waitCredential(t, key, secretsv1beta1.TypeReady, metav1.ConditionTrue, secretsv1beta1.ReasonSynced)
+			NewWithT(t).Eventually(func() string {
+				if err := op.Client.Get(ctx, key, k); err != nil {
+					t.Fatal(err)
+				}
+				return k.Status.LastRotationRequest
+			}).WithTimeout(settle).Should(Equal("r1"), "the refused request was not recorded as handled")
+			op.WaitEvent(t, bypass, "k-bypass-ask", secretsv1beta1.ReasonRotationRequestRefused)
 			NewWithT(t).Consistently(func() string { return keycloakSecret(t, appsRealm, "team-a-web") }).
 				WithTimeout(3*time.Second).WithPolling(500*time.Millisecond).Should(Equal(before), "the secret was regenerated in Keycloak")
 		}},

@@ -95,10 +95,12 @@ func credentialSpecFromHub(in v1beta1.KeycloakClientCredentialSpec) KeycloakClie
 func credentialStatusToHub(in KeycloakClientCredentialStatus) v1beta1.KeycloakClientCredentialStatus {
 	in = *in.DeepCopy()
 	out := v1beta1.KeycloakClientCredentialStatus{
-		Conditions:         in.Conditions,
-		LastSyncTime:       in.LastSyncTime,
-		LastRotationTime:   in.LastRotationTime,
-		ObservedGeneration: in.ObservedGeneration,
+		Conditions:          in.Conditions,
+		LastSyncTime:        in.LastSyncTime,
+		LastRotationTime:    in.LastRotationTime,
+		LastRefreshRequest:  in.LastRefreshRequest,
+		LastRotationRequest: in.LastRotationRequest,
+		ObservedGeneration:  in.ObservedGeneration,
 	}
 	for _, t := range in.Targets {
 		out.Targets = append(out.Targets, v1beta1.TargetStatus(t))
@@ -112,10 +114,12 @@ func credentialStatusToHub(in KeycloakClientCredentialStatus) v1beta1.KeycloakCl
 func credentialStatusFromHub(in v1beta1.KeycloakClientCredentialStatus) KeycloakClientCredentialStatus {
 	in = *in.DeepCopy()
 	out := KeycloakClientCredentialStatus{
-		Conditions:         in.Conditions,
-		LastSyncTime:       in.LastSyncTime,
-		LastRotationTime:   in.LastRotationTime,
-		ObservedGeneration: in.ObservedGeneration,
+		Conditions:          in.Conditions,
+		LastSyncTime:        in.LastSyncTime,
+		LastRotationTime:    in.LastRotationTime,
+		LastRefreshRequest:  in.LastRefreshRequest,
+		LastRotationRequest: in.LastRotationRequest,
+		ObservedGeneration:  in.ObservedGeneration,
 	}
 	for _, t := range in.Targets {
 		out.Targets = append(out.Targets, TargetStatus(t))

@@ -81,4 +81,10 @@ const (
 	ReasonLegacyGrants = "LegacyGrants"
 	// ReasonRotated: the operator regenerated the client secret in Keycloak.
 	ReasonRotated = "Rotated"
+	// ReasonRotationRequestRefused: a rotation request (annotation) came from
+	// a namespace that may not rotate the client; nothing was regenerated.
+	ReasonRotationRequestRefused = "RotationRequestRefused"
+	// ReasonRefreshed: a refresh request (annotation) was honoured: the
+	// client secret was read from Keycloak and every target brought in step.
+	ReasonRefreshed = "Refreshed"
 )

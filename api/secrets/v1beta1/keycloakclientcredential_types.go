@@ -202,6 +202,18 @@ type KeycloakClientCredentialStatus struct {
 	// +optional
 	LastRotationTime *metav1.Time `json:"lastRotationTime,omitempty"`
 
+	// LastRefreshRequest is the last refresh request id (annotation
+	// secrets.carbogame.com/refresh-request) the operator honoured.
+	// +optional
+	LastRefreshRequest string `json:"lastRefreshRequest,omitempty"`
+
+	// LastRotationRequest is the last rotation request id (annotation
+	// secrets.carbogame.com/rotation-request) the operator handled: the
+	// rotation happened, or was refused with a Warning Event
+	// (RotationRequestRefused) when the namespace may not rotate the client.
+	// +optional
+	LastRotationRequest string `json:"lastRotationRequest,omitempty"`
+
 	// ObservedGeneration is the generation the status describes.
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`

@@ -43,6 +43,9 @@ const (
 	ReasonUpdated = "Updated"
 	// ReasonDriftRepaired: the external state was changed by someone else and restored.
 	ReasonDriftRepaired = "DriftRepaired"
+	// ReasonRefreshed: a refresh request (annotation) was honoured: Vault
+	// was read and brought in step.
+	ReasonRefreshed = "Refreshed"
 	// ReasonGranted: the namespace's grant covers all the spec asks.
 	ReasonGranted = "Granted"
 	// ReasonNotAllowed: the spec asks for more than the cluster admin granted.

@@ -174,6 +174,12 @@ type VaultAppStatus struct {
 	// +optional
 	LastSyncTime *metav1.Time `json:"lastSyncTime,omitempty"`
 
+	// LastRefreshRequest is the last refresh request id (annotation
+	// vault.exemple.com/refresh-request) the operator honoured: Vault was
+	// read and brought in step for it.
+	// +optional
+	LastRefreshRequest string `json:"lastRefreshRequest,omitempty"`
+
 	// ObservedGeneration is the generation the status describes.
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`

@@ -21,6 +21,7 @@ import (
 	"strings"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -43,19 +44,41 @@ type outcome struct {
 	// serves is how long the secret served from memory still serves (zero
 	// when read from Keycloak in this pass).
 	serves time.Duration
+	// refreshed is the refresh request this pass read Keycloak for.
+	refreshed string
+	// rotationRefused is a rotation request the namespace may not make.
+	rotationRefused *refusal
 }
 
-// warning is a Warning Event to record.
-type warning struct{ reason, message string }
+// refusal is a request that was not acted on, and why.
+type refusal struct{ request, message string }
+
+// notice is an Event to record.
+type notice struct{ eventType, reason, message string }
 
 // decideStatus is the status a pass reports, from the status the pass
 // started from (before) and the one its writes left (kcc's: the Secrets it
 // recorded, a rotation): SourceAvailable, SecretsSynced, Ready as their
-// summary, the targets, when the Secrets were last brought in step, and a
-// Warning when a failure to read the source is new.
-func decideStatus(kcc *secretsv1beta1.KeycloakClientCredential, before *secretsv1beta1.KeycloakClientCredentialStatus, out outcome, now time.Time) (secretsv1beta1.KeycloakClientCredentialStatus, *warning) {
+// summary, the targets, when the Secrets were last brought in step, the
+// requests handled, and the Events: a Warning when a failure to read the
+// source is new or a rotation request is refused, a Normal one when a
+// refresh request was honoured.
+func decideStatus(kcc *secretsv1beta1.KeycloakClientCredential, before *secretsv1beta1.KeycloakClientCredentialStatus, out outcome, now time.Time) (secretsv1beta1.KeycloakClientCredentialStatus, []notice) {
 	st := *kcc.Status.DeepCopy()
 	gen := kcc.Generation
+	var notices []notice
+	if r := out.rotationRefused; r != nil {
+		// Handled once: a refused request is not tried again when a grant
+		// comes later; a new id asks again.
+		st.LastRotationRequest = r.request
+		notices = append(notices, notice{corev1.EventTypeWarning, secretsv1beta1.ReasonRotationRequestRefused,
+			fmt.Sprintf("rotation request %q not acted on: %s", r.request, r.message)})
+	}
+	if out.source == nil && out.refreshed != "" {
+		st.LastRefreshRequest = out.refreshed
+		notices = append(notices, notice{corev1.EventTypeNormal, secretsv1beta1.ReasonRefreshed,
+			fmt.Sprintf("read the secret of client %q from Keycloak on request %q", kcc.Spec.Source.ClientID, out.refreshed)})
+	}
 	if out.source != nil {
 		conditions.Set(&st.Conditions, gen, secretsv1beta1.TypeSourceAvailable, false, out.source.reason, out.source.Error())
 	} else {
@@ -87,9 +110,9 @@ func decideStatus(kcc *secretsv1beta1.KeycloakClientCredential, before *secretsv
 	}
 	conditions.SetSummary(&st.Conditions, gen, secretsv1beta1.TypeReady, secretsv1beta1.TypeSourceAvailable, secretsv1beta1.TypeSecretsSynced)
 	if out.source != nil && !equality.Semantic.DeepEqual(before.Conditions, st.Conditions) {
-		return st, &warning{reason: out.source.reason, message: out.source.Error()}
+		notices = append(notices, notice{corev1.EventTypeWarning, out.source.reason, out.source.Error()})
 	}
-	return st, nil
+	return st, notices
 }
 
 func joinShort(items []string) string {

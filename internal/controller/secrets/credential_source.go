@@ -38,39 +38,57 @@ import (
 // What a KeycloakClientCredential reads from Keycloak: the grants are
 // checked before every call, and a due rotation happens first.
 
+// sourced is what source had: the Secret data, how long a remembered
+// secret still serves (zero when just read), and the requests it handled.
+type sourced struct {
+	data            map[string][]byte
+	serves          time.Duration
+	refreshed       string
+	rotationRefused *refusal
+}
+
 // source returns the Secret data of the client, from Keycloak (or as read
-// from it before its refresh is due: see recentSecrets).
-// The second result is how long a remembered secret still serves (zero
-// when just read).
-func (r *KeycloakClientCredentialReconciler) source(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential) (map[string][]byte, time.Duration, *sourceError) {
+// from it before its refresh is due: see recentSecrets, unless a refresh
+// request asks for Keycloak now).
+func (r *KeycloakClientCredentialReconciler) source(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential) (sourced, *sourceError) {
 	src := kcc.Spec.Source
 	// A spec the webhook would refuse (it was down, or the object predates
 	// a rule) is not acted on.
 	if errs := append(tenancy.ValidateKeycloakClientCredential(kcc), crdschema.Validate(kcc)...); len(errs) > 0 {
-		return nil, 0, &sourceError{reason: secretsv1beta1.ReasonNotAllowed, err: errs.ToAggregate()}
+		return sourced{}, &sourceError{reason: secretsv1beta1.ReasonNotAllowed, err: errs.ToAggregate()}
 	}
 	var server secretsv1beta1.KeycloakServer
 	if err := r.Get(ctx, client.ObjectKey{Name: src.ServerRef.Name}, &server); err != nil {
 		if apierrors.IsNotFound(err) {
-			return nil, 0, &sourceError{reason: secretsv1beta1.ReasonServerNotFound, err: fmt.Errorf("KeycloakServer %q does not exist", src.ServerRef.Name)}
+			return sourced{}, &sourceError{reason: secretsv1beta1.ReasonServerNotFound, err: fmt.Errorf("KeycloakServer %q does not exist", src.ServerRef.Name)}
 		}
-		return nil, 0, &sourceError{reason: secretsv1beta1.ReasonKeycloakError, err: err, retry: true}
+		return sourced{}, &sourceError{reason: secretsv1beta1.ReasonKeycloakError, err: err, retry: true}
 	}
-	// The admin's grants, checked once, before anything is asked of
-	// Keycloak, with the login client the server really uses (known from
-	// its credentials Secret). A refusal comes before any word about the
-	// server's credentials: a namespace without the grant learns nothing
-	// of them.
+	// The grants are checked before anything is asked of Keycloak, with
+	// the login client the server really uses (known from its credentials
+	// Secret). A refusal comes before any word about the server's
+	// credentials: a namespace without the grant learns nothing of them.
 	kc, kcErr := r.Clients.Client(ctx, &server)
 	login := ""
 	if kcErr == nil {
 		login = kc.LoginClientID()
 	}
-	if errs := tenancy.CheckKeycloakAccess(&server, tenancy.AccessRequestOf(kcc), tenancy.LoginOf(&server, login)); len(errs) > 0 {
-		return nil, 0, notGranted(errs)
+	access := tenancy.AccessRequestOf(kcc)
+	if errs := tenancy.CheckKeycloakAccess(&server, access, tenancy.LoginOf(&server, login)); len(errs) > 0 {
+		return sourced{}, notGranted(errs)
+	}
+	// A rotation request counts only from a namespace that may rotate the
+	// client; from any other it is refused, and handled (never retried).
+	var out sourced
+	rotate := decideRotation(kcc, r.now())
+	if rotate.request != "" {
+		if why := tenancy.RotationRefusal(&server, access, tenancy.LoginOf(&server, login)); why != "" {
+			out.rotationRefused = &refusal{request: rotate.request, message: why}
+			rotate = rotation{}
+		}
 	}
 	if kcErr != nil {
-		return nil, 0, classify(kcErr)
+		return out, classify(kcErr)
 	}
 	// A server that does not answer is waited for: the resource is
 	// reconciled as soon as it answers again, whatever its backoff.
@@ -82,25 +100,27 @@ func (r *KeycloakClientCredentialReconciler) source(ctx context.Context, kcc *se
 		return e
 	}
 	key := client.ObjectKeyFromObject(kcc)
-	rotated, err := r.rotateIfDue(ctx, kcc, kc)
-	if err != nil {
-		r.recent.forget(key)
-		return nil, 0, failed(err)
-	}
-	if rotated {
+	if rotate.now {
+		if err := r.rotate(ctx, kcc, kc, rotate.request); err != nil {
+			r.recent.forget(key)
+			return out, failed(err)
+		}
 		r.recent.forgetClient(server.UID, src.Realm, src.ClientID)
 	}
+	out.refreshed = kcc.PendingRefresh()
 	read := recentSource{uid: kcc.UID, generation: kcc.Generation, serverUID: server.UID, serverGeneration: server.Generation, realm: src.Realm, clientID: src.ClientID}
 	cred, serves, remembered := r.recent.get(key, read, r.now())
-	if !remembered || rotated {
+	if !remembered || rotate.now || out.refreshed != "" {
 		serves = 0
+		var err error
 		if cred, err = kc.ClientSecret(ctx, src.Realm, src.ClientID); err != nil {
 			r.recent.forget(key)
-			return nil, 0, failed(err)
+			return out, failed(err)
 		}
 		r.recent.put(key, read, cred, r.now().Add(tenancy.CredentialRefreshInterval(kcc)))
 	}
-	return desiredData(kcc, cred.ClientID, cred.Secret, kc.IssuerURL(src.Realm), kc.TokenURL(src.Realm)), serves, nil
+	out.data, out.serves = desiredData(kcc, cred.ClientID, cred.Secret, kc.IssuerURL(src.Realm), kc.TokenURL(src.Realm)), serves
+	return out, nil
 }
 
 // notGranted is a request outside the server's grants. It is not retried:
@@ -141,29 +161,50 @@ func keycloakService(server *secretsv1beta1.KeycloakServer) string {
 	return "keycloak/" + server.Name
 }
 
-// rotateIfDue regenerates the client secret in Keycloak when the rotation
-// interval has passed since the last rotation (or since creation).
-func (r *KeycloakClientCredentialReconciler) rotateIfDue(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential, kc KeycloakAPI) (bool, error) {
-	due, ok := rotationDue(kcc)
-	if !ok || r.now().Before(due) {
-		return false, nil
+// rotation is what decideRotation found: regenerate now, and the request
+// that asks for it ("" for a scheduled rotation).
+type rotation struct {
+	now     bool
+	request string
+}
+
+// decideRotation: the client secret is regenerated when a rotation request
+// is pending, or when the interval has passed since the last rotation (or
+// since creation).
+func decideRotation(kcc *secretsv1beta1.KeycloakClientCredential, now time.Time) rotation {
+	if id := kcc.PendingRotation(); id != "" {
+		return rotation{now: true, request: id}
 	}
+	due, ok := rotationDue(kcc)
+	return rotation{now: ok && !now.Before(due)}
+}
+
+// rotate regenerates the client secret in Keycloak and records it.
+func (r *KeycloakClientCredentialReconciler) rotate(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential, kc KeycloakAPI, request string) error {
 	if err := kc.RegenerateSecret(ctx, kcc.Spec.Source.Realm, kcc.Spec.Source.ClientID); err != nil {
-		return false, err
+		return err
 	}
 	// Recorded at once, by a patch that no concurrent write can refuse: a
 	// status update that later fails on a conflict must not leave the
-	// rotation looking due, or the next pass would regenerate again.
+	// rotation looking due (or its request pending), or the next pass
+	// would regenerate again.
 	unrotated := kcc.DeepCopy()
 	now := metav1.NewTime(r.now())
 	kcc.Status.LastRotationTime = &now
+	if request != "" {
+		kcc.Status.LastRotationRequest = request
+	}
 	if err := r.Status().Patch(ctx, kcc, client.MergeFrom(unrotated)); err != nil {
-		return true, fmt.Errorf("record the rotation of client %q: %w", kcc.Spec.Source.ClientID, err)
+		return fmt.Errorf("record the rotation of client %q: %w", kcc.Spec.Source.ClientID, err)
 	}
 	kcc.SetDefaults() // the patch read the object back as stored
+	onRequest := ""
+	if request != "" {
+		onRequest = fmt.Sprintf(" on request %q", request)
+	}
 	r.Recorder.Eventf(kcc, nil, corev1.EventTypeNormal, secretsv1beta1.ReasonRotated, "Rotate",
-		"regenerated the secret of client %q in Keycloak", kcc.Spec.Source.ClientID)
-	return true, nil
+		"regenerated the secret of client %q in Keycloak%s", kcc.Spec.Source.ClientID, onRequest)
+	return nil
 }
 
 func rotationDue(kcc *secretsv1beta1.KeycloakClientCredential) (time.Time, bool) {

@@ -26,6 +26,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -69,7 +70,8 @@ func (r *KeycloakClientCredentialReconciler) SetupWithManager(mgr ctrl.Manager) 
 	return ctrl.NewControllerManagedBy(mgr).
 		// Spec changes, deletion, a finalizer removed by hand: not the
 		// operator's own status writes.
-		For(&secretsv1beta1.KeycloakClientCredential{}, builder.WithPredicates(watches.SpecChangedOrFinalizerMissing(CredentialFinalizer))).
+		For(&secretsv1beta1.KeycloakClientCredential{}, builder.WithPredicates(predicate.Or(watches.SpecChangedOrFinalizerMissing(CredentialFinalizer),
+			watches.AnnotationsChanged(secretsv1beta1.RefreshRequestAnnotation, secretsv1beta1.RotationRequestAnnotation)))).
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.ownerOfSecret), builder.WithPredicates(r.echoes.notEchoes())).
 		Watches(&secretsv1beta1.KeycloakServer{}, handler.EnqueueRequestsFromMapFunc(r.usersOfServer)).
 		Watches(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(r.targetingNamespace), builder.WithPredicates(watches.NamespaceGrantsChanged)).

@@ -25,7 +25,6 @@ import (
 	"sync"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -108,10 +107,10 @@ func (r *KeycloakClientCredentialReconciler) Reconcile(ctx context.Context, req 
 	before := kcc.Status.DeepCopy()
 
 	out := r.act(ctx, &kcc, before)
-	status, warn := decideStatus(&kcc, before, out, r.now())
+	status, notices := decideStatus(&kcc, before, out, r.now())
 	kcc.Status = status
-	if warn != nil {
-		r.Recorder.Eventf(&kcc, nil, corev1.EventTypeWarning, warn.reason, "Sync", "%s", warn.message)
+	for _, n := range notices {
+		r.Recorder.Eventf(&kcc, nil, n.eventType, n.reason, "Sync", "%s", n.message)
 	}
 	if err := conditions.UpdateStatus(ctx, r.Client, &kcc, before, &kcc.Status); err != nil {
 		return ctrl.Result{}, err
@@ -123,14 +122,15 @@ func (r *KeycloakClientCredentialReconciler) Reconcile(ctx context.Context, req 
 // writing only what differs; a source it cannot read leaves every Secret
 // as it was.
 func (r *KeycloakClientCredentialReconciler) act(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential, before *secretsv1beta1.KeycloakClientCredentialStatus) outcome {
-	data, serves, srcErr := r.source(ctx, kcc)
+	src, srcErr := r.source(ctx, kcc)
 	if srcErr != nil {
 		logf.FromContext(ctx).Info("client secret not available", "reason", srcErr.reason, "error", srcErr.err.Error())
-		return outcome{source: srcErr}
+		return outcome{source: srcErr, rotationRefused: src.rotationRefused}
 	}
-	out := outcome{serves: serves, targets: make([]secretsv1beta1.TargetStatus, 0, len(tenancy.TargetNamespaces(kcc)))}
+	out := outcome{serves: src.serves, refreshed: src.refreshed, rotationRefused: src.rotationRefused,
+		targets: make([]secretsv1beta1.TargetStatus, 0, len(tenancy.TargetNamespaces(kcc)))}
 	for _, ns := range tenancy.TargetNamespaces(kcc) {
-		res, err := r.syncTarget(ctx, kcc, ns, data, before)
+		res, err := r.syncTarget(ctx, kcc, ns, src.data, before)
 		out.targets = append(out.targets, res)
 		out.retry = errors.Join(out.retry, err)
 	}

@@ -199,6 +199,9 @@ func (r *pass) bringInStep(ctx context.Context) (*report, error) {
 	}
 	rep := decideReport(r.app, r.before, r.name, granted, refused, changed)
 	r.app.Status.ObservedGeneration = r.app.Generation
+	if id := r.app.PendingRefresh(); id != "" {
+		r.app.Status.LastRefreshRequest = id // Vault was read for it in this pass
+	}
 	if changed != nothing || r.app.Status.LastSyncTime == nil {
 		now := metav1.Now()
 		r.app.Status.LastSyncTime = &now

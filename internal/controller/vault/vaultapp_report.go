@@ -131,6 +131,11 @@ func decideReport(app *vaultv1beta1.VaultApp, before *vaultv1beta1.VaultAppStatu
 	}
 	r := report{policy: inStep("policy"), role: inStep("role"), access: access, eventType: corev1.EventTypeNormal, reason: vaultv1beta1.ReasonSynced}
 	switch {
+	case changed == nothing && app.PendingRefresh() != "":
+		// A refresh asked for by annotation says what it found.
+		r.reason = vaultv1beta1.ReasonRefreshed
+		r.note = fmt.Sprintf("read policy and role %s from Vault on request %q: in step", name, app.PendingRefresh())
+		return r
 	case changed == nothing:
 		return r
 	case before.ObservedGeneration == 0:

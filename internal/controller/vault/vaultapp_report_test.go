@@ -29,6 +29,26 @@ import (
 	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
 )
 
+func TestARefreshRequestSaysWhatItFoundOnce(t *testing.T) {
+	app := shopAPI()
+	app.Generation = 2
+	app.Annotations = map[string]string{vaultv1beta1.RefreshRequestAnnotation: "ticket-7"}
+	whole := grant{tenancy.VaultGrant{Rules: app.Spec.Policy.Rules, TokenTTL: tenancy.TokenTTL(app)}}
+	synced := &vaultv1beta1.VaultAppStatus{ObservedGeneration: 2}
+
+	r := decideReport(app, synced, testPolicy, whole, nil, nothing)
+	if r.eventType != corev1.EventTypeNormal || r.reason != vaultv1beta1.ReasonRefreshed || !strings.Contains(r.note, `on request "ticket-7"`) {
+		t.Errorf("pending request, Vault in step: Event %s %s %q; want Normal Refreshed naming the request", r.eventType, r.reason, r.note)
+	}
+	if r := decideReport(app, synced, testPolicy, whole, nil, policyAndRole); r.reason != vaultv1beta1.ReasonDriftRepaired {
+		t.Errorf("pending request, a hand edit repaired: reason %s, want DriftRepaired (the repair is the news)", r.reason)
+	}
+	app.Status.LastRefreshRequest = "ticket-7"
+	if r := decideReport(app, synced, testPolicy, whole, nil, nothing); r.note != "" {
+		t.Errorf("request already honoured: Event %s %q, want none", r.reason, r.note)
+	}
+}
+
 func TestDecideReport(t *testing.T) {
 	app := shopAPI()
 	app.Generation = 2

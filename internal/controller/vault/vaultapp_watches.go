@@ -54,7 +54,8 @@ func (r *VaultAppReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		// Spec changes, deletion, a finalizer removed by hand: not the
 		// operator's own status writes. Drift in Vault is found by the
 		// periodic refresh.
-		For(&vaultv1beta1.VaultApp{}, builder.WithPredicates(watches.SpecChangedOrFinalizerMissing(Finalizer))).
+		For(&vaultv1beta1.VaultApp{}, builder.WithPredicates(predicate.Or(watches.SpecChangedOrFinalizerMissing(Finalizer),
+			watches.AnnotationsChanged(vaultv1beta1.RefreshRequestAnnotation)))).
 		Watches(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(r.vaultAppsIn), builder.WithPredicates(watches.NamespaceGrantsChanged))
 	if r.Destinations != nil {
 		// A VaultServer created, changed or made the default: the

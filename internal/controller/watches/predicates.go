@@ -43,6 +43,29 @@ func SpecChangedOrFinalizerMissing(finalizer string) predicate.Predicate {
 	})
 }
 
+// AnnotationsChanged passes an update that changes one of the annotations
+// named: the requests users make by annotation (refresh now, rotate now),
+// which move no generation.
+func AnnotationsChanged(keys ...string) predicate.Predicate {
+	return predicate.Funcs{
+		UpdateFunc: func(e event.UpdateEvent) bool {
+			if e.ObjectOld == nil || e.ObjectNew == nil {
+				return false
+			}
+			old, now := e.ObjectOld.GetAnnotations(), e.ObjectNew.GetAnnotations()
+			for _, k := range keys {
+				if old[k] != now[k] {
+					return true
+				}
+			}
+			return false
+		},
+		CreateFunc:  func(event.CreateEvent) bool { return false },
+		DeleteFunc:  func(event.DeleteEvent) bool { return false },
+		GenericFunc: func(event.GenericEvent) bool { return false },
+	}
+}
+
 // NamespaceGrantsChanged passes a Namespace update only when what the
 // operator reads of a namespace changed: its labels and annotations (the
 // admin's grants and consent) or its deletion. A namespace's status and

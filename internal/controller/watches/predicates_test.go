@@ -73,3 +73,28 @@ func TestOwnWritesDoNotReconcileButARemovedFinalizerDoes(t *testing.T) {
 		t.Error("create and delete events must pass")
 	}
 }
+
+func TestARequestAnnotationReconcilesOtherAnnotationsDoNot(t *testing.T) {
+	const key = "example.com/refresh-request"
+	obj := func(annotations map[string]string) *corev1.ConfigMap {
+		return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "x", Annotations: annotations}}
+	}
+	p := AnnotationsChanged(key)
+	for name, tc := range map[string]struct {
+		old, new map[string]string
+		want     bool
+	}{
+		"a first request":       {nil, map[string]string{key: "r1"}, true},
+		"a new request":         {map[string]string{key: "r1"}, map[string]string{key: "r2"}, true},
+		"the request withdrawn": {map[string]string{key: "r1"}, nil, true},
+		"the same request":      {map[string]string{key: "r1"}, map[string]string{key: "r1", "other": "x"}, false},
+		"another annotation":    {nil, map[string]string{"other": "x"}, false},
+	} {
+		if got := p.Update(event.UpdateEvent{ObjectOld: obj(tc.old), ObjectNew: obj(tc.new)}); got != tc.want {
+			t.Errorf("%s: passed %v, want %v", name, got, tc.want)
+		}
+	}
+	if p.Create(event.CreateEvent{Object: obj(map[string]string{key: "r1"})}) {
+		t.Error("a create passed: the spec predicate decides creates")
+	}
+}

@@ -198,6 +198,83 @@ func TestRotationRegeneratesTheSecretWhenDue(t *testing.T) {
 	NewWithT(t).Expect(string(secretOf(t, ns, "rotated-creds").Data["secret"])).To(Equal(now))
 }
 
+// TestOnDemandRefreshAndRotation: requests by annotation, each honoured
+// once, long before the hour-long refresh would have come.
+func TestOnDemandRefreshAndRotation(t *testing.T) {
+	ctx := context.Background()
+	ns := op.NewNamespace(t, nil)
+	server := newServer(t, kc, ns)
+	clientID := newClientID(t, "")
+	kcc := credential(ns, "asked", server, clientID)
+	kcc.Spec.RefreshInterval = &metav1.Duration{Duration: time.Hour}
+	if err := op.Client.Create(ctx, kcc); err != nil {
+		t.Fatal(err)
+	}
+	key := client.ObjectKeyFromObject(kcc)
+	waitCredential(t, key, secretsv1beta1.TypeReady, metav1.ConditionTrue, secretsv1beta1.ReasonSynced, readyWithin)
+	ask := func(annotation, id string) {
+		t.Helper()
+		if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			var k secretsv1beta1.KeycloakClientCredential
+			if err := op.Client.Get(ctx, key, &k); err != nil {
+				return err
+			}
+			if k.Annotations == nil {
+				k.Annotations = map[string]string{}
+			}
+			k.Annotations[annotation] = id
+			return op.Client.Update(ctx, &k)
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	status := func() secretsv1beta1.KeycloakClientCredentialStatus {
+		var k secretsv1beta1.KeycloakClientCredential
+		if err := op.Client.Get(ctx, key, &k); err != nil {
+			t.Fatal(err)
+		}
+		return k.Status
+	}
+
+	// Regenerated in Keycloak by hand: the next refresh is an hour away,
+	// a refresh request brings the new secret now.
+	if err := regenerate(ctx, kc, realm, clientID); err != nil {
+		t.Fatal(err)
+	}
+	regenerated, _ := clientSecretOf(ctx, kc, realm, clientID)
+	ask(secretsv1beta1.RefreshRequestAnnotation, "ticket-1")
+	NewWithT(t).Eventually(func() string { return string(secretOf(t, ns, "asked-creds").Data["secret"]) }).
+		WithTimeout(10*time.Second).Should(Equal(regenerated), "the refresh request did not bring Keycloak's secret")
+	NewWithT(t).Eventually(func() string { return status().LastRefreshRequest }).WithTimeout(10 * time.Second).Should(Equal("ticket-1"))
+	op.WaitEvent(t, ns, "asked", secretsv1beta1.ReasonRefreshed)
+
+	// A rotation request regenerates once, and the Secret follows.
+	ask(secretsv1beta1.RotationRequestAnnotation, "2026-12-02T12-00")
+	op.WaitEvent(t, ns, "asked", secretsv1beta1.ReasonRotated)
+	NewWithT(t).Eventually(func() string { return status().LastRotationRequest }).WithTimeout(10 * time.Second).Should(Equal("2026-12-02T12-00"))
+	rotated, _ := clientSecretOf(ctx, kc, realm, clientID)
+	NewWithT(t).Expect(rotated).NotTo(Equal(regenerated), "Keycloak's secret did not change")
+	NewWithT(t).Eventually(func() string { return string(secretOf(t, ns, "asked-creds").Data["secret"]) }).
+		WithTimeout(10 * time.Second).Should(Equal(rotated))
+	if _, err := gocloak.NewClient(kc.URL).LoginClient(ctx, clientID, rotated, realm); err != nil {
+		t.Fatalf("a token request with the rotated secret failed: %v", err)
+	}
+	// Handled once: the pass a spec change brings does not rotate again.
+	if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		var k secretsv1beta1.KeycloakClientCredential
+		if err := op.Client.Get(ctx, key, &k); err != nil {
+			return err
+		}
+		k.Spec.RefreshInterval = &metav1.Duration{Duration: 59 * time.Minute}
+		return op.Client.Update(ctx, &k)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	NewWithT(t).Eventually(func() int64 { return status().ObservedGeneration }).WithTimeout(10*time.Second).Should(BeNumerically(">=", 2), "the spec change was not reconciled")
+	NewWithT(t).Consistently(func() string { s, _ := clientSecretOf(ctx, kc, realm, clientID); return s }).
+		WithTimeout(3*time.Second).WithPolling(500*time.Millisecond).Should(Equal(rotated), "the same request rotated twice")
+}
+
 // TestDeletedOrEditedSecretIsRepairedAtOnce: repaired long before the
 // hour-long refresh, so by the watch on owned Secrets. How quickly (the
 // target is a second) is BenchmarkTargetSecretRepair's to check (make

@@ -27,6 +27,7 @@ import (
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	vaultv1alpha1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1alpha1"
@@ -247,6 +248,62 @@ func TestDriftInVaultIsRepairedAndASteadyResyncOnlyReads(t *testing.T) {
 	NewWithT(t).Eventually(func() map[string]any { return readRole(t, name) }).
 		WithTimeout(5*time.Second).ShouldNot(BeNil(), "role restored")
 	waitEvent(t, ns, app.Name, vaultv1beta1.ReasonDriftRepaired)
+}
+
+// TestARefreshRequestRepairsDriftNow: drift made by hand, an hour before
+// the refresh would find it; the request repairs it now, once.
+func TestARefreshRequestRepairsDriftNow(t *testing.T) {
+	ctx := context.Background()
+	ns := newNamespace(t, nil)
+	app := shopAPI(ns)
+	app.Spec.RefreshInterval = &metav1.Duration{Duration: time.Hour}
+	if err := op.Client.Create(ctx, app); err != nil {
+		t.Fatal(err)
+	}
+	key := client.ObjectKeyFromObject(app)
+	app = waitCondition(t, key, vaultv1beta1.TypeReady, metav1.ConditionTrue, vaultv1beta1.ReasonSynced, 20*time.Second)
+	name := app.Status.PolicyName
+	policy := readPolicy(t, name)
+	if err := admin.Sys().PutPolicy(name, `path "secret/*" { capabilities = ["sudo", "read"] }`); err != nil {
+		t.Fatal(err)
+	}
+	if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		if err := op.Client.Get(ctx, key, app); err != nil {
+			return err
+		}
+		app.Annotations = map[string]string{vaultv1beta1.RefreshRequestAnnotation: "ticket-9"}
+		return op.Client.Update(ctx, app)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	NewWithT(t).Eventually(func() string { return readPolicy(t, name) }).
+		WithTimeout(10*time.Second).WithPolling(250*time.Millisecond).Should(Equal(policy), "the refresh request did not repair the policy")
+	NewWithT(t).Eventually(func() string {
+		if err := op.Client.Get(ctx, key, app); err != nil {
+			t.Fatal(err)
+		}
+		return app.Status.LastRefreshRequest
+	}).WithTimeout(10 * time.Second).Should(Equal("ticket-9"))
+	waitEvent(t, ns, app.Name, vaultv1beta1.ReasonDriftRepaired)
+
+	// The same request is not honoured again: a second hand edit stays
+	// until a new id (or the refresh) comes.
+	if err := admin.Sys().PutPolicy(name, `path "secret/*" { capabilities = ["sudo", "read"] }`); err != nil {
+		t.Fatal(err)
+	}
+	NewWithT(t).Consistently(func() string { return readPolicy(t, name) }).
+		WithTimeout(3*time.Second).WithPolling(500*time.Millisecond).ShouldNot(Equal(policy), "repaired without a new request")
+	if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		if err := op.Client.Get(ctx, key, app); err != nil {
+			return err
+		}
+		app.Annotations[vaultv1beta1.RefreshRequestAnnotation] = "ticket-10"
+		return op.Client.Update(ctx, app)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	NewWithT(t).Eventually(func() string { return readPolicy(t, name) }).
+		WithTimeout(10*time.Second).WithPolling(250*time.Millisecond).Should(Equal(policy), "a new request did not repair the policy")
 }
 
 func vaultWrites() float64 {

@@ -37,6 +37,7 @@ import (
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
 	"github.com/carbogame/vault-keycloak-operator/internal/crdschema"
 	"github.com/carbogame/vault-keycloak-operator/internal/lossless"
+	"github.com/carbogame/vault-keycloak-operator/internal/ondemand"
 	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
 	"github.com/carbogame/vault-keycloak-operator/internal/webhook/defaults"
 	"github.com/carbogame/vault-keycloak-operator/internal/webhook/lookup"
@@ -84,6 +85,9 @@ func (v *KeycloakClientCredentialValidator) ValidateCreate(ctx context.Context, 
 	if err := keycloakClientCredentialFits(nil, kcc); err != nil {
 		return nil, err
 	}
+	if err := v.requestsAllowed(ctx, nil, kcc); err != nil {
+		return nil, err
+	}
 	return v.validate(ctx, kcc)
 }
 
@@ -92,6 +96,9 @@ func (v *KeycloakClientCredentialValidator) ValidateCreate(ctx context.Context, 
 // must act on what was granted.
 func (v *KeycloakClientCredentialValidator) ValidateUpdate(ctx context.Context, old, kcc *secretsv1beta1.KeycloakClientCredential) (admission.Warnings, error) {
 	if err := keycloakClientCredentialFits(old, kcc); err != nil {
+		return nil, err
+	}
+	if err := v.requestsAllowed(ctx, old, kcc); err != nil {
 		return nil, err
 	}
 	if equality.Semantic.DeepEqual(old.Spec, kcc.Spec) {
@@ -185,4 +192,41 @@ func keycloakClientCredentialFits(old, obj *secretsv1beta1.KeycloakClientCredent
 		return apierrors.NewInvalid(secretsv1beta1.GroupVersion.WithKind("KeycloakClientCredential").GroupKind(), obj.Name, field.ErrorList{ferr})
 	}
 	return nil
+}
+
+// requestsAllowed refuses a new refresh or rotation request whose id breaks
+// the rule, and a new rotation request from a namespace that no grant of
+// the KeycloakServer lets rotate the client (the operator would not act on
+// it: better said now, to the one asking).
+func (v *KeycloakClientCredentialValidator) requestsAllowed(ctx context.Context, old, kcc *secretsv1beta1.KeycloakClientCredential) error {
+	var before map[string]string
+	if old != nil {
+		before = old.Annotations
+	}
+	var errs field.ErrorList
+	for _, key := range []string{secretsv1beta1.RefreshRequestAnnotation, secretsv1beta1.RotationRequestAnnotation} {
+		if id := ondemand.Changed(before, kcc.Annotations, key); id != "" {
+			if ferr := ondemand.Validate(key, id); ferr != nil {
+				errs = append(errs, ferr)
+			}
+		}
+	}
+	if id := ondemand.Changed(before, kcc.Annotations, secretsv1beta1.RotationRequestAnnotation); id != "" && len(errs) == 0 {
+		path := field.NewPath("metadata", "annotations").Key(secretsv1beta1.RotationRequestAnnotation)
+		var server secretsv1beta1.KeycloakServer
+		switch err := v.Client.Get(ctx, client.ObjectKey{Name: kcc.Spec.Source.ServerRef.Name}, &server); {
+		case apierrors.IsNotFound(err):
+			errs = append(errs, field.Forbidden(path, fmt.Sprintf("KeycloakServer %q does not exist: there is nothing to rotate", kcc.Spec.Source.ServerRef.Name)))
+		case err != nil:
+			return apierrors.NewInternalError(fmt.Errorf("read KeycloakServer %q: %w", kcc.Spec.Source.ServerRef.Name, err))
+		default:
+			if why := tenancy.RotationRefusal(&server, tenancy.AccessRequestOf(kcc), tenancy.LoginOf(&server, v.loginClientID(ctx, &server))); why != "" {
+				errs = append(errs, field.Forbidden(path, why))
+			}
+		}
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	return apierrors.NewInvalid(secretsv1beta1.GroupVersion.WithKind("KeycloakClientCredential").GroupKind(), kcc.Name, errs)
 }

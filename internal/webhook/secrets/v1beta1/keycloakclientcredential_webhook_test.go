@@ -107,6 +107,51 @@ func TestKeycloakClientCredentialAdmissionMessages(t *testing.T) {
 	}
 }
 
+func TestRequestsByAnnotationAdmission(t *testing.T) {
+	const prefix = `KeycloakClientCredential.secrets.carbogame.com "web" is invalid: `
+	rotatable := &secretsv1beta1.KeycloakServer{ObjectMeta: metav1.ObjectMeta{Name: "kc-rot"}, Spec: secretsv1beta1.KeycloakServerSpec{
+		URL: "https://sso.test", AuthType: secretsv1beta1.AuthClientCredentials, CredentialsSecretRef: secretsv1beta1.SecretReference{Name: "login"},
+		Access: []secretsv1beta1.AccessGrant{{Namespaces: []string{"team-a"}, Realms: []string{"apps"}, ClientIDs: []string{"web"}, Rotate: true}},
+	}}
+	asking := func(server string, annotations map[string]string) *secretsv1beta1.KeycloakClientCredential {
+		return credential(func(k *secretsv1beta1.KeycloakClientCredential) {
+			k.Spec.Source.ServerRef.Name = server
+			k.Annotations = annotations
+		})
+	}
+	tests := []struct {
+		name     string
+		old, kcc *secretsv1beta1.KeycloakClientCredential
+		want     string
+	}{
+		{"a refresh request, anyone may", asking("kc", nil), asking("kc", map[string]string{secretsv1beta1.RefreshRequestAnnotation: "ticket-1"}), ""},
+		{"a refresh request with a bad id", asking("kc", nil), asking("kc", map[string]string{secretsv1beta1.RefreshRequestAnnotation: "ticket 1"}),
+			prefix + `metadata.annotations[secrets.carbogame.com/refresh-request]: Invalid value: "ticket 1": a request id is 1 to 63 letters`},
+		{"a rotation request without the rotate grant", asking("kc", nil), asking("kc", map[string]string{secretsv1beta1.RotationRequestAnnotation: "r1"}),
+			prefix + `metadata.annotations[secrets.carbogame.com/rotation-request]: Forbidden: rotating client "web" is not granted to namespace "team-a" by KeycloakServer "kc": no grant that covers it sets rotate: true`},
+		{"a rotation request with the rotate grant", asking("kc-rot", nil), asking("kc-rot", map[string]string{secretsv1beta1.RotationRequestAnnotation: "r1"}), ""},
+		{"a rotation request kept while the grant was taken back", asking("kc", map[string]string{secretsv1beta1.RotationRequestAnnotation: "r1"}),
+			asking("kc", map[string]string{secretsv1beta1.RotationRequestAnnotation: "r1", "other": "x"}), ""},
+		{"a rotation request on a server that does not exist", asking("gone", nil), asking("gone", map[string]string{secretsv1beta1.RotationRequestAnnotation: "r1"}),
+			prefix + `metadata.annotations[secrets.carbogame.com/rotation-request]: Forbidden: KeycloakServer "gone" does not exist`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := credentialValidator(rotatable).ValidateUpdate(context.Background(), tt.old, tt.kcc)
+			switch {
+			case tt.want == "" && err != nil:
+				t.Fatalf("refused: %v", err)
+			case tt.want != "" && (err == nil || !strings.HasPrefix(err.Error(), tt.want)):
+				t.Fatalf("message:\n%v\nwant:\n%s", err, tt.want)
+			}
+		})
+	}
+	// A create that asks at once is checked the same way.
+	if _, err := credentialValidator().ValidateCreate(context.Background(), asking("kc", map[string]string{secretsv1beta1.RotationRequestAnnotation: "r1"})); err == nil {
+		t.Fatal("a create with a rotation request the namespace may not make was admitted")
+	}
+}
+
 func TestKeycloakServerAdmission(t *testing.T) {
 	s := &secretsv1beta1.KeycloakServer{ObjectMeta: metav1.ObjectMeta{Name: "kc"}, Spec: secretsv1beta1.KeycloakServerSpec{
 		URL: "https://sso.test", CredentialsSecretRef: secretsv1beta1.SecretReference{Name: "login"},

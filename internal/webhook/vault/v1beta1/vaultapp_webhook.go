@@ -39,6 +39,7 @@ import (
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
 	"github.com/carbogame/vault-keycloak-operator/internal/crdschema"
 	"github.com/carbogame/vault-keycloak-operator/internal/lossless"
+	"github.com/carbogame/vault-keycloak-operator/internal/ondemand"
 	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
 	"github.com/carbogame/vault-keycloak-operator/internal/webhook/defaults"
 	"github.com/carbogame/vault-keycloak-operator/internal/webhook/lookup"
@@ -104,6 +105,9 @@ func (v *VaultAppValidator) ValidateCreate(ctx context.Context, app *vaultv1beta
 	if err := vaultAppFits(nil, app); err != nil {
 		return nil, err
 	}
+	if err := refreshRequestValid(nil, app); err != nil {
+		return nil, err
+	}
 	return nil, v.validate(ctx, app, nil)
 }
 
@@ -115,6 +119,9 @@ func (v *VaultAppValidator) ValidateCreate(ctx context.Context, app *vaultv1beta
 // being deleted (a switch to Retain then would keep grants nobody checked).
 func (v *VaultAppValidator) ValidateUpdate(ctx context.Context, old, app *vaultv1beta1.VaultApp) (admission.Warnings, error) {
 	if err := vaultAppFits(old, app); err != nil {
+		return nil, err
+	}
+	if err := refreshRequestValid(old, app); err != nil {
 		return nil, err
 	}
 	if equality.Semantic.DeepEqual(old.Spec, app.Spec) {
@@ -222,6 +229,23 @@ func vaultAppFits(old, obj *vaultv1beta1.VaultApp) error {
 	})
 	if ferr != nil {
 		return apierrors.NewInvalid(vaultv1beta1.GroupVersion.WithKind("VaultApp").GroupKind(), obj.Name, field.ErrorList{ferr})
+	}
+	return nil
+}
+
+// refreshRequestValid refuses a new refresh request whose id breaks the
+// rule (anyone who may edit the VaultApp may ask for a refresh).
+func refreshRequestValid(old, app *vaultv1beta1.VaultApp) error {
+	var before map[string]string
+	if old != nil {
+		before = old.Annotations
+	}
+	id := ondemand.Changed(before, app.Annotations, vaultv1beta1.RefreshRequestAnnotation)
+	if id == "" {
+		return nil
+	}
+	if ferr := ondemand.Validate(vaultv1beta1.RefreshRequestAnnotation, id); ferr != nil {
+		return apierrors.NewInvalid(vaultv1beta1.GroupVersion.WithKind("VaultApp").GroupKind(), app.Name, field.ErrorList{ferr})
 	}
 	return nil
 }

@@ -232,3 +232,21 @@ func TestAnnotationsLeaveRoomForTheV1alpha1View(t *testing.T) {
 		t.Fatalf("an object carrying stale conversion data refused: %v", err)
 	}
 }
+
+func TestARefreshRequestNeedsOnlyAValidID(t *testing.T) {
+	v := validator(nil)
+	old := app(nil)
+	// Even where the grant was taken back since: a refresh asks for no right.
+	wide := app(func(a *vaultv1beta1.VaultApp) { a.Spec.Policy.Rules[0].Capabilities = []vaultv1beta1.Capability{"delete"} })
+	asked := wide.DeepCopy()
+	asked.Annotations = map[string]string{vaultv1beta1.RefreshRequestAnnotation: "2026-12-02T12:00:00Z"}
+	if _, err := v.ValidateUpdate(context.Background(), wide, asked); err != nil {
+		t.Fatalf("a refresh request was refused: %v", err)
+	}
+	bad := old.DeepCopy()
+	bad.Annotations = map[string]string{vaultv1beta1.RefreshRequestAnnotation: "now please"}
+	_, err := v.ValidateUpdate(context.Background(), old, bad)
+	if want := `VaultApp.vault.exemple.com "api" is invalid: metadata.annotations[vault.exemple.com/refresh-request]: Invalid value: "now please": a request id is`; err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Fatalf("message:\n%v\nwant a prefix:\n%s", err, want)
+	}
+}

@@ -1,0 +1,46 @@
+/*
+Copyright 2026 The vault-keycloak-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+
+package v1beta1
+
+import "github.com/carbogame/vault-keycloak-operator/internal/ondemand"
+
+// Requests made by annotation: the value is a request id (a timestamp, a
+// change number), honoured once and echoed in the status; writing a new id
+// asks again.
+const (
+	// RefreshRequestAnnotation asks for the client secret to be read from
+	// Keycloak now and every target brought in step (anyone who may edit
+	// the resource may ask). Echoed in status.lastRefreshRequest.
+	RefreshRequestAnnotation = "secrets.carbogame.com/refresh-request"
+	// RotationRequestAnnotation asks for the client secret to be
+	// regenerated in Keycloak now. Only a namespace whose KeycloakServer
+	// grant allows rotating the client may ask: the webhook refuses the
+	// others, and the operator does not act on them (Warning Event
+	// RotationRequestRefused). Echoed in status.lastRotationRequest.
+	RotationRequestAnnotation = "secrets.carbogame.com/rotation-request"
+)
+
+// PendingRefresh is the refresh request not honoured yet, "" when none.
+func (k *KeycloakClientCredential) PendingRefresh() string {
+	return ondemand.Pending(k.Annotations, RefreshRequestAnnotation, k.Status.LastRefreshRequest)
+}
+
+// PendingRotation is the rotation request not handled yet, "" when none.
+func (k *KeycloakClientCredential) PendingRotation() string {
+	return ondemand.Pending(k.Annotations, RotationRequestAnnotation, k.Status.LastRotationRequest)
+}
