@@ -71,6 +71,7 @@ func TestTenantCannotEscalate(t *testing.T) {
 		k.Spec.Rotation = &secretsv1beta1.RotationSpec{Interval: metav1.Duration{Duration: time.Hour}}
 		return k
 	}
+	var askedBefore string // team-a-web's secret before a refused rotation request
 	grantsMsg := fmt.Sprintf(`not allowed in namespace %q: it may use read, list (the cluster admin sets this in the namespace's vault.exemple.com/allowed-capabilities annotation)`, own)
 
 	// ownServer is a VaultServer that grants the tenant's namespace read and
@@ -276,11 +277,12 @@ func TestTenantCannotEscalate(t *testing.T) {
 				WithTimeout(3*time.Second).WithPolling(500*time.Millisecond).Should(Equal(before), "the secret was regenerated in Keycloak")
 		}},
 		{name: "webhook down: a rotation request without the grant", try: func(t *testing.T) error {
+			askedBefore = keycloakSecret(t, appsRealm, "team-a-web")
 			k := credential(bypass, "k-bypass-ask", appsRealm, "team-a-web")
 			k.Annotations = map[string]string{secretsv1beta1.RotationRequestAnnotation: "r1"}
 			return tenant.Create(ctx, k)
 		}, inert: func(t *testing.T) {
-			before := keycloakSecret(t, appsRealm, "team-a-web")
+			before := askedBefore
 			key := client.ObjectKey{Namespace: bypass, Name: "k-bypass-ask"}
 			// Synced as a plain read; the request handled once, refused.
 			k := waitCredential(t, key, secretsv1beta1.TypeReady, metav1.ConditionTrue, secretsv1beta1.ReasonSynced)

@@ -85,6 +85,7 @@ const (
 	// a namespace that may not rotate the client; nothing was regenerated.
 	ReasonRotationRequestRefused = "RotationRequestRefused"
 	// ReasonRefreshed: a refresh request (annotation) was honoured: the
-	// client secret was read from Keycloak and every target brought in step.
+	// client secret was read from Keycloak and written to every target
+	// that accepts it (SecretsSynced says which do not).
 	ReasonRefreshed = "Refreshed"
 )

@@ -17,7 +17,18 @@ limitations under the License.
 
 package v1beta1
 
-import "github.com/carbogame/vault-keycloak-operator/internal/ondemand"
+import (
+	"time"
+
+	"github.com/carbogame/vault-keycloak-operator/internal/ondemand"
+)
+
+// RotationRequestGap is the least time between a rotation and one asked by
+// annotation: a request inside it waits until the gap has passed (the
+// webhook refuses it, saying when). Every other reader of the client, in
+// any namespace, needs its refresh to catch up with a rotation; rotations
+// asked in a loop would keep them failing.
+const RotationRequestGap = 5 * time.Minute
 
 // Requests made by annotation: the value is a request id (a timestamp, a
 // change number), honoured once and echoed in the status; writing a new id
@@ -43,4 +54,13 @@ func (k *KeycloakClientCredential) PendingRefresh() string {
 // PendingRotation is the rotation request not handled yet, "" when none.
 func (k *KeycloakClientCredential) PendingRotation() string {
 	return ondemand.Pending(k.Annotations, RotationRequestAnnotation, k.Status.LastRotationRequest)
+}
+
+// RotationRequestAllowedAt is the earliest time a rotation request is acted
+// on: RotationRequestGap after the last rotation.
+func (k *KeycloakClientCredential) RotationRequestAllowedAt() time.Time {
+	if k.Status.LastRotationTime == nil {
+		return time.Time{}
+	}
+	return k.Status.LastRotationTime.Add(RotationRequestGap)
 }

@@ -80,6 +80,7 @@ func (r *KeycloakClientCredentialReconciler) source(ctx context.Context, kcc *se
 	// A rotation request counts only from a namespace that may rotate the
 	// client; from any other it is refused, and handled (never retried).
 	var out sourced
+	r.rotations.overlay(kcc)
 	rotate := decideRotation(kcc, r.now())
 	if rotate.request != "" {
 		if why := tenancy.RotationRefusal(&server, access, tenancy.LoginOf(&server, login)); why != "" {
@@ -169,10 +170,11 @@ type rotation struct {
 }
 
 // decideRotation: the client secret is regenerated when a rotation request
-// is pending, or when the interval has passed since the last rotation (or
-// since creation).
+// is pending (and the gap after the last rotation has passed: a request
+// inside it waits, pending), or when the interval has passed since the last
+// rotation (or since creation).
 func decideRotation(kcc *secretsv1beta1.KeycloakClientCredential, now time.Time) rotation {
-	if id := kcc.PendingRotation(); id != "" {
+	if id := kcc.PendingRotation(); id != "" && !now.Before(kcc.RotationRequestAllowedAt()) {
 		return rotation{now: true, request: id}
 	}
 	due, ok := rotationDue(kcc)
@@ -197,6 +199,7 @@ func (r *KeycloakClientCredentialReconciler) rotate(ctx context.Context, kcc *se
 	if err := r.Status().Patch(ctx, kcc, client.MergeFrom(unrotated)); err != nil {
 		return fmt.Errorf("record the rotation of client %q: %w", kcc.Spec.Source.ClientID, err)
 	}
+	r.rotations.remember(kcc.UID, now, request)
 	kcc.SetDefaults() // the patch read the object back as stored
 	onRequest := ""
 	if request != "" {

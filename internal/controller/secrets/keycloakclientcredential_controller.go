@@ -62,6 +62,8 @@ type KeycloakClientCredentialReconciler struct {
 
 	refresh requeue.Refresh
 	recent  recentSecrets
+	// rotations are the rotations recorded until the cache shows them.
+	rotations recordedRotations
 	// created holds the UIDs of the Secrets this process created, by the
 	// UID of the resource they were created for, until a status that
 	// records them is read back: the Secret's own watch event often comes
@@ -167,11 +169,15 @@ func (r *KeycloakClientCredentialReconciler) now() time.Time {
 	return time.Now()
 }
 
-// nextCheck is the refresh interval, or sooner when a rotation is due.
+// nextCheck is the refresh interval, or sooner when a rotation is due (or
+// a rotation request waits for the gap after the last one).
 func (r *KeycloakClientCredentialReconciler) nextCheck(kcc *secretsv1beta1.KeycloakClientCredential) time.Duration {
 	next := tenancy.CredentialRefreshInterval(kcc)
 	if due, ok := rotationDue(kcc); ok {
 		next = min(next, max(time.Second, due.Sub(r.now())))
+	}
+	if kcc.PendingRotation() != "" {
+		next = min(next, max(time.Second, kcc.RotationRequestAllowedAt().Sub(r.now())))
 	}
 	return next
 }

@@ -24,6 +24,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
@@ -213,5 +214,56 @@ func TestDecideRotation(t *testing.T) {
 		if got := decideRotation(tc.kcc, now); got != tc.want {
 			t.Errorf("%s: %+v, want %+v", name, got, tc.want)
 		}
+	}
+}
+
+func TestARotationIsNotRepeatedWhenTheCacheLagsBehindItsRecord(t *testing.T) {
+	w := newKCCWorld(t, teamA("rot", "team-a-rot"))
+	w.reconcile("rot")
+	w.request("rot", secretsv1beta1.RotationRequestAnnotation, "r1")
+	w.reconcile("rot")
+	if w.calls("regenerate ") != 1 {
+		t.Fatalf("%d regenerations, want 1", w.calls("regenerate "))
+	}
+	// The next pass reads the resource as it was before the rotation's
+	// status patch (a cache behind it).
+	var k secretsv1beta1.KeycloakClientCredential
+	if err := w.client.Get(context.Background(), client.ObjectKey{Namespace: "team-a", Name: "rot"}, &k); err != nil {
+		t.Fatal(err)
+	}
+	k.Status.LastRotationTime, k.Status.LastRotationRequest = nil, ""
+	if err := w.client.Status().Update(context.Background(), &k); err != nil {
+		t.Fatal(err)
+	}
+	w.reconcile("rot")
+	if w.calls("regenerate ") != 1 {
+		t.Fatal("a stale read of the resource regenerated the secret again for the same request")
+	}
+	if st := w.status("rot"); st.LastRotationRequest != "r1" || st.LastRotationTime == nil {
+		t.Fatalf("the status lost the rotation: %+v", st)
+	}
+}
+
+func TestARotationRequestWaitsForTheGapAfterTheLastRotation(t *testing.T) {
+	now := time.Now()
+	kcc := teamA("rot", "team-a-rot")
+	w := newKCCWorld(t, kcc)
+	w.r.Now = func() time.Time { return now }
+	w.reconcile("rot")
+	w.request("rot", secretsv1beta1.RotationRequestAnnotation, "r1")
+	w.reconcile("rot")
+	w.request("rot", secretsv1beta1.RotationRequestAnnotation, "r2") // a minute later
+	now = now.Add(time.Minute)
+	res, _ := w.r.Reconcile(context.Background(), ctrl.Request{NamespacedName: client.ObjectKeyFromObject(kcc)})
+	if w.calls("regenerate ") != 1 || w.status("rot").LastRotationRequest != "r1" {
+		t.Fatalf("inside the gap: %d regenerations, last request %q; want 1, r1 (r2 pending)", w.calls("regenerate "), w.status("rot").LastRotationRequest)
+	}
+	if res.RequeueAfter > secretsv1beta1.RotationRequestGap-time.Minute {
+		t.Fatalf("the pending request is looked at again in %s, want when the gap ends (%s)", res.RequeueAfter, secretsv1beta1.RotationRequestGap-time.Minute)
+	}
+	now = now.Add(secretsv1beta1.RotationRequestGap)
+	w.reconcile("rot")
+	if w.calls("regenerate ") != 2 || w.status("rot").LastRotationRequest != "r2" {
+		t.Fatalf("after the gap: %d regenerations, last request %q; want 2, r2", w.calls("regenerate "), w.status("rot").LastRotationRequest)
 	}
 }

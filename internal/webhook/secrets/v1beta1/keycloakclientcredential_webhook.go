@@ -22,6 +22,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -213,6 +214,11 @@ func (v *KeycloakClientCredentialValidator) requestsAllowed(ctx context.Context,
 	}
 	if id := ondemand.Changed(before, kcc.Annotations, secretsv1beta1.RotationRequestAnnotation); id != "" && len(errs) == 0 {
 		path := field.NewPath("metadata", "annotations").Key(secretsv1beta1.RotationRequestAnnotation)
+		if old != nil && time.Now().Before(old.RotationRequestAllowedAt()) {
+			errs = append(errs, field.Forbidden(path, fmt.Sprintf("the client secret was rotated at %s: ask again from %s (at most one rotation on request per %s)",
+				old.Status.LastRotationTime.UTC().Format(time.RFC3339), old.RotationRequestAllowedAt().UTC().Format(time.RFC3339), secretsv1beta1.RotationRequestGap)))
+			return apierrors.NewInvalid(secretsv1beta1.GroupVersion.WithKind("KeycloakClientCredential").GroupKind(), kcc.Name, errs)
+		}
 		var server secretsv1beta1.KeycloakServer
 		switch err := v.Client.Get(ctx, client.ObjectKey{Name: kcc.Spec.Source.ServerRef.Name}, &server); {
 		case apierrors.IsNotFound(err):

@@ -132,6 +132,12 @@ func TestRequestsByAnnotationAdmission(t *testing.T) {
 		{"a rotation request with the rotate grant", asking("kc-rot", nil), asking("kc-rot", map[string]string{secretsv1beta1.RotationRequestAnnotation: "r1"}), ""},
 		{"a rotation request kept while the grant was taken back", asking("kc", map[string]string{secretsv1beta1.RotationRequestAnnotation: "r1"}),
 			asking("kc", map[string]string{secretsv1beta1.RotationRequestAnnotation: "r1", "other": "x"}), ""},
+		{"a rotation request a minute after the last rotation", func() *secretsv1beta1.KeycloakClientCredential {
+			k := asking("kc-rot", map[string]string{secretsv1beta1.RotationRequestAnnotation: "r1"})
+			k.Status.LastRotationTime = &metav1.Time{Time: time.Now().Add(-time.Minute)}
+			return k
+		}(), asking("kc-rot", map[string]string{secretsv1beta1.RotationRequestAnnotation: "r2"}),
+			prefix + `metadata.annotations[secrets.carbogame.com/rotation-request]: Forbidden: the client secret was rotated at `},
 		{"a rotation request on a server that does not exist", asking("gone", nil), asking("gone", map[string]string{secretsv1beta1.RotationRequestAnnotation: "r1"}),
 			prefix + `metadata.annotations[secrets.carbogame.com/rotation-request]: Forbidden: KeycloakServer "gone" does not exist`},
 	}
