@@ -14,7 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-
 // Package ondemand reads the requests users make by annotation (refresh
 // now, rotate now): the annotation's value is a request id, honoured once
 // and echoed in the status, as the Vault Secrets Operator's and

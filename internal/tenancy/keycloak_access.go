@@ -276,8 +276,9 @@ func AccessRequestOf(kcc *secretsv1beta1.KeycloakClientCredential) KeycloakReque
 // client's secret (a rotation request made by annotation), "" when it may.
 func RotationRefusal(server *secretsv1beta1.KeycloakServer, req KeycloakRequest, login Login) string {
 	req.Rotate = true
-	var why []string
-	for _, e := range CheckKeycloakAccess(server, req, login) {
+	errs := CheckKeycloakAccess(server, req, login)
+	why := make([]string, 0, len(errs))
+	for _, e := range errs {
 		why = append(why, e.Detail)
 	}
 	return strings.Join(why, "; ")

@@ -237,7 +237,9 @@ func TestARefreshRequestNeedsOnlyAValidID(t *testing.T) {
 	v := validator(nil)
 	old := app(nil)
 	// Even where the grant was taken back since: a refresh asks for no right.
-	wide := app(func(a *vaultv1beta1.VaultApp) { a.Spec.Policy.Rules[0].Capabilities = []vaultv1beta1.Capability{"delete"} })
+	wide := app(func(a *vaultv1beta1.VaultApp) {
+		a.Spec.Policy.Rules[0].Capabilities = []vaultv1beta1.Capability{"delete"}
+	})
 	asked := wide.DeepCopy()
 	asked.Annotations = map[string]string{vaultv1beta1.RefreshRequestAnnotation: "2026-12-02T12:00:00Z"}
 	if _, err := v.ValidateUpdate(context.Background(), wide, asked); err != nil {
