@@ -106,7 +106,9 @@ func (r *KeycloakClientCredentialReconciler) source(ctx context.Context, kcc *se
 			r.recent.forget(key)
 			return out, failed(err)
 		}
+		// The other readers forget the old secret before they are queued.
 		r.recent.forgetClient(server.UID, src.Realm, src.ClientID)
+		r.queueReadersOf(ctx, kcc)
 	}
 	out.refreshed = kcc.PendingRefresh()
 	read := recentSource{uid: kcc.UID, generation: kcc.Generation, serverUID: server.UID, serverGeneration: server.Generation, realm: src.Realm, clientID: src.ClientID}

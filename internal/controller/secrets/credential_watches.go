@@ -45,14 +45,16 @@ const (
 	targetNamespaceIndex = "targetNamespaces"
 )
 
+// serverRefOf is serverRefIndex's value.
+func serverRefOf(o client.Object) []string {
+	return []string{o.(*secretsv1beta1.KeycloakClientCredential).Spec.Source.ServerRef.Name}
+}
+
 // SetupWithManager watches the resources, the Secrets they own (through the
 // label-filtered cache: a deleted or edited Secret is repaired at once), their
 // KeycloakServers, and Namespaces (consent).
 func (r *KeycloakClientCredentialReconciler) SetupWithManager(mgr ctrl.Manager) error {
-	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &secretsv1beta1.KeycloakClientCredential{}, serverRefIndex,
-		func(o client.Object) []string {
-			return []string{o.(*secretsv1beta1.KeycloakClientCredential).Spec.Source.ServerRef.Name}
-		}); err != nil {
+	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &secretsv1beta1.KeycloakClientCredential{}, serverRefIndex, serverRefOf); err != nil {
 		return err
 	}
 	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &secretsv1beta1.KeycloakClientCredential{}, targetNamespaceIndex,
@@ -67,6 +69,7 @@ func (r *KeycloakClientCredentialReconciler) SetupWithManager(mgr ctrl.Manager) 
 	if err := mgr.Add(r.Outage); err != nil {
 		return err
 	}
+	r.readers = newReadersOfRotated()
 	return ctrl.NewControllerManagedBy(mgr).
 		// Spec changes, deletion, a finalizer removed by hand: not the
 		// operator's own status writes.
@@ -77,6 +80,8 @@ func (r *KeycloakClientCredentialReconciler) SetupWithManager(mgr ctrl.Manager) 
 		Watches(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(r.targetingNamespace), builder.WithPredicates(watches.NamespaceGrantsChanged)).
 		// Resources that waited for their Keycloak server, once it answers.
 		WatchesRawSource(r.Outage.Source()).
+		// The other readers of a client this process rotated.
+		WatchesRawSource(r.readers.source()).
 		WithOptions(controller.Options{
 			MaxConcurrentReconciles: max(1, r.MaxConcurrentReconciles),
 			RateLimiter:             requeue.RateLimiter(r.MaxBackoff),

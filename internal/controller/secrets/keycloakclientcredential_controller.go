@@ -64,6 +64,8 @@ type KeycloakClientCredentialReconciler struct {
 	recent  recentSecrets
 	// rotations are the rotations recorded until the cache shows them.
 	rotations recordedRotations
+	// readers queues the other readers of a client just rotated.
+	readers *readersOfRotated
 	// created holds the UIDs of the Secrets this process created, by the
 	// UID of the resource they were created for, until a status that
 	// records them is read back: the Secret's own watch event often comes

@@ -85,6 +85,7 @@ func newKCCWorld(t *testing.T, kcc *secretsv1beta1.KeycloakClientCredential, ext
 	// The API server gives each new object a UID; the fake does not.
 	uids := 0
 	reader := fake.NewClientBuilder().WithScheme(scheme).WithObjects(objs...).WithStatusSubresource(&secretsv1beta1.KeycloakClientCredential{}).
+		WithIndex(&secretsv1beta1.KeycloakClientCredential{}, serverRefIndex, serverRefOf).
 		WithInterceptorFuncs(interceptor.Funcs{Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
 			if obj.GetUID() == "" {
 				uids++

@@ -267,3 +267,31 @@ func TestARotationRequestWaitsForTheGapAfterTheLastRotation(t *testing.T) {
 		t.Fatalf("after the gap: %d regenerations, last request %q; want 2, r2", w.calls("regenerate "), w.status("rot").LastRotationRequest)
 	}
 }
+
+func TestARotationQueuesTheOtherReadersOfTheClient(t *testing.T) {
+	rot, reader, other := teamA("rot", "team-a-rot"), teamA("reader", "team-a-rot"), teamA("web", "team-a-web")
+	w := newKCCWorld(t, rot, reader, other)
+	w.r.readers = newReadersOfRotated()
+	for _, name := range []string{"rot", "reader", "web"} {
+		w.reconcile(name)
+	}
+	w.request("rot", secretsv1beta1.RotationRequestAnnotation, "r1")
+	w.reconcile("rot")
+	select {
+	case e := <-w.r.readers.ch:
+		if e.Object.Name != "reader" {
+			t.Fatalf("queued %s, want the other reader of team-a-rot", e.Object)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the other reader of the rotated client was not queued")
+	}
+	select {
+	case e := <-w.r.readers.ch:
+		t.Fatalf("queued %s too: only readers of the rotated client follow", e.Object)
+	case <-time.After(100 * time.Millisecond):
+	}
+	w.reconcile("reader") // the pass the queue brings
+	if got := string(w.secret("team-a", "reader-creds").Data["secret"]); got != "r0t-rotated" {
+		t.Fatalf("the other reader's Secret holds %q, want the rotated secret", got)
+	}
+}

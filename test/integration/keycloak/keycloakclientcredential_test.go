@@ -202,16 +202,21 @@ func TestRotationRegeneratesTheSecretWhenDue(t *testing.T) {
 // once, long before the hour-long refresh would have come.
 func TestOnDemandRefreshAndRotation(t *testing.T) {
 	ctx := context.Background()
-	ns := op.NewNamespace(t, nil)
-	server := newServer(t, kc, ns)
+	ns, otherNS := op.NewNamespace(t, nil), op.NewNamespace(t, nil)
+	server := newServer(t, kc, ns, otherNS)
 	clientID := newClientID(t, "")
 	kcc := credential(ns, "asked", server, clientID)
 	kcc.Spec.RefreshInterval = &metav1.Duration{Duration: time.Hour}
-	if err := op.Client.Create(ctx, kcc); err != nil {
-		t.Fatal(err)
+	// Another team reads the same client, and follows its rotations.
+	follower := credential(otherNS, "follower", server, clientID)
+	follower.Spec.RefreshInterval = &metav1.Duration{Duration: time.Hour}
+	for _, k := range []*secretsv1beta1.KeycloakClientCredential{kcc, follower} {
+		if err := op.Client.Create(ctx, k); err != nil {
+			t.Fatal(err)
+		}
+		waitCredential(t, client.ObjectKeyFromObject(k), secretsv1beta1.TypeReady, metav1.ConditionTrue, secretsv1beta1.ReasonSynced, readyWithin)
 	}
 	key := client.ObjectKeyFromObject(kcc)
-	waitCredential(t, key, secretsv1beta1.TypeReady, metav1.ConditionTrue, secretsv1beta1.ReasonSynced, readyWithin)
 	ask := func(annotation, id string) {
 		t.Helper()
 		if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
@@ -259,6 +264,8 @@ func TestOnDemandRefreshAndRotation(t *testing.T) {
 	if _, err := gocloak.NewClient(kc.URL).LoginClient(ctx, clientID, rotated, realm); err != nil {
 		t.Fatalf("a token request with the rotated secret failed: %v", err)
 	}
+	NewWithT(t).Eventually(func() string { return string(secretOf(t, otherNS, "follower-creds").Data["secret"]) }).
+		WithTimeout(10*time.Second).Should(Equal(rotated), "the other reader of the client did not follow the rotation (its refresh is an hour away)")
 	// Handled once: the pass a spec change brings does not rotate again.
 	if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		var k secretsv1beta1.KeycloakClientCredential
