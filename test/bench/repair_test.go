@@ -128,7 +128,7 @@ const (
 	// repairTarget is P4's bound on the operator's p99 over the bare
 	// repairer's: a repair is a watch event, a reconcile, an apply and a
 	// status write where the bare client has the event and one write.
-	repairTarget = 3.0
+	repairTarget = 2.0
 )
 
 // repairUnderLoad waits for the refresh wave that follows the restart (every
