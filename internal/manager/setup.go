@@ -32,6 +32,7 @@ import (
 	vaultcontroller "github.com/carbogame/vault-keycloak-operator/internal/controller/vault"
 	"github.com/carbogame/vault-keycloak-operator/internal/keycloak"
 	"github.com/carbogame/vault-keycloak-operator/internal/migration"
+	"github.com/carbogame/vault-keycloak-operator/internal/resourcemetrics"
 	vaultclient "github.com/carbogame/vault-keycloak-operator/internal/vault"
 	secretswebhook "github.com/carbogame/vault-keycloak-operator/internal/webhook/secrets/v1beta1"
 	vaultwebhook "github.com/carbogame/vault-keycloak-operator/internal/webhook/vault/v1beta1"
@@ -144,6 +145,7 @@ func setupWebhooks(mgr ctrl.Manager, opts Options) error {
 
 func setupControllers(mgr ctrl.Manager, opts Options, recorder func(controller string) events.EventRecorder) error {
 
+	resourcemetrics.Use(mgr.GetClient())
 	clusterUID, err := kubeSystemUID(mgr.GetAPIReader())
 	if err != nil {
 		return err

@@ -29,10 +29,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	vaultv1alpha1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1alpha1"
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
 	vaultcontroller "github.com/carbogame/vault-keycloak-operator/internal/controller/vault"
+	"github.com/carbogame/vault-keycloak-operator/internal/resourcemetrics"
 	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
 )
 
@@ -304,6 +306,40 @@ func TestARefreshRequestRepairsDriftNow(t *testing.T) {
 	}
 	NewWithT(t).Eventually(func() string { return readPolicy(t, name) }).
 		WithTimeout(10*time.Second).WithPolling(250*time.Millisecond).Should(Equal(policy), "a new request did not repair the policy")
+}
+
+// TestTheResourceGaugeShowsReadyByNamespace: what an alert on resources
+// not Ready reads, from the manager's own registry.
+func TestTheResourceGaugeShowsReadyByNamespace(t *testing.T) {
+	ctx := context.Background()
+	ns := newNamespace(t, nil)
+	app := shopAPI(ns)
+	if err := op.Client.Create(ctx, app); err != nil {
+		t.Fatal(err)
+	}
+	waitCondition(t, client.ObjectKeyFromObject(app), vaultv1beta1.TypeReady, metav1.ConditionTrue, vaultv1beta1.ReasonSynced, 20*time.Second)
+	series := func() float64 {
+		families, err := ctrlmetrics.Registry.Gather()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range families {
+			if f.GetName() != resourcemetrics.Name {
+				continue
+			}
+			for _, m := range f.GetMetric() {
+				labels := map[string]string{}
+				for _, l := range m.GetLabel() {
+					labels[l.GetName()] = l.GetValue()
+				}
+				if labels["kind"] == "VaultApp" && labels["namespace"] == ns && labels["ready"] == "True" && labels["reason"] == vaultv1beta1.ReasonSynced {
+					return m.GetGauge().GetValue()
+				}
+			}
+		}
+		return 0
+	}
+	NewWithT(t).Eventually(series).WithTimeout(10 * time.Second).Should(Equal(1.0))
 }
 
 func vaultWrites() float64 {

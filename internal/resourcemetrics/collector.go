@@ -1,0 +1,119 @@
+/*
+Copyright 2026 The vault-keycloak-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package resourcemetrics counts the operator's resources by kind,
+// namespace and Ready condition, at each scrape, from the manager's cache:
+// what an alert on "not Ready for long" needs without kubectl. It reads
+// conditions only: no spec, no status value that could hold a secret.
+package resourcemetrics
+
+import (
+	"context"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
+
+	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
+	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
+)
+
+// Name is the gauge's name.
+const Name = "vko_resources"
+
+var desc = prometheus.NewDesc(Name,
+	"Resources by kind, namespace (empty for cluster-scoped kinds), Ready status (True, False, Unknown; Unknown also before the first report; Connected for KeycloakServers) and its reason.",
+	[]string{"kind", "namespace", "ready", "reason"}, nil)
+
+// reader is the cache the collector lists from; nil until the manager is
+// set up (then nothing is reported).
+var reader atomic.Pointer[client.Reader]
+
+// Use makes the collector list from r (the manager's cache).
+func Use(r client.Reader) { reader.Store(&r) }
+
+type collector struct{}
+
+func (collector) Describe(ch chan<- *prometheus.Desc) { ch <- desc }
+
+// Collect lists each kind from the cache; a kind the cache cannot list yet
+// (not synced) is left out of this scrape.
+func (collector) Collect(ch chan<- prometheus.Metric) {
+	r := reader.Load()
+	if r == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	for kind, list := range lists() {
+		if err := (*r).List(ctx, list); err != nil {
+			continue
+		}
+		for key, n := range Count(kind, list) {
+			ch <- prometheus.MustNewConstMetric(desc, prometheus.GaugeValue, float64(n), key.Kind, key.Namespace, key.Ready, key.Reason)
+		}
+	}
+}
+
+func lists() map[string]client.ObjectList {
+	return map[string]client.ObjectList{
+		"VaultApp":                 &vaultv1beta1.VaultAppList{},
+		"VaultServer":              &vaultv1beta1.VaultServerList{},
+		"KeycloakClientCredential": &secretsv1beta1.KeycloakClientCredentialList{},
+		"KeycloakServer":           &secretsv1beta1.KeycloakServerList{},
+	}
+}
+
+// Key is one series of the gauge.
+type Key struct{ Kind, Namespace, Ready, Reason string }
+
+// Count is how many objects of list have each Ready status and reason
+// (KeycloakServers have no Ready: their Connected condition stands for it).
+func Count(kind string, list client.ObjectList) map[Key]int {
+	out := map[Key]int{}
+	add := func(namespace string, conds []metav1.Condition, readyType string) {
+		key := Key{Kind: kind, Namespace: namespace, Ready: string(metav1.ConditionUnknown)}
+		if c := meta.FindStatusCondition(conds, readyType); c != nil {
+			key.Ready, key.Reason = string(c.Status), c.Reason
+		}
+		out[key]++
+	}
+	switch l := list.(type) {
+	case *vaultv1beta1.VaultAppList:
+		for i := range l.Items {
+			add(l.Items[i].Namespace, l.Items[i].Status.Conditions, vaultv1beta1.TypeReady)
+		}
+	case *vaultv1beta1.VaultServerList:
+		for i := range l.Items {
+			add("", l.Items[i].Status.Conditions, vaultv1beta1.TypeReady)
+		}
+	case *secretsv1beta1.KeycloakClientCredentialList:
+		for i := range l.Items {
+			add(l.Items[i].Namespace, l.Items[i].Status.Conditions, secretsv1beta1.TypeReady)
+		}
+	case *secretsv1beta1.KeycloakServerList:
+		for i := range l.Items {
+			add("", l.Items[i].Status.Conditions, secretsv1beta1.TypeConnected)
+		}
+	}
+	return out
+}
+
+func init() { metrics.Registry.MustRegister(collector{}) }

@@ -1,0 +1,95 @@
+/*
+Copyright 2026 The vault-keycloak-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package resourcemetrics
+
+import (
+	"maps"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
+	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
+)
+
+func ready(status metav1.ConditionStatus, reason string) []metav1.Condition {
+	return []metav1.Condition{{Type: "Ready", Status: status, Reason: reason}}
+}
+
+func TestTheGaugeCountsByKindNamespaceAndReadyReason(t *testing.T) {
+	scheme := runtime.NewScheme()
+	_ = vaultv1beta1.AddToScheme(scheme)
+	_ = secretsv1beta1.AddToScheme(scheme)
+	app := func(ns, name string, conds []metav1.Condition) client.Object {
+		return &vaultv1beta1.VaultApp{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Status: vaultv1beta1.VaultAppStatus{Conditions: conds}}
+	}
+	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(
+		app("shop", "a", ready(metav1.ConditionTrue, "Synced")),
+		app("shop", "b", ready(metav1.ConditionTrue, "Synced")),
+		app("shop", "c", ready(metav1.ConditionFalse, "NotAllowed")),
+		app("web", "d", nil), // not reported yet
+		&secretsv1beta1.KeycloakClientCredential{ObjectMeta: metav1.ObjectMeta{Namespace: "web", Name: "k"},
+			Status: secretsv1beta1.KeycloakClientCredentialStatus{Conditions: ready(metav1.ConditionFalse, "KeycloakUnavailable")}},
+		&secretsv1beta1.KeycloakServer{ObjectMeta: metav1.ObjectMeta{Name: "kc"},
+			Status: secretsv1beta1.KeycloakServerStatus{Conditions: []metav1.Condition{{Type: "Connected", Status: metav1.ConditionTrue, Reason: "Connected"}}}},
+	).Build()
+	Use(c)
+	defer reader.Store(nil)
+	want := map[string]float64{
+		"KeycloakClientCredential/web/False/KeycloakUnavailable": 1,
+		"KeycloakServer//True/Connected":                         1,
+		"VaultApp/shop/False/NotAllowed":                         1,
+		"VaultApp/shop/True/Synced":                              2,
+		"VaultApp/web/Unknown/":                                  1,
+	}
+	if got := gather(t); !maps.Equal(got, want) {
+		t.Fatalf("series:\n%v\nwant:\n%v", got, want)
+	}
+}
+
+// gather is the gauge's series as kind/namespace/ready/reason → value.
+func gather(t *testing.T) map[string]float64 {
+	t.Helper()
+	reg := prometheus.NewPedanticRegistry()
+	reg.MustRegister(collector{})
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]float64{}
+	for _, f := range families {
+		for _, m := range f.GetMetric() {
+			labels := map[string]string{}
+			for _, l := range m.GetLabel() {
+				labels[l.GetName()] = l.GetValue()
+			}
+			out[labels["kind"]+"/"+labels["namespace"]+"/"+labels["ready"]+"/"+labels["reason"]] = m.GetGauge().GetValue()
+		}
+	}
+	return out
+}
+
+func TestNothingIsReportedBeforeTheManagerIsSetUp(t *testing.T) {
+	reader.Store(nil)
+	if got := gather(t); len(got) != 0 {
+		t.Fatalf("series %v, want none", got)
+	}
+}
