@@ -133,9 +133,10 @@ bench: manifests generate ## Measure convergence, steady state, logins, repair, 
 	go -C test run ./harness/cmd/with-services -- \
 		go test ./bench/ -run '^$$' -bench . -benchtime 1x -count=1 -timeout 30m -v
 
-# Where the OLM install test finds its cluster's binaries.
+# Where the OLM install test finds its cluster's binaries, and the alert tests promtool.
 OLM_ENV = VKO_KUBE_DIR="$$($(ENSURE) kube)" VKO_KWOK_BIN="$$($(ENSURE) kwok)/kwok" \
-	VKO_OLM_DIR="$$($(ENSURE) olm)" VKO_OPM_BIN="$$($(ENSURE) opm)/opm"
+	VKO_OLM_DIR="$$($(ENSURE) olm)" VKO_OPM_BIN="$$($(ENSURE) opm)/opm" \
+	VKO_PROMTOOL="$$($(ENSURE) promtool)/promtool"
 
 .PHONY: olm-e2e
 olm-e2e: ## Install, run and upgrade the operator through an OLM Subscription on a local cluster (kwok; no container runtime, no root: its own network namespace); part of make test.

@@ -13,6 +13,7 @@
 #   opm       opm, which renders and serves file-based catalogs
 #   olm       OLM's olm and catalog operators
 #   kwok      kwok, which fakes Nodes and Pods
+#   promtool  promtool, which unit-tests the shipped alert rules
 #
 # The cache root is $VKO_CACHE_DIR, by default the user's cache directory.
 #
@@ -197,5 +198,8 @@ case "${1:-}" in
 		olm=github.com/operator-framework/operator-lifecycle-manager/cmd/olm \
 		catalog=github.com/operator-framework/operator-lifecycle-manager/cmd/catalog ;;
 	kwok) build_tool "kwok-$KWOK_VERSION" kwok 0 "" kwok=sigs.k8s.io/kwok/cmd/kwok ;;
-	*) echo "usage: $0 envtest | kube [BIN...] | etcd | vault | vault-bin | keycloak | opm | olm | kwok" >&2; exit 2 ;;
+	# remove_all_sd: promtool needs no service discovery (its cloud SDKs
+	# would double the build).
+	promtool) build_tool "promtool-$PROMETHEUS_VERSION" prometheus 0 remove_all_sd promtool=github.com/prometheus/prometheus/cmd/promtool ;;
+	*) echo "usage: $0 envtest | kube [BIN...] | etcd | vault | vault-bin | keycloak | opm | olm | kwok | promtool" >&2; exit 2 ;;
 esac
