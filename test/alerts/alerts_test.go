@@ -14,7 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-
 // Package alerts unit-tests the shipped alert rules with the real promtool.
 package alerts
 
