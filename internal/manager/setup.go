@@ -145,7 +145,7 @@ func setupWebhooks(mgr ctrl.Manager, opts Options) error {
 
 func setupControllers(mgr ctrl.Manager, opts Options, recorder func(controller string) events.EventRecorder) error {
 
-	resourcemetrics.Use(mgr.GetClient())
+	resourcemetrics.Use(mgr.GetClient(), mgr.Elected())
 	clusterUID, err := kubeSystemUID(mgr.GetAPIReader())
 	if err != nil {
 		return err

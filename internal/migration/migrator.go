@@ -58,19 +58,28 @@ const (
 // meanwhile (an upgrade in progress); the next run starts over.
 var ErrStorageVersionChanged = errors.New("the CRD's storage version changed during the migration")
 
+// crdLabel names the CRD in every migration metric.
+const crdLabel = "crd"
+
 var (
 	objectsMigrated = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "vko_storage_migration_objects_total",
 		Help: "Objects rewritten in the storage version, by CRD.",
-	}, []string{"crd"})
+	}, []string{crdLabel})
 	runs = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "vko_storage_migration_runs_total",
 		Help: "Storage-version migrations, by CRD, outcome (migrated, up_to_date, failed) and path (builtin: a StorageVersionMigration; operator: the operator's rewrites; none: nothing was rewritten).",
-	}, []string{"crd", "outcome", "path"})
+	}, []string{crdLabel, "outcome", "path"})
+	// pending is what an alert reads: a counter of failures says nothing
+	// once retries stop, and a first failure has no earlier sample.
+	pending = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "vko_storage_migration_pending",
+		Help: "1 while the last storage-version migration of a CRD failed (it is retried), 0 once its objects are all in the storage version.",
+	}, []string{crdLabel})
 )
 
 func init() {
-	metrics.Registry.MustRegister(objectsMigrated, runs)
+	metrics.Registry.MustRegister(objectsMigrated, runs, pending)
 }
 
 // Migrator migrates the stored objects of CRDs.
@@ -139,6 +148,7 @@ func (m *Migrator) MigrateCRD(ctx context.Context, name string) (Result, error) 
 			return res, err
 		}
 		runs.WithLabelValues(name, "up_to_date", "none").Inc()
+		pending.WithLabelValues(name).Set(0)
 		return res, nil
 	}
 	log := m.Log.WithValues("crd", name, "storageVersion", storage, "storedVersions", crd.Status.StoredVersions)
@@ -190,6 +200,7 @@ func (m *Migrator) MigrateCRD(ctx context.Context, name string) (Result, error) 
 		return res, err
 	}
 	runs.WithLabelValues(name, "migrated", string(res.Path)).Inc()
+	pending.WithLabelValues(name).Set(0)
 	log.Info("migrated stored objects", "migrated", res.Migrated, "path", res.Path)
 	if m.Recorder != nil {
 		who := fmt.Sprintf("rewrote %d object(s)", res.Migrated)
@@ -238,6 +249,7 @@ func (m *Migrator) storage(ctx context.Context, name string) (*apiextensionsv1.C
 
 func (m *Migrator) fail(name string, crd *apiextensionsv1.CustomResourceDefinition, err error) error {
 	runs.WithLabelValues(name, "failed", "none").Inc()
+	pending.WithLabelValues(name).Set(1)
 	m.Log.Error(err, "storage version migration failed", "crd", name)
 	if m.Recorder != nil && crd != nil {
 		m.Recorder.Eventf(crd, nil, corev1.EventTypeWarning, ReasonMigrationFailed, "Migrate", "%s", err.Error())

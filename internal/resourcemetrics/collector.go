@@ -42,12 +42,22 @@ var desc = prometheus.NewDesc(Name,
 	"Resources by kind, namespace (empty for cluster-scoped kinds), Ready status (True, False, Unknown; Unknown also before the first report; Connected for KeycloakServers) and its reason.",
 	[]string{"kind", "namespace", "ready", "reason"}, nil)
 
-// reader is the cache the collector lists from; nil until the manager is
-// set up (then nothing is reported).
-var reader atomic.Pointer[client.Reader]
+// source is the cache the collector lists from, and when it may: nil
+// until the manager is set up (then nothing is reported).
+var source atomic.Pointer[cacheSource]
 
-// Use makes the collector list from r (the manager's cache).
-func Use(r client.Reader) { reader.Store(&r) }
+type cacheSource struct {
+	reader client.Reader
+	// elected closes when this replica leads: only the leader reports,
+	// so that the series of two replicas do not add up in a sum.
+	elected <-chan struct{}
+}
+
+// Use makes the collector list from r (the manager's cache) once elected
+// is closed (the manager's Elected()).
+func Use(r client.Reader, elected <-chan struct{}) {
+	source.Store(&cacheSource{reader: r, elected: elected})
+}
 
 type collector struct{}
 
@@ -56,14 +66,20 @@ func (collector) Describe(ch chan<- *prometheus.Desc) { ch <- desc }
 // Collect lists each kind from the cache; a kind the cache cannot list yet
 // (not synced) is left out of this scrape.
 func (collector) Collect(ch chan<- prometheus.Metric) {
-	r := reader.Load()
-	if r == nil {
+	src := source.Load()
+	if src == nil {
 		return
+	}
+	select {
+	case <-src.elected:
+	default:
+		return // a standby: the leader reports
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	for kind, list := range lists() {
-		if err := (*r).List(ctx, list); err != nil {
+		// Read only: the cache's objects need no copy.
+		if err := src.reader.List(ctx, list, client.UnsafeDisableDeepCopy); err != nil {
 			continue
 		}
 		for key, n := range Count(kind, list) {

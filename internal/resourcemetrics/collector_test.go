@@ -51,8 +51,13 @@ func TestTheGaugeCountsByKindNamespaceAndReadyReason(t *testing.T) {
 		&secretsv1beta1.KeycloakServer{ObjectMeta: metav1.ObjectMeta{Name: "kc"},
 			Status: secretsv1beta1.KeycloakServerStatus{Conditions: []metav1.Condition{{Type: "Connected", Status: metav1.ConditionTrue, Reason: "Connected"}}}},
 	).Build()
-	Use(c)
-	defer reader.Store(nil)
+	elected := make(chan struct{})
+	Use(c, elected)
+	defer source.Store(nil)
+	if got := gather(t); len(got) != 0 {
+		t.Fatalf("a standby reported %v: only the leader reports", got)
+	}
+	close(elected)
 	want := map[string]float64{
 		"KeycloakClientCredential/web/False/KeycloakUnavailable": 1,
 		"KeycloakServer//True/Connected":                         1,
@@ -88,7 +93,7 @@ func gather(t *testing.T) map[string]float64 {
 }
 
 func TestNothingIsReportedBeforeTheManagerIsSetUp(t *testing.T) {
-	reader.Store(nil)
+	source.Store(nil)
 	if got := gather(t); len(got) != 0 {
 		t.Fatalf("series %v, want none", got)
 	}
