@@ -220,6 +220,9 @@ func vaultState(t *testing.T, mounts ...string) map[string]string {
 			if err != nil {
 				t.Fatal(err)
 			}
+			if role == nil {
+				continue // removed since the listing (a sweep, a deletion)
+			}
 			state["role "+m+"/"+k.(string)] = fmt.Sprint(role.Data["token_policies"], role.Data["bound_service_account_names"], role.Data["bound_service_account_namespaces"])
 		}
 	}
