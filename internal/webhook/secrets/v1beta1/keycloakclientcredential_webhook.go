@@ -212,27 +212,39 @@ func (v *KeycloakClientCredentialValidator) requestsAllowed(ctx context.Context,
 			}
 		}
 	}
-	if id := ondemand.Changed(before, kcc.Annotations, secretsv1beta1.RotationRequestAnnotation); id != "" && len(errs) == 0 {
-		path := field.NewPath("metadata", "annotations").Key(secretsv1beta1.RotationRequestAnnotation)
-		if old != nil && time.Now().Before(old.RotationRequestAllowedAt()) {
-			errs = append(errs, field.Forbidden(path, fmt.Sprintf("the client secret was rotated at %s: ask again from %s (at most one rotation on request per %s)",
-				old.Status.LastRotationTime.UTC().Format(time.RFC3339), old.RotationRequestAllowedAt().UTC().Format(time.RFC3339), secretsv1beta1.RotationRequestGap)))
-			return apierrors.NewInvalid(secretsv1beta1.GroupVersion.WithKind("KeycloakClientCredential").GroupKind(), kcc.Name, errs)
+	if len(errs) == 0 && ondemand.Changed(before, kcc.Annotations, secretsv1beta1.RotationRequestAnnotation) != "" {
+		refusal, err := v.rotationRequestRefusal(ctx, old, kcc)
+		if err != nil {
+			return err
 		}
-		var server secretsv1beta1.KeycloakServer
-		switch err := v.Client.Get(ctx, client.ObjectKey{Name: kcc.Spec.Source.ServerRef.Name}, &server); {
-		case apierrors.IsNotFound(err):
-			errs = append(errs, field.Forbidden(path, fmt.Sprintf("KeycloakServer %q does not exist: there is nothing to rotate", kcc.Spec.Source.ServerRef.Name)))
-		case err != nil:
-			return apierrors.NewInternalError(fmt.Errorf("read KeycloakServer %q: %w", kcc.Spec.Source.ServerRef.Name, err))
-		default:
-			if why := tenancy.RotationRefusal(&server, tenancy.AccessRequestOf(kcc), tenancy.LoginOf(&server, v.loginClientID(ctx, &server))); why != "" {
-				errs = append(errs, field.Forbidden(path, why))
-			}
+		if refusal != nil {
+			errs = append(errs, refusal)
 		}
 	}
 	if len(errs) == 0 {
 		return nil
 	}
 	return apierrors.NewInvalid(secretsv1beta1.GroupVersion.WithKind("KeycloakClientCredential").GroupKind(), kcc.Name, errs)
+}
+
+// rotationRequestRefusal says why a new rotation request may not be made
+// now (too soon after the last rotation, no server, no rotate grant); nil
+// when it may.
+func (v *KeycloakClientCredentialValidator) rotationRequestRefusal(ctx context.Context, old, kcc *secretsv1beta1.KeycloakClientCredential) (*field.Error, error) {
+	path := field.NewPath("metadata", "annotations").Key(secretsv1beta1.RotationRequestAnnotation)
+	if old != nil && time.Now().Before(old.RotationRequestAllowedAt()) {
+		return field.Forbidden(path, fmt.Sprintf("the client secret was rotated at %s: ask again from %s (at most one rotation on request per %s)",
+			old.Status.LastRotationTime.UTC().Format(time.RFC3339), old.RotationRequestAllowedAt().UTC().Format(time.RFC3339), secretsv1beta1.RotationRequestGap)), nil
+	}
+	var server secretsv1beta1.KeycloakServer
+	switch err := v.Client.Get(ctx, client.ObjectKey{Name: kcc.Spec.Source.ServerRef.Name}, &server); {
+	case apierrors.IsNotFound(err):
+		return field.Forbidden(path, fmt.Sprintf("KeycloakServer %q does not exist: there is nothing to rotate", kcc.Spec.Source.ServerRef.Name)), nil
+	case err != nil:
+		return nil, apierrors.NewInternalError(fmt.Errorf("read KeycloakServer %q: %w", kcc.Spec.Source.ServerRef.Name, err))
+	}
+	if why := tenancy.RotationRefusal(&server, tenancy.AccessRequestOf(kcc), tenancy.LoginOf(&server, v.loginClientID(ctx, &server))); why != "" {
+		return field.Forbidden(path, why), nil
+	}
+	return nil, nil
 }
