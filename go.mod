@@ -5,6 +5,7 @@ go 1.26.8
 require (
 	github.com/Nerzal/gocloak/v13 v13.9.0
 	github.com/go-logr/logr v1.4.3
+	github.com/go-resty/resty/v2 v2.7.0
 	github.com/hashicorp/vault/api v1.23.0
 	github.com/hashicorp/vault/api/auth/kubernetes v0.10.0
 	github.com/prometheus/client_golang v1.24.0
@@ -52,7 +53,6 @@ require (
 	github.com/go-openapi/swag/stringutils v0.27.1 // indirect
 	github.com/go-openapi/swag/typeutils v0.27.1 // indirect
 	github.com/go-openapi/swag/yamlutils v0.27.1 // indirect
-	github.com/go-resty/resty/v2 v2.7.0 // indirect
 	github.com/golang-jwt/jwt/v5 v5.3.1 // indirect
 	github.com/google/cel-go v0.29.2 // indirect
 	github.com/google/gnostic-models v0.7.1 // indirect

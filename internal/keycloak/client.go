@@ -124,6 +124,8 @@ type Client struct {
 	// clientIDs maps realm and clientId to the client's internal id
 	// (a knownID).
 	clientIDs sync.Map
+	// features remembers whether secret rotation is on.
+	features featureCheck
 }
 
 // DefaultRealm is the realm the operator logs in to when a server names

@@ -29,10 +29,12 @@ import (
 
 // What is read and written of one client: its secret, found by clientId.
 
-// Credential is a client's clientId and secret.
+// Credential is a client's clientId and secret, and the previous secret
+// while a rotation keeps it valid (read only when asked for).
 type Credential struct {
 	ClientID string
 	Secret   string
+	Previous string
 }
 
 // ClientSecret reads the secret of the confidential client whose clientId is
@@ -59,7 +61,8 @@ func (c *Client) ClientSecret(ctx context.Context, realm, clientID string) (Cred
 }
 
 // RegenerateSecret makes Keycloak issue a new secret for the client; the
-// old one stops working at once.
+// old one stops working at once, unless the realm rotates secrets with a
+// grace period (see RotationGrace).
 func (c *Client) RegenerateSecret(ctx context.Context, realm, clientID string) error {
 	err := c.withClient(ctx, realm, clientID, func(id string) error {
 		return c.call(ctx, OpRegenerateSecret, func(token string) error {

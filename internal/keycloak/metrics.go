@@ -26,7 +26,7 @@ import (
 // requestsTotal counts every request the operator sends to Keycloak.
 var requestsTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
 	Name: "vko_keycloak_requests_total",
-	Help: "Requests sent to Keycloak, by server, operation (login, find_client, read_secret, regenerate_secret, server_info, probe) and outcome (success, error).",
+	Help: "Requests sent to Keycloak, by server, operation (login, find_client, read_secret, regenerate_secret, server_info, rotation_policy, invalidate_previous, probe) and outcome (success, error).",
 }, []string{"server", "operation", "outcome"})
 
 func init() {
@@ -40,7 +40,11 @@ const (
 	OpReadSecret       = "read_secret"
 	OpRegenerateSecret = "regenerate_secret"
 	OpServerInfo       = "server_info"
-	OpProbe            = "probe"
+	// OpRotationPolicy reads a realm's client policies and profiles.
+	OpRotationPolicy = "rotation_policy"
+	// OpInvalidatePrevious ends a rotated secret's validity.
+	OpInvalidatePrevious = "invalidate_previous"
+	OpProbe              = "probe"
 )
 
 func observe(server, op string, err error) {

@@ -41,8 +41,8 @@ func ValidateKeycloakClientCredential(kcc *secretsv1beta1.KeycloakClientCredenti
 	if ri := kcc.Spec.RefreshInterval; ri != nil && ri.Duration < secretsv1beta1.MinRefreshInterval {
 		errs = append(errs, field.Invalid(spec.Child("refreshInterval"), ri.Duration.String(), fmt.Sprintf("must be at least %s", secretsv1beta1.MinRefreshInterval)))
 	}
-	if r := kcc.Spec.Rotation; r != nil && r.Interval.Duration < secretsv1beta1.MinRotationInterval {
-		errs = append(errs, field.Invalid(spec.Child("rotation", "interval"), r.Interval.Duration.String(), fmt.Sprintf("must be at least %s", secretsv1beta1.MinRotationInterval)))
+	if r := kcc.Spec.Rotation; r != nil {
+		errs = append(errs, validateRotation(spec.Child("rotation"), r)...)
 	}
 	for _, msg := range validation.IsDNS1123Subdomain(kcc.Spec.Target.SecretName) {
 		errs = append(errs, field.Invalid(target.Child("secretName"), kcc.Spec.Target.SecretName, "must be a Secret name: "+msg))
@@ -57,6 +57,7 @@ func ValidateKeycloakClientCredential(kcc *secretsv1beta1.KeycloakClientCredenti
 	used := map[string]string{}
 	for _, k := range []struct{ name, value string }{
 		{"clientId", keys.ClientID}, {"clientSecret", keys.ClientSecret}, {"issuerURL", keys.IssuerURL}, {"tokenURL", keys.TokenURL},
+		{"previousClientSecret", keys.PreviousClientSecret},
 	} {
 		if k.value == "" {
 			continue
@@ -130,4 +131,17 @@ func TargetNamespaces(kcc *secretsv1beta1.KeycloakClientCredential) []string {
 		return []string{kcc.Namespace}
 	}
 	return kcc.Spec.Target.Namespaces
+}
+
+// validateRotation: an interval, when set, of at least MinRotationInterval
+// (zero rotates only on request); a grace period within its bounds.
+func validateRotation(path *field.Path, r *secretsv1beta1.RotationSpec) field.ErrorList {
+	var errs field.ErrorList
+	if d := r.Interval.Duration; d != 0 && d < secretsv1beta1.MinRotationInterval {
+		errs = append(errs, field.Invalid(path.Child("interval"), d.String(), fmt.Sprintf("must be at least %s (or unset: rotations on request only)", secretsv1beta1.MinRotationInterval)))
+	}
+	if g := r.GracePeriod; g != nil && (g.Duration < secretsv1beta1.MinGracePeriod || g.Duration > secretsv1beta1.MaxGracePeriod) {
+		errs = append(errs, field.Invalid(path.Child("gracePeriod"), g.Duration.String(), fmt.Sprintf("must be between %s and %s", secretsv1beta1.MinGracePeriod, secretsv1beta1.MaxGracePeriod)))
+	}
+	return errs
 }

@@ -92,6 +92,28 @@ type WrittenSecret struct {
 	UID types.UID `json:"uid"`
 }
 
+// RotationStatus is the last rotation; see v1beta1.
+type RotationStatus struct {
+	// +kubebuilder:validation:Enum=Regenerating;Distributing;GracePeriod;Completed
+	Phase string `json:"phase"`
+	// +optional
+	Request string `json:"request,omitempty"`
+	// +optional
+	WithGrace bool `json:"withGrace,omitempty"`
+	// +optional
+	PreviousSecretCreated string `json:"previousSecretCreated,omitempty"`
+	// +optional
+	StartedTime *metav1.Time `json:"startedTime,omitempty"`
+	// +optional
+	RegeneratedTime *metav1.Time `json:"regeneratedTime,omitempty"`
+	// +optional
+	DistributedTime *metav1.Time `json:"distributedTime,omitempty"`
+	// +optional
+	GraceEndsTime *metav1.Time `json:"graceEndsTime,omitempty"`
+	// +optional
+	CompletedTime *metav1.Time `json:"completedTime,omitempty"`
+}
+
 // KeycloakClientCredentialStatus is what the operator observed and did.
 type KeycloakClientCredentialStatus struct {
 	// Conditions: Ready (the summary), SourceAvailable, SecretsSynced.
@@ -115,9 +137,13 @@ type KeycloakClientCredentialStatus struct {
 	// LastSyncTime is when every target was last found in step with Keycloak.
 	// +optional
 	LastSyncTime *metav1.Time `json:"lastSyncTime,omitempty"`
-	// LastRotationTime is when the operator last regenerated the client secret.
+	// LastRotationTime is when the operator last began a rotation of the
+	// client secret.
 	// +optional
 	LastRotationTime *metav1.Time `json:"lastRotationTime,omitempty"`
+	// Rotation is the last rotation; see v1beta1.
+	// +optional
+	Rotation *RotationStatus `json:"rotation,omitempty"`
 
 	// LastRefreshRequest is the last refresh request id (annotation
 	// secrets.carbogame.com/refresh-request) the operator honoured.

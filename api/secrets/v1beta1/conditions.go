@@ -26,6 +26,24 @@ const (
 	// TypeLegacyGrants, on a KeycloakServer, is True while its deprecated
 	// allowedNamespaces still grants read access.
 	TypeLegacyGrants = "LegacyGrants"
+	// TypeRotationReady, on a KeycloakClientCredential that rotates its
+	// secret, is False when a rotation cannot go ahead as the spec asks.
+	TypeRotationReady = "RotationReady"
+)
+
+// Phases of a rotation (status.rotation.phase), in their order.
+const (
+	// RotationRegenerating: the rotation is recorded; Keycloak is asked for
+	// a new secret.
+	RotationRegenerating = "Regenerating"
+	// RotationDistributing: Keycloak issued the new secret; it is written to
+	// every target while the previous one stays valid.
+	RotationDistributing = "Distributing"
+	// RotationGracePeriod: every target holds the new secret; the previous
+	// one stays valid until status.rotation.graceEndsTime.
+	RotationGracePeriod = "GracePeriod"
+	// RotationCompleted: the previous secret was invalidated.
+	RotationCompleted = "Completed"
 )
 
 // Reasons, on conditions and on Events. They are part of the API: alerting
@@ -81,6 +99,22 @@ const (
 	ReasonLegacyGrants = "LegacyGrants"
 	// ReasonRotated: the operator regenerated the client secret in Keycloak.
 	ReasonRotated = "Rotated"
+	// ReasonRotationDistributed: every target holds the new secret; the
+	// previous one stays valid for the grace period.
+	ReasonRotationDistributed = "RotationDistributed"
+	// ReasonPreviousSecretInvalidated: the grace period passed and the
+	// previous secret was invalidated in Keycloak.
+	ReasonPreviousSecretInvalidated = "PreviousSecretInvalidated"
+	// ReasonGraceUnavailable: Keycloak cannot keep the previous secret valid
+	// for the grace period (no client secret rotation, or too short a one),
+	// and the spec does not accept downtime; nothing was regenerated.
+	ReasonGraceUnavailable = "GraceUnavailable"
+	// ReasonRotatedWithoutGrace: the secret was regenerated without a grace
+	// period (the spec accepts downtime, or Keycloak did not keep the
+	// previous secret although it said it would).
+	ReasonRotatedWithoutGrace = "RotatedWithoutGrace"
+	// ReasonRotationIdle: no rotation is in progress and none is refused.
+	ReasonRotationIdle = "Idle"
 	// ReasonRotationRequestRefused: a rotation request (annotation) came from
 	// a namespace that may not rotate the client; nothing was regenerated.
 	ReasonRotationRequestRefused = "RotationRequestRefused"

@@ -29,6 +29,9 @@ const (
 	DefaultRefreshInterval = 10 * time.Minute
 	MinRefreshInterval     = 30 * time.Second
 	MinRotationInterval    = time.Hour
+	DefaultGracePeriod     = 10 * time.Minute
+	MinGracePeriod         = time.Minute
+	MaxGracePeriod         = 24 * time.Hour
 	DefaultClientIDKey     = "clientId"
 	DefaultClientSecretKey = "clientSecret"
 )
@@ -54,4 +57,21 @@ func (kcc *KeycloakClientCredential) SetDefaults() {
 	if spec.Target.Type == "" {
 		spec.Target.Type = corev1.SecretTypeOpaque
 	}
+	if spec.Rotation != nil && spec.Rotation.GracePeriod == nil {
+		spec.Rotation.GracePeriod = &metav1.Duration{Duration: DefaultGracePeriod}
+	}
+}
+
+// GracePeriod is how long a rotation keeps the previous secret valid: the
+// spec's, or the default for a rotation on request without a spec.
+func (kcc *KeycloakClientCredential) GracePeriod() time.Duration {
+	if r := kcc.Spec.Rotation; r != nil && r.GracePeriod != nil {
+		return r.GracePeriod.Duration
+	}
+	return DefaultGracePeriod
+}
+
+// AcceptsDowntime says whether a rotation may go ahead without a grace period.
+func (kcc *KeycloakClientCredential) AcceptsDowntime() bool {
+	return kcc.Spec.Rotation != nil && kcc.Spec.Rotation.AcceptDowntime
 }

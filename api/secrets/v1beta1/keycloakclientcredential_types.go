@@ -78,6 +78,12 @@ type SecretKeys struct {
 	// TokenURL is the key for the realm's token endpoint.
 	// +optional
 	TokenURL string `json:"tokenURL,omitempty"`
+
+	// PreviousClientSecret is the key for the previous secret while a
+	// rotation keeps it valid (for apps that try both); the key is removed
+	// when the previous secret is invalidated. Unset: not written.
+	// +optional
+	PreviousClientSecret string `json:"previousClientSecret,omitempty"`
 }
 
 // TargetSpec describes the Secrets to write.
@@ -112,10 +118,79 @@ type TargetSpec struct {
 	Annotations map[string]string `json:"annotations,omitempty"`
 }
 
-// RotationSpec regenerates the client secret in Keycloak on a period.
+// RotationSpec says when and how the client secret is regenerated in
+// Keycloak: on a period, or on request (annotation
+// secrets.carbogame.com/rotation-request), always with a grace period
+// unless downtime is accepted.
 type RotationSpec struct {
-	// Interval between two regenerations of the client secret; at least 1h.
-	Interval metav1.Duration `json:"interval"`
+	// Interval between two scheduled rotations; at least 1h. Unset: the
+	// secret is rotated only on request.
+	// +optional
+	Interval metav1.Duration `json:"interval,omitempty"`
+
+	// GracePeriod is how long the previous secret stays valid after the last
+	// target Secret received the new one: long enough for every workload to
+	// read its Secret again (a mounted Secret reaches a pod a minute or more
+	// later). Needs Keycloak's client secret rotation (see the README);
+	// between 1m and 24h. Defaults to 10m.
+	// +optional
+	GracePeriod *metav1.Duration `json:"gracePeriod,omitempty"`
+
+	// AcceptDowntime lets a rotation go ahead where Keycloak cannot keep the
+	// previous secret valid: every workload still holding it fails to log in
+	// until it reads the new one. Without it such a rotation is refused
+	// (condition RotationReady, reason GraceUnavailable).
+	// +optional
+	AcceptDowntime bool `json:"acceptDowntime,omitempty"`
+}
+
+// RotationStatus is the last rotation: its phase and when each step
+// happened.
+type RotationStatus struct {
+	// Phase is Regenerating (about to ask Keycloak for a new secret),
+	// Distributing (the new secret is being written to every target; the
+	// previous one stays valid), GracePeriod (every target holds the new
+	// secret; the previous one stays valid until graceEndsTime) or
+	// Completed (the previous secret was invalidated).
+	// +kubebuilder:validation:Enum=Regenerating;Distributing;GracePeriod;Completed
+	Phase string `json:"phase"`
+
+	// Request is the rotation request id that started it; empty for a
+	// scheduled rotation.
+	// +optional
+	Request string `json:"request,omitempty"`
+
+	// WithGrace is true when Keycloak keeps the previous secret valid; false
+	// for a rotation that accepted downtime.
+	// +optional
+	WithGrace bool `json:"withGrace,omitempty"`
+
+	// PreviousSecretCreated is Keycloak's creation time (Unix seconds) of the
+	// secret being replaced. After a restart in Regenerating, a client whose
+	// secret was created at another time was regenerated already: it is not
+	// regenerated twice.
+	// +optional
+	PreviousSecretCreated string `json:"previousSecretCreated,omitempty"`
+
+	// StartedTime is when the rotation began.
+	// +optional
+	StartedTime *metav1.Time `json:"startedTime,omitempty"`
+
+	// RegeneratedTime is when Keycloak issued the new secret.
+	// +optional
+	RegeneratedTime *metav1.Time `json:"regeneratedTime,omitempty"`
+
+	// DistributedTime is when the last target Secret received the new secret.
+	// +optional
+	DistributedTime *metav1.Time `json:"distributedTime,omitempty"`
+
+	// GraceEndsTime is when the previous secret is invalidated.
+	// +optional
+	GraceEndsTime *metav1.Time `json:"graceEndsTime,omitempty"`
+
+	// CompletedTime is when the previous secret was invalidated.
+	// +optional
+	CompletedTime *metav1.Time `json:"completedTime,omitempty"`
 }
 
 // KeycloakClientCredentialSpec says which client secret goes into which Secrets.
@@ -174,7 +249,8 @@ type WrittenSecret struct {
 
 // KeycloakClientCredentialStatus is what the operator observed and did.
 type KeycloakClientCredentialStatus struct {
-	// Conditions: Ready (the summary), SourceAvailable, SecretsSynced.
+	// Conditions: Ready (the summary), SourceAvailable, SecretsSynced, and
+	// RotationReady when the secret is rotated.
 	// +optional
 	// +listType=map
 	// +listMapKey=type
@@ -198,9 +274,14 @@ type KeycloakClientCredentialStatus struct {
 	// +optional
 	LastSyncTime *metav1.Time `json:"lastSyncTime,omitempty"`
 
-	// LastRotationTime is when the operator last regenerated the client secret.
+	// LastRotationTime is when the operator last began a rotation of the
+	// client secret (the schedule counts from it).
 	// +optional
 	LastRotationTime *metav1.Time `json:"lastRotationTime,omitempty"`
+
+	// Rotation is the last rotation: its phase and when each step happened.
+	// +optional
+	Rotation *RotationStatus `json:"rotation,omitempty"`
 
 	// LastRefreshRequest is the last refresh request id (annotation
 	// secrets.carbogame.com/refresh-request) the operator honoured.

@@ -23,6 +23,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
@@ -48,6 +49,10 @@ type outcome struct {
 	refreshed string
 	// rotationRefused is a rotation request the namespace may not make.
 	rotationRefused *refusal
+	// graceRefused says why a due rotation did not start.
+	graceRefused string
+	// notices are the rotation's steps this pass took.
+	notices []notice
 }
 
 // refusal is a request that was not acted on, and why.
@@ -66,7 +71,7 @@ type notice struct{ eventType, reason, message string }
 func decideStatus(kcc *secretsv1beta1.KeycloakClientCredential, before *secretsv1beta1.KeycloakClientCredentialStatus, out outcome, now time.Time) (secretsv1beta1.KeycloakClientCredentialStatus, []notice) {
 	st := *kcc.Status.DeepCopy()
 	gen := kcc.Generation
-	var notices []notice
+	notices := append([]notice(nil), out.notices...)
 	if r := out.rotationRefused; r != nil {
 		// Handled once: a refused request is not tried again when a grant
 		// comes later; a new id asks again.
@@ -107,12 +112,66 @@ func decideStatus(kcc *secretsv1beta1.KeycloakClientCredential, before *secretsv
 			conditions.Set(&st.Conditions, gen, secretsv1beta1.TypeSecretsSynced, false, reason, msg)
 		}
 		st.ObservedGeneration = gen
+		if len(failed) == 0 {
+			if n, ok := distributed(kcc, &st, now); ok {
+				notices = append(notices, n)
+			}
+		}
 	}
-	conditions.SetSummary(&st.Conditions, gen, secretsv1beta1.TypeReady, secretsv1beta1.TypeSourceAvailable, secretsv1beta1.TypeSecretsSynced)
+	notices = append(notices, reportRotation(kcc, &st, before, out.graceRefused)...)
+	synced := meta.FindStatusCondition(st.Conditions, secretsv1beta1.TypeSecretsSynced)
+	reason, message := "", ""
+	if synced != nil {
+		reason, message = synced.Reason, synced.Message
+	}
+	conditions.SetSummaryWith(&st.Conditions, gen, secretsv1beta1.TypeReady, reason, message,
+		secretsv1beta1.TypeSourceAvailable, secretsv1beta1.TypeSecretsSynced, secretsv1beta1.TypeRotationReady)
 	if out.source != nil && !equality.Semantic.DeepEqual(before.Conditions, st.Conditions) {
 		notices = append(notices, notice{corev1.EventTypeWarning, out.source.reason, out.source.Error()})
 	}
 	return st, notices
+}
+
+// reportRotation sets RotationReady on a resource that rotates (or did):
+// False while a due rotation is refused for want of a grace period, else
+// True with the phase of the last rotation. A refusal is announced once.
+func reportRotation(kcc *secretsv1beta1.KeycloakClientCredential, st *secretsv1beta1.KeycloakClientCredentialStatus, before *secretsv1beta1.KeycloakClientCredentialStatus, graceRefused string) []notice {
+	gen := kcc.Generation
+	if graceRefused != "" {
+		changed := conditions.Set(&st.Conditions, gen, secretsv1beta1.TypeRotationReady, false, secretsv1beta1.ReasonGraceUnavailable, "rotation not started: "+graceRefused)
+		wasRefused := meta.IsStatusConditionPresentAndEqual(before.Conditions, secretsv1beta1.TypeRotationReady, metav1.ConditionFalse)
+		if changed && !wasRefused {
+			return []notice{{corev1.EventTypeWarning, secretsv1beta1.ReasonGraceUnavailable, "rotation not started: " + graceRefused}}
+		}
+		return nil
+	}
+	rot := st.Rotation
+	switch {
+	case rot != nil && rot.Phase != secretsv1beta1.RotationCompleted:
+		conditions.Set(&st.Conditions, gen, secretsv1beta1.TypeRotationReady, true, rot.Phase, rotationMessage(rot))
+	case kcc.Spec.Rotation != nil || rot != nil:
+		msg := "no rotation in progress"
+		if due, ok := rotationDue(kcc); ok {
+			msg += "; the next is due at " + due.UTC().Format(time.RFC3339)
+		}
+		conditions.Set(&st.Conditions, gen, secretsv1beta1.TypeRotationReady, true, secretsv1beta1.ReasonRotationIdle, msg)
+	default:
+		meta.RemoveStatusCondition(&st.Conditions, secretsv1beta1.TypeRotationReady)
+	}
+	return nil
+}
+
+func rotationMessage(rot *secretsv1beta1.RotationStatus) string {
+	switch rot.Phase {
+	case secretsv1beta1.RotationRegenerating:
+		return "asking Keycloak for a new secret"
+	case secretsv1beta1.RotationDistributing:
+		if !rot.WithGrace {
+			return "writing the new secret to every target (without a grace period)"
+		}
+		return "writing the new secret to every target; the previous one stays valid"
+	}
+	return "every target holds the new secret; the previous one stays valid until " + rot.GraceEndsTime.UTC().Format(time.RFC3339)
 }
 
 func joinShort(items []string) string {

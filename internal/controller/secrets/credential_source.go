@@ -22,9 +22,7 @@ import (
 	"fmt"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -45,6 +43,10 @@ type sourced struct {
 	serves          time.Duration
 	refreshed       string
 	rotationRefused *refusal
+	// graceRefused says why a due rotation did not happen.
+	graceRefused string
+	// notices are the rotation's steps taken in this pass.
+	notices []notice
 }
 
 // source returns the Secret data of the client, from Keycloak (or as read
@@ -101,11 +103,12 @@ func (r *KeycloakClientCredentialReconciler) source(ctx context.Context, kcc *se
 		return e
 	}
 	key := client.ObjectKeyFromObject(kcc)
-	if rotate.now {
-		if err := r.rotate(ctx, kcc, kc, rotate.request); err != nil {
-			r.recent.forget(key)
-			return out, failed(err)
-		}
+	fresh, err := r.rotateStep(ctx, kcc, kc, rotate, &out)
+	if err != nil {
+		r.recent.forget(key)
+		return out, failed(err)
+	}
+	if fresh {
 		// The other readers forget the old secret before they are queued.
 		r.recent.forgetClient(server.UID, src.Realm, src.ClientID)
 		r.queueReadersOf(ctx, kcc)
@@ -113,16 +116,15 @@ func (r *KeycloakClientCredentialReconciler) source(ctx context.Context, kcc *se
 	out.refreshed = kcc.PendingRefresh()
 	read := recentSource{uid: kcc.UID, generation: kcc.Generation, serverUID: server.UID, serverGeneration: server.Generation, realm: src.Realm, clientID: src.ClientID}
 	cred, serves, remembered := r.recent.get(key, read, r.now())
-	if !remembered || rotate.now || out.refreshed != "" {
+	if !remembered || fresh || out.refreshed != "" {
 		serves = 0
-		var err error
-		if cred, err = kc.ClientSecret(ctx, src.Realm, src.ClientID); err != nil {
+		if cred, err = readCredential(ctx, kcc, kc); err != nil {
 			r.recent.forget(key)
 			return out, failed(err)
 		}
 		r.recent.put(key, read, cred, r.now().Add(tenancy.CredentialRefreshInterval(kcc)))
 	}
-	out.data, out.serves = desiredData(kcc, cred.ClientID, cred.Secret, kc.IssuerURL(src.Realm), kc.TokenURL(src.Realm)), serves
+	out.data, out.serves = desiredData(kcc, cred, kc.IssuerURL(src.Realm), kc.TokenURL(src.Realm)), serves
 	return out, nil
 }
 
@@ -162,63 +164,4 @@ func classify(err error) *sourceError {
 // keycloakService names a KeycloakServer in the Outage.
 func keycloakService(server *secretsv1beta1.KeycloakServer) string {
 	return "keycloak/" + server.Name
-}
-
-// rotation is what decideRotation found: regenerate now, and the request
-// that asks for it ("" for a scheduled rotation).
-type rotation struct {
-	now     bool
-	request string
-}
-
-// decideRotation: the client secret is regenerated when a rotation request
-// is pending (and the gap after the last rotation has passed: a request
-// inside it waits, pending), or when the interval has passed since the last
-// rotation (or since creation).
-func decideRotation(kcc *secretsv1beta1.KeycloakClientCredential, now time.Time) rotation {
-	if id := kcc.PendingRotation(); id != "" && !now.Before(kcc.RotationRequestAllowedAt()) {
-		return rotation{now: true, request: id}
-	}
-	due, ok := rotationDue(kcc)
-	return rotation{now: ok && !now.Before(due)}
-}
-
-// rotate regenerates the client secret in Keycloak and records it.
-func (r *KeycloakClientCredentialReconciler) rotate(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential, kc KeycloakAPI, request string) error {
-	if err := kc.RegenerateSecret(ctx, kcc.Spec.Source.Realm, kcc.Spec.Source.ClientID); err != nil {
-		return err
-	}
-	// Recorded at once, by a patch that no concurrent write can refuse: a
-	// status update that later fails on a conflict must not leave the
-	// rotation looking due (or its request pending), or the next pass
-	// would regenerate again.
-	unrotated := kcc.DeepCopy()
-	now := metav1.NewTime(r.now())
-	kcc.Status.LastRotationTime = &now
-	if request != "" {
-		kcc.Status.LastRotationRequest = request
-	}
-	if err := r.Status().Patch(ctx, kcc, client.MergeFrom(unrotated)); err != nil {
-		return fmt.Errorf("record the rotation of client %q: %w", kcc.Spec.Source.ClientID, err)
-	}
-	r.rotations.remember(kcc.UID, now, request)
-	kcc.SetDefaults() // the patch read the object back as stored
-	onRequest := ""
-	if request != "" {
-		onRequest = fmt.Sprintf(" on request %q", request)
-	}
-	r.Recorder.Eventf(kcc, nil, corev1.EventTypeNormal, secretsv1beta1.ReasonRotated, "Rotate",
-		"regenerated the secret of client %q in Keycloak%s", kcc.Spec.Source.ClientID, onRequest)
-	return nil
-}
-
-func rotationDue(kcc *secretsv1beta1.KeycloakClientCredential) (time.Time, bool) {
-	if kcc.Spec.Rotation == nil || kcc.Spec.Rotation.Interval.Duration <= 0 {
-		return time.Time{}, false
-	}
-	last := kcc.CreationTimestamp.Time
-	if kcc.Status.LastRotationTime != nil {
-		last = kcc.Status.LastRotationTime.Time
-	}
-	return last.Add(kcc.Spec.Rotation.Interval.Duration), true
 }

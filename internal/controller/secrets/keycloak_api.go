@@ -29,6 +29,16 @@ type KeycloakAPI interface {
 	LoginClientID() string
 	ClientSecret(ctx context.Context, realm, clientID string) (keycloak.Credential, error)
 	RegenerateSecret(ctx context.Context, realm, clientID string) error
+	// RotationGrace says whether a regeneration keeps the previous secret
+	// valid in realm, and for how long.
+	RotationGrace(ctx context.Context, realm string) (keycloak.Grace, error)
+	// SecretCreated is when the client's secret was issued (Keycloak's
+	// record, compared only for equality).
+	SecretCreated(ctx context.Context, realm, clientID string) (string, error)
+	// PreviousSecret is the secret a rotation keeps valid, "" when none.
+	PreviousSecret(ctx context.Context, realm, clientID string) (string, error)
+	// InvalidatePreviousSecret ends the previous secret's validity.
+	InvalidatePreviousSecret(ctx context.Context, realm, clientID string) error
 	IssuerURL(realm string) string
 	TokenURL(realm string) string
 	Version(ctx context.Context) (string, error)

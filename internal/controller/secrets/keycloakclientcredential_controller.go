@@ -25,6 +25,7 @@ import (
 	"sync"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -129,9 +130,9 @@ func (r *KeycloakClientCredentialReconciler) act(ctx context.Context, kcc *secre
 	src, srcErr := r.source(ctx, kcc)
 	if srcErr != nil {
 		logf.FromContext(ctx).Info("client secret not available", "reason", srcErr.reason, "error", srcErr.err.Error())
-		return outcome{source: srcErr, rotationRefused: src.rotationRefused}
+		return outcome{source: srcErr, rotationRefused: src.rotationRefused, graceRefused: src.graceRefused, notices: src.notices}
 	}
-	out := outcome{serves: src.serves, refreshed: src.refreshed, rotationRefused: src.rotationRefused,
+	out := outcome{serves: src.serves, refreshed: src.refreshed, rotationRefused: src.rotationRefused, graceRefused: src.graceRefused, notices: src.notices,
 		targets: make([]secretsv1beta1.TargetStatus, 0, len(tenancy.TargetNamespaces(kcc)))}
 	for _, ns := range tenancy.TargetNamespaces(kcc) {
 		res, err := r.syncTarget(ctx, kcc, ns, src.data, before)
@@ -172,11 +173,17 @@ func (r *KeycloakClientCredentialReconciler) now() time.Time {
 }
 
 // nextCheck is the refresh interval, or sooner when a rotation is due (or
-// a rotation request waits for the gap after the last one).
+// a rotation request waits for the gap after the last one, or a grace
+// period ends). A rotation refused for want of a grace period is tried
+// again at the refresh.
 func (r *KeycloakClientCredentialReconciler) nextCheck(kcc *secretsv1beta1.KeycloakClientCredential) time.Duration {
 	next := tenancy.CredentialRefreshInterval(kcc)
-	if due, ok := rotationDue(kcc); ok {
+	refused := meta.IsStatusConditionFalse(kcc.Status.Conditions, secretsv1beta1.TypeRotationReady)
+	if due, ok := rotationDue(kcc); ok && !refused {
 		next = min(next, max(time.Second, due.Sub(r.now())))
+	}
+	if rot := kcc.Status.Rotation; rot != nil && rot.Phase == secretsv1beta1.RotationGracePeriod && rot.GraceEndsTime != nil {
+		next = min(next, max(time.Second, rot.GraceEndsTime.Sub(r.now())))
 	}
 	if kcc.PendingRotation() != "" {
 		next = min(next, max(time.Second, kcc.RotationRequestAllowedAt().Sub(r.now())))

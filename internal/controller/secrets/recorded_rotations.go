@@ -20,45 +20,67 @@ import (
 	"sync"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
 )
 
-// recordedRotations remembers the rotations this process recorded, by the
-// resource's UID, until the cache shows them: a pass that reads the
-// resource from a cache not yet at the rotation's status patch (the pass's
-// own status update lost a conflict, and the retry came at once) must not
-// find the rotation due, or its request pending, and regenerate again.
+// recordedRotations remembers the rotation steps this process recorded, by
+// the resource's UID, until the cache shows them: a pass that reads the
+// resource from a cache not yet at the step's status patch (the pass's own
+// status update lost a conflict, and the retry came at once) must not take
+// the step again (regenerate twice).
 type recordedRotations struct {
 	m sync.Map // types.UID → recordedRotation
 }
 
 type recordedRotation struct {
-	at      metav1.Time
-	request string
+	last     *metav1.Time
+	request  string
+	rotation *secretsv1beta1.RotationStatus
 }
 
-// remember records a rotation just written to the status.
-func (r *recordedRotations) remember(uid types.UID, at metav1.Time, request string) {
-	r.m.Store(uid, recordedRotation{at: at, request: request})
+// remember records the rotation kcc's status holds, just written.
+func (r *recordedRotations) remember(kcc *secretsv1beta1.KeycloakClientCredential) {
+	st := kcc.Status.DeepCopy()
+	r.m.Store(kcc.UID, recordedRotation{last: st.LastRotationTime, request: st.LastRotationRequest, rotation: st.Rotation})
 }
 
-// overlay puts a remembered rotation the status read does not show yet
-// into it (and forgets one the status shows).
+// overlay puts a remembered rotation step the status read does not show yet
+// into it (and forgets one the status shows, or has gone past).
 func (r *recordedRotations) overlay(kcc *secretsv1beta1.KeycloakClientCredential) {
 	v, ok := r.m.Load(kcc.UID)
 	if !ok {
 		return
 	}
 	rec := v.(recordedRotation)
-	if last := kcc.Status.LastRotationTime; last != nil && !last.Before(&rec.at) {
+	if !behind(kcc.Status.Rotation, rec.rotation) {
 		r.m.Delete(kcc.UID) // the cache caught up
 		return
 	}
-	at := rec.at
-	kcc.Status.LastRotationTime = &at
+	kcc.Status.LastRotationTime = rec.last.DeepCopy()
+	kcc.Status.Rotation = rec.rotation.DeepCopy()
 	if rec.request != "" {
 		kcc.Status.LastRotationRequest = rec.request
 	}
+}
+
+// phaseOrder ranks the phases of one rotation.
+var phaseOrder = map[string]int{
+	secretsv1beta1.RotationRegenerating: 1,
+	secretsv1beta1.RotationDistributing: 2,
+	secretsv1beta1.RotationGracePeriod:  3,
+	secretsv1beta1.RotationCompleted:    4,
+}
+
+// behind: seen is an earlier rotation than recorded, or an earlier phase of it.
+func behind(seen, recorded *secretsv1beta1.RotationStatus) bool {
+	switch {
+	case recorded == nil || recorded.StartedTime == nil:
+		return false
+	case seen == nil || seen.StartedTime == nil || seen.StartedTime.Before(recorded.StartedTime):
+		return true
+	case recorded.StartedTime.Before(seen.StartedTime):
+		return false
+	}
+	return phaseOrder[seen.Phase] < phaseOrder[recorded.Phase]
 }

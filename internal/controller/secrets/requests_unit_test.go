@@ -197,14 +197,14 @@ func TestDecideRotation(t *testing.T) {
 		want rotation
 	}{
 		"not due":                      {scheduled(time.Minute, nil, ""), rotation{}},
-		"due":                          {scheduled(2*time.Hour, nil, ""), rotation{now: true}},
-		"not due, a request pending":   {scheduled(time.Minute, ask, "r1"), rotation{now: true, request: "r2"}},
+		"due":                          {scheduled(2*time.Hour, nil, ""), rotation{step: stepStart}},
+		"not due, a request pending":   {scheduled(time.Minute, ask, "r1"), rotation{step: stepStart, request: "r2"}},
 		"not due, the request handled": {scheduled(time.Minute, ask, "r2"), rotation{}},
 		"no schedule, a request pending": {func() *secretsv1beta1.KeycloakClientCredential {
 			k := scheduled(0, ask, "")
 			k.Spec.Rotation = nil
 			return k
-		}(), rotation{now: true, request: "r2"}},
+		}(), rotation{step: stepStart, request: "r2"}},
 		"no schedule, nothing requested": {func() *secretsv1beta1.KeycloakClientCredential {
 			k := scheduled(0, nil, "")
 			k.Spec.Rotation = nil
@@ -231,7 +231,7 @@ func TestARotationIsNotRepeatedWhenTheCacheLagsBehindItsRecord(t *testing.T) {
 	if err := w.client.Get(context.Background(), client.ObjectKey{Namespace: "team-a", Name: "rot"}, &k); err != nil {
 		t.Fatal(err)
 	}
-	k.Status.LastRotationTime, k.Status.LastRotationRequest = nil, ""
+	k.Status.LastRotationTime, k.Status.LastRotationRequest, k.Status.Rotation = nil, "", nil
 	if err := w.client.Status().Update(context.Background(), &k); err != nil {
 		t.Fatal(err)
 	}
@@ -247,6 +247,9 @@ func TestARotationIsNotRepeatedWhenTheCacheLagsBehindItsRecord(t *testing.T) {
 func TestARotationRequestWaitsForTheGapAfterTheLastRotation(t *testing.T) {
 	now := time.Now()
 	kcc := teamA("rot", "team-a-rot")
+	// A grace period shorter than the gap: the first rotation is over
+	// when the gap ends.
+	kcc.Spec.Rotation = &secretsv1beta1.RotationSpec{GracePeriod: &metav1.Duration{Duration: time.Minute}}
 	w := newKCCWorld(t, kcc)
 	w.r.Now = func() time.Time { return now }
 	w.reconcile("rot")

@@ -28,6 +28,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
+	"github.com/carbogame/vault-keycloak-operator/internal/keycloak"
 	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
 )
 
@@ -164,10 +165,14 @@ func foreignKeys(s *corev1.Secret, data map[string][]byte) []string {
 }
 
 // desiredData maps the values to the Secret keys of the spec.
-func desiredData(kcc *secretsv1beta1.KeycloakClientCredential, clientID, secret, issuer, tokenURL string) map[string][]byte {
+func desiredData(kcc *secretsv1beta1.KeycloakClientCredential, cred keycloak.Credential, issuer, tokenURL string) map[string][]byte {
 	keys := kcc.Spec.Target.Keys
 	data := map[string][]byte{}
-	for key, value := range map[string]string{keys.ClientID: clientID, keys.ClientSecret: secret, keys.IssuerURL: issuer, keys.TokenURL: tokenURL} {
+	previousKey := ""
+	if previousValid(kcc) && cred.Previous != "" {
+		previousKey = keys.PreviousClientSecret
+	}
+	for key, value := range map[string]string{keys.ClientID: cred.ClientID, keys.ClientSecret: cred.Secret, keys.IssuerURL: issuer, keys.TokenURL: tokenURL, previousKey: cred.Previous} {
 		if key != "" {
 			data[key] = []byte(value)
 		}

@@ -36,6 +36,13 @@ type Server struct {
 	Calls   []string
 	// Down, when set, is what every request gets (Keycloak not answering).
 	Down error
+	// Grace is what RotationGrace answers; with Grace.Offered a
+	// regeneration keeps the previous secret in Previous.
+	Grace    keycloak.Grace
+	Previous map[string]string // "realm/clientId" → previous secret
+	// Created counts the regenerations of each client: its secret's
+	// creation record.
+	Created map[string]int
 }
 
 func (f *Server) LoginClientID() string { return f.Login }
@@ -60,7 +67,42 @@ func (f *Server) RegenerateSecret(_ context.Context, realm, clientID string) err
 	if f.Down != nil {
 		return f.Down
 	}
-	f.Secrets[realm+"/"+clientID] += "-rotated"
+	key := realm + "/" + clientID
+	if f.Grace.Offered {
+		if f.Previous == nil {
+			f.Previous = map[string]string{}
+		}
+		f.Previous[key] = f.Secrets[key]
+	}
+	if f.Created == nil {
+		f.Created = map[string]int{}
+	}
+	f.Created[key]++
+	f.Secrets[key] += "-rotated"
+	return nil
+}
+
+func (f *Server) RotationGrace(_ context.Context, realm string) (keycloak.Grace, error) {
+	f.Calls = append(f.Calls, "grace "+realm)
+	return f.Grace, f.Down
+}
+
+func (f *Server) SecretCreated(_ context.Context, realm, clientID string) (string, error) {
+	f.Calls = append(f.Calls, "created "+realm+"/"+clientID)
+	return fmt.Sprint(f.Created[realm+"/"+clientID]), f.Down
+}
+
+func (f *Server) PreviousSecret(_ context.Context, realm, clientID string) (string, error) {
+	f.Calls = append(f.Calls, "previous "+realm+"/"+clientID)
+	return f.Previous[realm+"/"+clientID], f.Down
+}
+
+func (f *Server) InvalidatePreviousSecret(_ context.Context, realm, clientID string) error {
+	f.Calls = append(f.Calls, "invalidate "+realm+"/"+clientID)
+	if f.Down != nil {
+		return f.Down
+	}
+	delete(f.Previous, realm+"/"+clientID)
 	return nil
 }
 

@@ -1,0 +1,303 @@
+/*
+Copyright 2026 The vault-keycloak-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package secrets
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
+	"github.com/carbogame/vault-keycloak-operator/internal/keycloak"
+)
+
+// A rotation moves through phases recorded in status.rotation, so that a
+// restart at any point goes on from where it stopped and repeats no step:
+//
+//	Regenerating  recorded (with Keycloak's creation time of the current
+//	              secret) before Keycloak is asked for a new one; after a
+//	              restart, a different creation time says it was done
+//	Distributing  the new secret is written to every target; the previous
+//	              one stays valid (and is written under the key the spec
+//	              maps for it)
+//	GracePeriod   every target holds the new secret; the previous one stays
+//	              valid until graceEndsTime
+//	Completed     the previous secret was invalidated
+//
+// A rotation that would cost logins (Keycloak keeps no previous secret, or
+// not for long enough) does not start, unless the spec accepts downtime.
+
+// distributionAllowance is the time a rotation allows, beyond the grace
+// period, for writing the new secret to every target: Keycloak must keep
+// the previous secret at least that much longer.
+const distributionAllowance = 5 * time.Minute
+
+// rotationStep is what a pass does about the rotation.
+type rotationStep int
+
+const (
+	// stepNone: no rotation in progress, none due.
+	stepNone rotationStep = iota
+	// stepStart: a rotation is due or asked for; none is in progress.
+	stepStart
+	// stepRegenerate: a rotation recorded as Regenerating (a restart came
+	// in between): regenerate unless Keycloak shows it done.
+	stepRegenerate
+	// stepDistribute: the new secret goes to every target.
+	stepDistribute
+	// stepWait: the grace period runs.
+	stepWait
+	// stepInvalidate: the grace period is over.
+	stepInvalidate
+)
+
+// rotation is what decideRotation found: the step, and the request that
+// starts a rotation ("" for a scheduled one).
+type rotation struct {
+	step    rotationStep
+	request string
+}
+
+// decideRotation: a rotation in progress goes on with its phase; otherwise
+// one starts when a rotation request is pending (and the gap after the last
+// rotation has passed: a request inside it waits, pending), or when the
+// interval has passed since the last rotation (or since creation).
+func decideRotation(kcc *secretsv1beta1.KeycloakClientCredential, now time.Time) rotation {
+	if st := kcc.Status.Rotation; st != nil {
+		switch st.Phase {
+		case secretsv1beta1.RotationRegenerating:
+			return rotation{step: stepRegenerate}
+		case secretsv1beta1.RotationDistributing:
+			return rotation{step: stepDistribute}
+		case secretsv1beta1.RotationGracePeriod:
+			if st.GraceEndsTime != nil && now.Before(st.GraceEndsTime.Time) {
+				return rotation{step: stepWait}
+			}
+			return rotation{step: stepInvalidate}
+		}
+	}
+	if id := kcc.PendingRotation(); id != "" && !now.Before(kcc.RotationRequestAllowedAt()) {
+		return rotation{step: stepStart, request: id}
+	}
+	if due, ok := rotationDue(kcc); ok && !now.Before(due) {
+		return rotation{step: stepStart}
+	}
+	return rotation{step: stepNone}
+}
+
+// previousValid: the phase in which the previous secret is still valid and
+// written under its key.
+func previousValid(kcc *secretsv1beta1.KeycloakClientCredential) bool {
+	st := kcc.Status.Rotation
+	return st != nil && st.WithGrace && (st.Phase == secretsv1beta1.RotationDistributing || st.Phase == secretsv1beta1.RotationGracePeriod)
+}
+
+// readCredential reads the client secret, and the previous one while it is
+// valid and the spec maps a key for it.
+func readCredential(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential, kc KeycloakAPI) (keycloak.Credential, error) {
+	src := kcc.Spec.Source
+	cred, err := kc.ClientSecret(ctx, src.Realm, src.ClientID)
+	if err != nil || !previousValid(kcc) || kcc.Spec.Target.Keys.PreviousClientSecret == "" {
+		return cred, err
+	}
+	cred.Previous, err = kc.PreviousSecret(ctx, src.Realm, src.ClientID)
+	return cred, err
+}
+
+// rotateStep takes the rotation's step in Keycloak; fresh says the client
+// secret changed and must be read again.
+func (r *KeycloakClientCredentialReconciler) rotateStep(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential, kc KeycloakAPI, rot rotation, out *sourced) (fresh bool, err error) {
+	src := kcc.Spec.Source
+	switch rot.step {
+	case stepStart:
+		withGrace, why, err := r.graceFor(ctx, kcc, kc)
+		if err != nil {
+			return false, err
+		}
+		if why != "" {
+			out.graceRefused = why
+			if rot.request != "" {
+				out.rotationRefused = &refusal{request: rot.request, message: why}
+			}
+			return false, nil
+		}
+		created, err := kc.SecretCreated(ctx, src.Realm, src.ClientID)
+		if err != nil {
+			return false, err
+		}
+		now := metav1.NewTime(r.now())
+		if err := r.recordRotation(ctx, kcc, func(st *secretsv1beta1.KeycloakClientCredentialStatus) {
+			st.LastRotationTime = &now
+			if rot.request != "" {
+				st.LastRotationRequest = rot.request
+			}
+			st.Rotation = &secretsv1beta1.RotationStatus{Phase: secretsv1beta1.RotationRegenerating, Request: rot.request,
+				WithGrace: withGrace, PreviousSecretCreated: created, StartedTime: &now}
+		}); err != nil {
+			return false, err
+		}
+		return true, r.regenerate(ctx, kcc, kc, out)
+	case stepRegenerate:
+		created, err := kc.SecretCreated(ctx, src.Realm, src.ClientID)
+		if err != nil {
+			return false, err
+		}
+		if created != kcc.Status.Rotation.PreviousSecretCreated {
+			// Regenerated before the restart: recorded, not done again.
+			return true, r.regenerated(ctx, kcc, kc, out)
+		}
+		return true, r.regenerate(ctx, kcc, kc, out)
+	case stepInvalidate:
+		if kcc.Status.Rotation.WithGrace {
+			if err := kc.InvalidatePreviousSecret(ctx, src.Realm, src.ClientID); err != nil {
+				return false, err
+			}
+		}
+		// Written by the pass's status update: a repeat after a lost
+		// update invalidates nothing more.
+		completed(kcc, r.now())
+		out.notices = append(out.notices, notice{corev1.EventTypeNormal, secretsv1beta1.ReasonPreviousSecretInvalidated,
+			fmt.Sprintf("the grace period passed: the previous secret of client %q is no longer valid", src.ClientID)})
+		// The current secret did not change; the previous one leaves the
+		// targets (desiredData).
+		return false, nil
+	}
+	return false, nil
+}
+
+// graceFor says whether the rotation keeps the previous secret valid, or
+// why it may not go ahead.
+func (r *KeycloakClientCredentialReconciler) graceFor(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential, kc KeycloakAPI) (withGrace bool, why string, err error) {
+	grace, err := kc.RotationGrace(ctx, kcc.Spec.Source.Realm)
+	if err != nil && !kcc.AcceptsDowntime() {
+		return false, "", err
+	}
+	return decideGrace(grace, err, kcc.GracePeriod(), kcc.AcceptsDowntime())
+}
+
+// decideGrace: a rotation goes ahead with grace when Keycloak keeps the
+// previous secret for the grace period and the time to distribute; without
+// it only when the spec accepts downtime.
+func decideGrace(grace keycloak.Grace, graceErr error, period time.Duration, acceptDowntime bool) (withGrace bool, why string, err error) {
+	need := period + distributionAllowance
+	switch {
+	case graceErr == nil && grace.Offered && grace.Lifetime >= need:
+		return true, "", nil
+	case acceptDowntime:
+		return false, "", nil
+	case !grace.Offered:
+		return false, fmt.Sprintf("Keycloak would not keep the previous secret valid (%s); set spec.rotation.acceptDowntime to rotate anyway, with failed logins until every workload reads the new secret", grace.Why), nil
+	}
+	return false, fmt.Sprintf("Keycloak keeps the previous secret valid for %s (rotated-expiration-period of the secret-rotation executor), less than spec.rotation.gracePeriod %s plus %s to write the targets", grace.Lifetime, period, distributionAllowance), nil
+}
+
+// regenerate asks Keycloak for the new secret, then records it.
+func (r *KeycloakClientCredentialReconciler) regenerate(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential, kc KeycloakAPI, out *sourced) error {
+	if err := kc.RegenerateSecret(ctx, kcc.Spec.Source.Realm, kcc.Spec.Source.ClientID); err != nil {
+		return err
+	}
+	return r.regenerated(ctx, kcc, kc, out)
+}
+
+// regenerated records the new secret (phase Distributing), after checking
+// that Keycloak kept the previous one when it said it would.
+func (r *KeycloakClientCredentialReconciler) regenerated(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential, kc KeycloakAPI, out *sourced) error {
+	src := kcc.Spec.Source
+	withGrace := kcc.Status.Rotation.WithGrace
+	if withGrace {
+		if previous, err := kc.PreviousSecret(ctx, src.Realm, src.ClientID); err == nil && previous == "" {
+			withGrace = false
+			out.notices = append(out.notices, notice{corev1.EventTypeWarning, secretsv1beta1.ReasonRotatedWithoutGrace,
+				fmt.Sprintf("Keycloak did not keep the previous secret of client %q valid: workloads holding it fail to log in until they read the new one (does a client policy apply the secret-rotation executor to it?)", src.ClientID)})
+		}
+	} else {
+		out.notices = append(out.notices, notice{corev1.EventTypeWarning, secretsv1beta1.ReasonRotatedWithoutGrace,
+			fmt.Sprintf("regenerated the secret of client %q without a grace period (spec.rotation.acceptDowntime): workloads holding the previous one fail to log in until they read the new one", src.ClientID)})
+	}
+	now := metav1.NewTime(r.now())
+	request := kcc.Status.Rotation.Request
+	if err := r.recordRotation(ctx, kcc, func(st *secretsv1beta1.KeycloakClientCredentialStatus) {
+		st.Rotation.Phase = secretsv1beta1.RotationDistributing
+		st.Rotation.WithGrace = withGrace
+		st.Rotation.RegeneratedTime = &now
+	}); err != nil {
+		return err
+	}
+	onRequest := ""
+	if request != "" {
+		onRequest = fmt.Sprintf(" on request %q", request)
+	}
+	out.notices = append(out.notices, notice{corev1.EventTypeNormal, secretsv1beta1.ReasonRotated,
+		fmt.Sprintf("regenerated the secret of client %q in Keycloak%s", src.ClientID, onRequest)})
+	return nil
+}
+
+// recordRotation patches the status with a rotation's step at once, by a
+// patch no concurrent write can refuse: a status update that later fails on
+// a conflict must not leave the step looking undone, or the next pass would
+// take it again.
+func (r *KeycloakClientCredentialReconciler) recordRotation(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential, step func(*secretsv1beta1.KeycloakClientCredentialStatus)) error {
+	before := kcc.DeepCopy()
+	step(&kcc.Status)
+	if err := r.Status().Patch(ctx, kcc, client.MergeFrom(before)); err != nil {
+		return fmt.Errorf("record the rotation of client %q: %w", kcc.Spec.Source.ClientID, err)
+	}
+	kcc.SetDefaults() // the patch read the object back as stored
+	r.rotations.remember(kcc)
+	return nil
+}
+
+// distributed moves a rotation whose targets all hold the new secret into
+// its grace period (or, without one, to its end).
+func distributed(kcc *secretsv1beta1.KeycloakClientCredential, st *secretsv1beta1.KeycloakClientCredentialStatus, now time.Time) (notice, bool) {
+	rot := st.Rotation
+	if rot == nil || rot.Phase != secretsv1beta1.RotationDistributing {
+		return notice{}, false
+	}
+	at := metav1.NewTime(now)
+	rot.DistributedTime = &at
+	if !rot.WithGrace {
+		rot.Phase, rot.CompletedTime = secretsv1beta1.RotationCompleted, &at
+		return notice{corev1.EventTypeNormal, secretsv1beta1.ReasonRotationDistributed,
+			fmt.Sprintf("every target holds the new secret of client %q", kcc.Spec.Source.ClientID)}, true
+	}
+	ends := metav1.NewTime(now.Add(kcc.GracePeriod()))
+	rot.Phase, rot.GraceEndsTime = secretsv1beta1.RotationGracePeriod, &ends
+	return notice{corev1.EventTypeNormal, secretsv1beta1.ReasonRotationDistributed,
+		fmt.Sprintf("every target holds the new secret of client %q; the previous one stays valid until %s", kcc.Spec.Source.ClientID, ends.UTC().Format(time.RFC3339))}, true
+}
+
+// completed ends a rotation whose previous secret was invalidated.
+func completed(kcc *secretsv1beta1.KeycloakClientCredential, now time.Time) {
+	at := metav1.NewTime(now)
+	kcc.Status.Rotation.Phase, kcc.Status.Rotation.CompletedTime = secretsv1beta1.RotationCompleted, &at
+}
+
+func rotationDue(kcc *secretsv1beta1.KeycloakClientCredential) (time.Time, bool) {
+	if kcc.Spec.Rotation == nil || kcc.Spec.Rotation.Interval.Duration <= 0 {
+		return time.Time{}, false
+	}
+	last := kcc.CreationTimestamp.Time
+	if kcc.Status.LastRotationTime != nil {
+		last = kcc.Status.LastRotationTime.Time
+	}
+	return last.Add(kcc.Spec.Rotation.Interval.Duration), true
+}

@@ -1,0 +1,291 @@
+/*
+Copyright 2026 The vault-keycloak-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package keycloak
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/Nerzal/gocloak/v13"
+	"github.com/go-resty/resty/v2"
+)
+
+// Rotation with a grace period: Keycloak's preview feature
+// client-secret-rotation (off by default; kc.sh --features=client-secret-rotation)
+// and a client policy whose profile holds the "secret-rotation" executor.
+// Where both apply, regenerating a secret keeps the previous one valid as
+// the client's "rotated" secret until the executor's
+// rotated-expiration-period, or until it is invalidated. gocloak has no
+// call for any of it, so these requests are made by hand.
+
+// Attribute Keycloak keeps on a client: when its secret was issued (Unix
+// seconds, Keycloak's clock).
+const secretCreationAttribute = "client.secret.creation.time"
+
+// The names Keycloak gives the feature, the executor and the conditions
+// this package can evaluate.
+const (
+	rotationFeature  = "CLIENT_SECRET_ROTATION"
+	rotationExecutor = "secret-rotation"
+	rotatedLifetime  = "rotated-expiration-period"
+)
+
+// Grace is what a realm offers the rotation of a confidential client.
+type Grace struct {
+	// Offered: a regenerated client's previous secret stays valid.
+	Offered bool
+	// Lifetime is how long Keycloak keeps the previous secret valid.
+	Lifetime time.Duration
+	// Why says what is missing when it is not offered.
+	Why string
+}
+
+// featureCheck caches whether the server has the feature on: it changes
+// only with a restart of Keycloak, and serverinfo is a large answer.
+type featureCheck struct {
+	mu sync.Mutex
+	on bool
+	at time.Time
+}
+
+const featureCheckTTL = 5 * time.Minute
+
+// RotationGrace says whether regenerating a confidential client's secret in
+// realm keeps the previous one valid, and for how long: the feature must be
+// on, and an enabled client policy must apply the secret-rotation executor
+// to every confidential client (conditions any-client or client-access-type
+// confidential; a policy with another condition cannot be proven to apply,
+// and is not counted).
+func (c *Client) RotationGrace(ctx context.Context, realm string) (Grace, error) {
+	on, err := c.rotationFeatureOn(ctx)
+	if err != nil {
+		return Grace{}, err
+	}
+	if !on {
+		return Grace{Why: "Keycloak's feature client-secret-rotation is off (start it with --features=client-secret-rotation)"}, nil
+	}
+	var policies clientPolicies
+	var profiles clientProfiles
+	base := c.adminURL("realms", realm, "client-policies")
+	if err := c.getJSON(ctx, OpRotationPolicy, base+"/policies?include-global-policies=true", &policies); err != nil {
+		return Grace{}, fmt.Errorf("read client policies of realm %q: %w", realm, err)
+	}
+	if err := c.getJSON(ctx, OpRotationPolicy, base+"/profiles?include-global-profiles=true", &profiles); err != nil {
+		return Grace{}, fmt.Errorf("read client profiles of realm %q: %w", realm, err)
+	}
+	return graceOf(policies, profiles), nil
+}
+
+// graceOf finds the longest grace an applying policy gives.
+func graceOf(policies clientPolicies, profiles clientProfiles) Grace {
+	lifetimes := map[string]time.Duration{}
+	for _, p := range append(profiles.Profiles, profiles.GlobalProfiles...) {
+		for _, e := range p.Executors {
+			if e.Executor != rotationExecutor {
+				continue
+			}
+			// Keycloak's default when the executor names none: two days.
+			life := 48 * time.Hour
+			if v, ok := e.Configuration[rotatedLifetime]; ok {
+				if secs, err := strconv.Atoi(fmt.Sprint(v)); err == nil {
+					life = time.Duration(secs) * time.Second
+				}
+			}
+			lifetimes[p.Name] = max(lifetimes[p.Name], life)
+		}
+	}
+	if len(lifetimes) == 0 {
+		return Grace{Why: "no client profile of the realm holds the secret-rotation executor"}
+	}
+	best := Grace{Why: "no enabled client policy applies a profile with the secret-rotation executor to every confidential client"}
+	for _, p := range append(policies.Policies, policies.GlobalPolicies...) {
+		if !p.Enabled || !appliesToConfidential(p.Conditions) {
+			continue
+		}
+		for _, name := range p.Profiles {
+			if life, ok := lifetimes[name]; ok && life > best.Lifetime {
+				best = Grace{Offered: true, Lifetime: life}
+			}
+		}
+	}
+	return best
+}
+
+// appliesToConfidential: every condition is one that holds for any
+// confidential client (all of a policy's conditions must hold).
+func appliesToConfidential(conds []policyCondition) bool {
+	if len(conds) == 0 {
+		return false
+	}
+	for _, cond := range conds {
+		if negative, _ := cond.Configuration["is-negative-logic"].(bool); negative {
+			return false
+		}
+		switch cond.Condition {
+		case "any-client":
+		case "client-access-type":
+			types, _ := cond.Configuration["type"].([]any)
+			if !slices.ContainsFunc(types, func(t any) bool { return t == "confidential" }) {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+type clientPolicies struct {
+	Policies       []clientPolicy `json:"policies"`
+	GlobalPolicies []clientPolicy `json:"globalPolicies"`
+}
+
+type clientPolicy struct {
+	Name       string            `json:"name"`
+	Enabled    bool              `json:"enabled"`
+	Conditions []policyCondition `json:"conditions"`
+	Profiles   []string          `json:"profiles"`
+}
+
+type policyCondition struct {
+	Condition     string         `json:"condition"`
+	Configuration map[string]any `json:"configuration"`
+}
+
+type clientProfiles struct {
+	Profiles       []clientProfile `json:"profiles"`
+	GlobalProfiles []clientProfile `json:"globalProfiles"`
+}
+
+type clientProfile struct {
+	Name      string `json:"name"`
+	Executors []struct {
+		Executor      string         `json:"executor"`
+		Configuration map[string]any `json:"configuration"`
+	} `json:"executors"`
+}
+
+func (c *Client) rotationFeatureOn(ctx context.Context) (bool, error) {
+	c.features.mu.Lock()
+	defer c.features.mu.Unlock()
+	if !c.features.at.IsZero() && time.Since(c.features.at) < featureCheckTTL {
+		return c.features.on, nil
+	}
+	var info struct {
+		Features []struct {
+			Name    string `json:"name"`
+			Enabled bool   `json:"enabled"`
+		} `json:"features"`
+	}
+	if err := c.getJSON(ctx, OpServerInfo, c.adminURL("serverinfo"), &info); err != nil {
+		return false, fmt.Errorf("read server info of %s: %w", c.cfg.URL, err)
+	}
+	c.features.on = false
+	for _, f := range info.Features {
+		c.features.on = c.features.on || (f.Name == rotationFeature && f.Enabled)
+	}
+	c.features.at = time.Now()
+	return c.features.on, nil
+}
+
+// SecretCreated is when the client's current secret was issued, as
+// Keycloak records it ("" when it records nothing): a different value
+// later says the secret was regenerated in between.
+func (c *Client) SecretCreated(ctx context.Context, realm, clientID string) (string, error) {
+	var found *gocloak.Client
+	err := c.withClient(ctx, realm, clientID, func(id string) error {
+		return c.call(ctx, OpFindClient, func(token string) (err error) {
+			found, err = c.gc.GetClient(ctx, token, realm, id)
+			return err
+		})
+	})
+	if err != nil {
+		return "", fmt.Errorf("read client %q in realm %q: %w", clientID, realm, err)
+	}
+	if found == nil || found.Attributes == nil {
+		return "", nil
+	}
+	return (*found.Attributes)[secretCreationAttribute], nil
+}
+
+// PreviousSecret is the secret a rotation keeps valid, "" when the client
+// has none (no rotation with grace, or it was invalidated or expired).
+func (c *Client) PreviousSecret(ctx context.Context, realm, clientID string) (string, error) {
+	var cred gocloak.CredentialRepresentation
+	err := c.withClient(ctx, realm, clientID, func(id string) error {
+		return c.getJSON(ctx, OpReadSecret, c.adminURL("realms", realm, "clients", id, "client-secret", "rotated"), &cred)
+	})
+	switch {
+	case status(err) == http.StatusNotFound:
+		return "", nil
+	case err != nil:
+		return "", fmt.Errorf("read the previous secret of client %q in realm %q: %w", clientID, realm, err)
+	}
+	return gocloak.PString(cred.Value), nil
+}
+
+// InvalidatePreviousSecret ends the validity of the previous secret (a
+// client without one is left as it is).
+func (c *Client) InvalidatePreviousSecret(ctx context.Context, realm, clientID string) error {
+	err := c.withClient(ctx, realm, clientID, func(id string) error {
+		return c.call(ctx, OpInvalidatePrevious, func(token string) error {
+			resp, err := c.gc.RestyClient().R().SetContext(ctx).SetAuthToken(token).
+				Delete(c.adminURL("realms", realm, "clients", id, "client-secret", "rotated"))
+			return answer(resp, err)
+		})
+	})
+	if err != nil {
+		return fmt.Errorf("invalidate the previous secret of client %q in realm %q: %w", clientID, realm, err)
+	}
+	return nil
+}
+
+// getJSON reads one admin resource into out.
+func (c *Client) getJSON(ctx context.Context, op, url string, out any) error {
+	return c.call(ctx, op, func(token string) error {
+		resp, err := c.gc.RestyClient().R().SetContext(ctx).SetAuthToken(token).Get(url)
+		if err := answer(resp, err); err != nil {
+			return err
+		}
+		return json.Unmarshal(resp.Body(), out)
+	})
+}
+
+// adminURL joins the admin API's base with path segments.
+func (c *Client) adminURL(segments ...string) string {
+	return strings.TrimRight(c.cfg.URL, "/") + "/admin/" + strings.Join(segments, "/")
+}
+
+// answer turns a refusal into the error gocloak gives for one, so that
+// callers tell a 404 (status) or a 5xx (Unavailable) apart the same way.
+// Only the status line is kept: an answer's body may quote a secret.
+func answer(resp *resty.Response, err error) error {
+	if err != nil {
+		return err
+	}
+	if resp.IsError() {
+		return &gocloak.APIError{Code: resp.StatusCode(), Message: resp.Status()}
+	}
+	return nil
+}
