@@ -21,7 +21,9 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/Nerzal/gocloak/v13"
 	vaultapi "github.com/hashicorp/vault/api"
@@ -180,6 +182,8 @@ func ServiceAccountToken(ctx context.Context, cfg *rest.Config, namespace, name 
 type KeycloakAdmin struct {
 	GC    *gocloak.GoCloak
 	Token string
+	// URL is the server's base URL, for the calls gocloak does not offer.
+	URL string
 }
 
 // Admin logs in as the bootstrap admin of the master realm.
@@ -190,7 +194,7 @@ func (k *Keycloak) Admin(ctx context.Context) (*KeycloakAdmin, error) {
 		return nil, fmt.Errorf("log in to Keycloak as admin: %w", err)
 	}
 	KeepSecret(k.Password, token.AccessToken)
-	return &KeycloakAdmin{GC: gc, Token: token.AccessToken}, nil
+	return &KeycloakAdmin{GC: gc, Token: token.AccessToken, URL: k.URL}, nil
 }
 
 // CreateRealm creates an enabled realm; one that exists already is kept
@@ -292,4 +296,28 @@ func (a *KeycloakAdmin) CreateOperatorClient(ctx context.Context, clientID strin
 func exists(err error) bool {
 	var apiErr *gocloak.APIError
 	return errors.As(err, &apiErr) && apiErr.Code == http.StatusConflict
+}
+
+// RotateWithGrace makes realm keep a confidential client's previous secret
+// valid for rotatedLifetime after a regeneration, as the README asks an
+// admin to: a client profile with the secret-rotation executor, and a
+// policy applying it to every confidential client. The realm's existing
+// profiles and policies are replaced (test realms have none).
+func (a *KeycloakAdmin) RotateWithGrace(ctx context.Context, realm string, rotatedLifetime time.Duration) error {
+	secs := strconv.Itoa(int(rotatedLifetime.Seconds()))
+	base := strings.TrimRight(a.URL, "/") + "/admin/realms/" + realm + "/client-policies"
+	for _, put := range []struct{ path, body string }{
+		{"/profiles", `{"profiles":[{"name":"vko-rotation","executors":[{"executor":"secret-rotation","configuration":{"expiration-period":"31536000","rotated-expiration-period":"` + secs + `","remaining-rotation-period":"86400"}}]}]}`},
+		{"/policies", `{"policies":[{"name":"vko-rotation","enabled":true,"conditions":[{"condition":"client-access-type","configuration":{"type":["confidential"]}}],"profiles":["vko-rotation"]}]}`},
+	} {
+		resp, err := a.GC.RestyClient().R().SetContext(ctx).SetAuthToken(a.Token).
+			SetHeader("Content-Type", "application/json").SetBody(put.body).Put(base + put.path)
+		if err != nil {
+			return fmt.Errorf("put client %s of realm %q: %w", put.path, realm, err)
+		}
+		if resp.IsError() {
+			return fmt.Errorf("put client %s of realm %q: %s", put.path, realm, resp.Status())
+		}
+	}
+	return nil
 }

@@ -80,7 +80,10 @@ func (k *Keycloak) start(ctx context.Context) (*Process, error) {
 		"--http-management-port="+strconv.Itoa(k.mgmtPort),
 		// In memory: nothing is written into the shared cache, and two
 		// instances (the shared one and a test's own) never share a database.
-		"--db=dev-mem")
+		"--db=dev-mem",
+		// Rotation with a grace period (a preview feature, off by
+		// default): what the README asks of a production Keycloak too.
+		"--features=client-secret-rotation")
 	if err != nil {
 		return nil, err
 	}

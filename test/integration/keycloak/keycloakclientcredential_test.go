@@ -166,7 +166,9 @@ func TestRotationRegeneratesTheSecretWhenDue(t *testing.T) {
 	server := newServer(t, kc, ns)
 	clientID := newClientID(t, "")
 	kcc := credential(ns, "rotated", server, clientID)
-	kcc.Spec.Rotation = &secretsv1beta1.RotationSpec{Interval: metav1.Duration{Duration: time.Hour}}
+	// The suite's realm keeps no previous secret (TestRotationWithGrace
+	// has one that does).
+	kcc.Spec.Rotation = &secretsv1beta1.RotationSpec{Interval: metav1.Duration{Duration: time.Hour}, AcceptDowntime: true}
 	if err := op.Client.Create(ctx, kcc); err != nil {
 		t.Fatal(err)
 	}
@@ -207,6 +209,7 @@ func TestOnDemandRefreshAndRotation(t *testing.T) {
 	clientID := newClientID(t, "")
 	kcc := credential(ns, "asked", server, clientID)
 	kcc.Spec.RefreshInterval = &metav1.Duration{Duration: time.Hour}
+	kcc.Spec.Rotation = &secretsv1beta1.RotationSpec{AcceptDowntime: true} // rotations on request only, in a realm without grace
 	// Another team reads the same client, and follows its rotations.
 	follower := credential(otherNS, "follower", server, clientID)
 	follower.Spec.RefreshInterval = &metav1.Duration{Duration: time.Hour}

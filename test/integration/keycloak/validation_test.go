@@ -47,7 +47,12 @@ func TestAdmissionRejectsBrokenCredentials(t *testing.T) {
 			denied(`spec.refreshInterval: Invalid value: "10s": must be at least 30s`)},
 		{"rotation too often", func(k *secretsv1beta1.KeycloakClientCredential) {
 			k.Spec.Rotation = &secretsv1beta1.RotationSpec{Interval: metav1.Duration{Duration: time.Minute}}
-		}, denied(`spec.rotation.interval: Invalid value: "1m0s": must be at least 1h0m0s`)},
+		}, denied(`spec.rotation.interval: Invalid value: "1m0s": must be at least 1h0m0s (or unset: rotations on request only)`)},
+		{"grace period too short", func(k *secretsv1beta1.KeycloakClientCredential) {
+			k.Spec.Rotation = &secretsv1beta1.RotationSpec{GracePeriod: &metav1.Duration{Duration: time.Second}}
+		}, denied(`spec.rotation.gracePeriod: Invalid value: "1s": must be between 1m0s and 24h0m0s`)},
+		{"previous secret under a key already used", func(k *secretsv1beta1.KeycloakClientCredential) { k.Spec.Target.Keys.PreviousClientSecret = "secret" },
+			denied(`spec.target.keys.previousClientSecret: Duplicate value: "secret (also the key of clientSecret; each value needs its own key)"`)},
 		{"invalid Secret name", func(k *secretsv1beta1.KeycloakClientCredential) { k.Spec.Target.SecretName = "Gitea_Creds" },
 			denied(`spec.target.secretName: Invalid value: "Gitea_Creds": must be a Secret name: a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`)},
 		{"same key twice", func(k *secretsv1beta1.KeycloakClientCredential) { k.Spec.Target.Keys.ClientID = "secret" },
