@@ -93,8 +93,9 @@ func consume(t *testing.T, ns, name, realmName string, newSecret *atomic.Value) 
 			mu.Unlock()
 			c.logins.Add(1)
 			if _, err := gc.LoginClient(ctx, v.clientID, v.secret, realmName); err != nil && ctx.Err() == nil {
-				c.failures.Add(1)
-				t.Logf("consumer of %s/%s: a failed login (%v)", ns, name, err)
+				if c.failures.Add(1) == 1 {
+					t.Logf("consumer of %s/%s: the first failed login (%v)", ns, name, err)
+				}
 			} else if s, _ := newSecret.Load().(string); s != "" && s == v.secret {
 				c.usedNew.Store(true)
 			}
