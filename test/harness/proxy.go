@@ -44,6 +44,8 @@ type CountingProxy struct {
 	classes  map[string]int
 	statuses map[int]int
 	onAnswer func(*http.Request, int)
+	// onRequest, when it returns true, answers 503 in place of the service.
+	onRequest func(*http.Request) bool
 }
 
 // StartCountingProxy serves a proxy of target on a free loopback port.
@@ -73,7 +75,12 @@ func StartCountingProxy(target string, classify func(*http.Request) string) (*Co
 		class := p.classify(r)
 		p.mu.Lock()
 		p.classes[class]++
+		onRequest := p.onRequest
 		p.mu.Unlock()
+		if onRequest != nil && onRequest(r) {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
 		rp.ServeHTTP(w, r)
 	})}
 	go func() { _ = p.server.Serve(l) }()
@@ -87,6 +94,15 @@ func (p *CountingProxy) OnAnswer(fn func(r *http.Request, status int)) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.onAnswer = fn
+}
+
+// OnRequest calls fn with each request before it is forwarded (nil stops);
+// a request fn returns true for never reaches the service, and is answered
+// 503: how a fault test stops the operator between two steps, exactly.
+func (p *CountingProxy) OnRequest(fn func(r *http.Request) (drop bool)) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.onRequest = fn
 }
 
 // Counts returns the requests counted so far by class.

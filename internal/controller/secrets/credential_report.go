@@ -112,7 +112,7 @@ func decideStatus(kcc *secretsv1beta1.KeycloakClientCredential, before *secretsv
 			conditions.Set(&st.Conditions, gen, secretsv1beta1.TypeSecretsSynced, false, reason, msg)
 		}
 		st.ObservedGeneration = gen
-		if len(failed) == 0 {
+		if allAccepted(out.targets) {
 			if n, ok := distributed(kcc, &st, now); ok {
 				notices = append(notices, n)
 			}
@@ -172,6 +172,19 @@ func rotationMessage(rot *secretsv1beta1.RotationStatus) string {
 		return "writing the new secret to every target; the previous one stays valid"
 	}
 	return "every target holds the new secret; the previous one stays valid until " + rot.GraceEndsTime.UTC().Format(time.RFC3339)
+}
+
+// allAccepted: every target that accepts the Secret holds it. A namespace
+// that withdrew its consent, or a Secret in the way that is not the
+// operator's, is not waited for: the operator may not write there, and a
+// rotation must not stall on it (SecretsSynced reports it).
+func allAccepted(targets []secretsv1beta1.TargetStatus) bool {
+	for _, t := range targets {
+		if !t.Synced && t.Reason != secretsv1beta1.ReasonTargetNotAllowed && t.Reason != secretsv1beta1.ReasonSecretNotOwned {
+			return false
+		}
+	}
+	return true
 }
 
 func joinShort(items []string) string {

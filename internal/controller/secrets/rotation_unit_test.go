@@ -239,3 +239,23 @@ func TestARotationInterruptedBeforeItsRecordRegeneratesOnce(t *testing.T) {
 		})
 	}
 }
+
+func TestARotationWaitsForEveryTargetThatAcceptsTheSecret(t *testing.T) {
+	target := func(reason string) secretsv1beta1.TargetStatus {
+		return secretsv1beta1.TargetStatus{Namespace: "ns", Synced: reason == secretsv1beta1.ReasonSynced, Reason: reason}
+	}
+	for name, tc := range map[string]struct {
+		targets []secretsv1beta1.TargetStatus
+		want    bool
+	}{
+		"all written":                      {[]secretsv1beta1.TargetStatus{target(secretsv1beta1.ReasonSynced)}, true},
+		"one failed to write (retried)":    {[]secretsv1beta1.TargetStatus{target(secretsv1beta1.ReasonSynced), target(secretsv1beta1.ReasonTargetFailed)}, false},
+		"one withdrew its consent":         {[]secretsv1beta1.TargetStatus{target(secretsv1beta1.ReasonSynced), target(secretsv1beta1.ReasonTargetNotAllowed)}, true},
+		"a foreign Secret in the way":      {[]secretsv1beta1.TargetStatus{target(secretsv1beta1.ReasonSecretNotOwned)}, true},
+		"a Secret not written for a cause": {[]secretsv1beta1.TargetStatus{target("")}, false},
+	} {
+		if got := allAccepted(tc.targets); got != tc.want {
+			t.Errorf("%s: %v, want %v", name, got, tc.want)
+		}
+	}
+}
