@@ -19,6 +19,7 @@ package keycloak
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -38,10 +39,6 @@ import (
 // the client's "rotated" secret until the executor's
 // rotated-expiration-period, or until it is invalidated. gocloak has no
 // call for any of it, so these requests are made by hand.
-
-// Attribute Keycloak keeps on a client: when its secret was issued (Unix
-// seconds, Keycloak's clock).
-const secretCreationAttribute = "client.secret.creation.time"
 
 // The names Keycloak gives the feature, the executor and the conditions
 // this package can evaluate.
@@ -88,16 +85,27 @@ func (c *Client) RotationGrace(ctx context.Context, realm string) (Grace, error)
 	var policies clientPolicies
 	var profiles clientProfiles
 	base := c.adminURL("realms", realm, "client-policies")
-	if err := c.getJSON(ctx, OpRotationPolicy, base+"/policies?include-global-policies=true", &policies); err != nil {
-		return Grace{}, fmt.Errorf("read client policies of realm %q: %w", realm, err)
-	}
-	if err := c.getJSON(ctx, OpRotationPolicy, base+"/profiles?include-global-profiles=true", &profiles); err != nil {
-		return Grace{}, fmt.Errorf("read client profiles of realm %q: %w", realm, err)
+	for _, read := range []struct {
+		what, url string
+		into      any
+	}{{"policies", base + "/policies?include-global-policies=true", &policies}, {"profiles", base + "/profiles?include-global-profiles=true", &profiles}} {
+		err := c.getJSON(ctx, OpRotationPolicy, read.url, read.into)
+		switch code := status(err); {
+		case code == http.StatusForbidden || code == http.StatusNotFound:
+			// Not a failure to retry: the account may not read them (or
+			// this Keycloak has no client policies).
+			return Grace{Why: fmt.Sprintf("the operator's account may not read the client %s of realm %q (it needs the view-realm role): %v", read.what, realm, err)}, nil
+		case err != nil:
+			return Grace{}, fmt.Errorf("read client %s of realm %q: %w", read.what, realm, err)
+		}
 	}
 	return graceOf(policies, profiles), nil
 }
 
-// graceOf finds the longest grace an applying policy gives.
+// graceOf finds the grace an applying policy gives: the shortest of every
+// policy that may apply (one whose conditions cannot be evaluated may apply
+// too, and shorten it), offered only when one surely applies. A lifetime
+// that does not parse offers nothing.
 func graceOf(policies clientPolicies, profiles clientProfiles) Grace {
 	lifetimes := map[string]time.Duration{}
 	for _, p := range append(profiles.Profiles, profiles.GlobalProfiles...) {
@@ -108,28 +116,41 @@ func graceOf(policies clientPolicies, profiles clientProfiles) Grace {
 			// Keycloak's default when the executor names none: two days.
 			life := 48 * time.Hour
 			if v, ok := e.Configuration[rotatedLifetime]; ok {
-				if secs, err := strconv.Atoi(fmt.Sprint(v)); err == nil {
-					life = time.Duration(secs) * time.Second
+				secs, err := strconv.Atoi(fmt.Sprint(v))
+				if err != nil || secs <= 0 {
+					return Grace{Why: fmt.Sprintf("the secret-rotation executor of client profile %q has a %s that is not a number of seconds", p.Name, rotatedLifetime)}
 				}
+				life = time.Duration(secs) * time.Second
 			}
-			lifetimes[p.Name] = max(lifetimes[p.Name], life)
+			if known, ok := lifetimes[p.Name]; !ok || life < known {
+				lifetimes[p.Name] = life
+			}
 		}
 	}
 	if len(lifetimes) == 0 {
 		return Grace{Why: "no client profile of the realm holds the secret-rotation executor"}
 	}
-	best := Grace{Why: "no enabled client policy applies a profile with the secret-rotation executor to every confidential client"}
+	var shortest time.Duration
+	applies := false
 	for _, p := range append(policies.Policies, policies.GlobalPolicies...) {
-		if !p.Enabled || !appliesToConfidential(p.Conditions) {
+		if !p.Enabled {
 			continue
 		}
 		for _, name := range p.Profiles {
-			if life, ok := lifetimes[name]; ok && life > best.Lifetime {
-				best = Grace{Offered: true, Lifetime: life}
+			life, ok := lifetimes[name]
+			if !ok {
+				continue
+			}
+			applies = applies || appliesToConfidential(p.Conditions)
+			if shortest == 0 || life < shortest {
+				shortest = life
 			}
 		}
 	}
-	return best
+	if !applies {
+		return Grace{Why: "no enabled client policy applies a profile with the secret-rotation executor to every confidential client"}
+	}
+	return Grace{Offered: true, Lifetime: shortest}
 }
 
 // appliesToConfidential: every condition is one that holds for any
@@ -209,10 +230,27 @@ func (c *Client) rotationFeatureOn(ctx context.Context) (bool, error) {
 	return c.features.on, nil
 }
 
-// SecretCreated is when the client's current secret was issued, as
-// Keycloak records it ("" when it records nothing): a different value
-// later says the secret was regenerated in between.
-func (c *Client) SecretCreated(ctx context.Context, realm, clientID string) (string, error) {
+// SecretState is what Keycloak records of a client's secrets (never their
+// values).
+type SecretState struct {
+	// Created is when the current secret was issued (compared only for
+	// equality: a different value later says it was regenerated).
+	Created string
+	// PreviousExpires is when Keycloak stops accepting the previous secret
+	// (zero when it keeps none).
+	PreviousExpires time.Time
+}
+
+// Attributes Keycloak keeps on a client, in Unix seconds of its clock.
+const (
+	secretCreationAttribute = "client.secret.creation.time"
+	previousExpiryAttribute = "client.secret.rotated.expiration.time"
+)
+
+// SecretState reads the client's secret records. The client's
+// representation also holds the previous secret's value (an attribute):
+// only the two times are kept.
+func (c *Client) SecretState(ctx context.Context, realm, clientID string) (SecretState, error) {
 	var found *gocloak.Client
 	err := c.withClient(ctx, realm, clientID, func(id string) error {
 		return c.call(ctx, OpFindClient, func(token string) (err error) {
@@ -220,13 +258,21 @@ func (c *Client) SecretCreated(ctx context.Context, realm, clientID string) (str
 			return err
 		})
 	})
+	if errors.Is(err, ErrClientNotFound) {
+		return SecretState{}, err
+	}
 	if err != nil {
-		return "", fmt.Errorf("read client %q in realm %q: %w", clientID, realm, err)
+		return SecretState{}, fmt.Errorf("read client %q in realm %q: %w", clientID, realm, err)
 	}
 	if found == nil || found.Attributes == nil {
-		return "", nil
+		return SecretState{}, nil
 	}
-	return (*found.Attributes)[secretCreationAttribute], nil
+	attrs := *found.Attributes
+	st := SecretState{Created: attrs[secretCreationAttribute]}
+	if secs, err := strconv.ParseInt(attrs[previousExpiryAttribute], 10, 64); err == nil {
+		st.PreviousExpires = time.Unix(secs, 0)
+	}
+	return st, nil
 }
 
 // PreviousSecret is the secret a rotation keeps valid, "" when the client
@@ -239,6 +285,8 @@ func (c *Client) PreviousSecret(ctx context.Context, realm, clientID string) (st
 	switch {
 	case status(err) == http.StatusNotFound:
 		return "", nil
+	case errors.Is(err, ErrClientNotFound):
+		return "", err
 	case err != nil:
 		return "", fmt.Errorf("read the previous secret of client %q in realm %q: %w", clientID, realm, err)
 	}
@@ -255,6 +303,9 @@ func (c *Client) InvalidatePreviousSecret(ctx context.Context, realm, clientID s
 			return answer(resp, err)
 		})
 	})
+	if errors.Is(err, ErrClientNotFound) {
+		return err
+	}
 	if err != nil {
 		return fmt.Errorf("invalidate the previous secret of client %q in realm %q: %w", clientID, realm, err)
 	}

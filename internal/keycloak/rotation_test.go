@@ -24,6 +24,7 @@ import (
 
 func TestGraceOf(t *testing.T) {
 	const profiles = `{"profiles":[{"name":"rot","executors":[{"executor":"secret-rotation","configuration":{"expiration-period":"31536000","rotated-expiration-period":"3600"}}]},
+		{"name":"short","executors":[{"executor":"secret-rotation","configuration":{"rotated-expiration-period":"600"}}]},
 		{"name":"other","executors":[{"executor":"pkce-enforcer","configuration":{}}]}],"globalProfiles":[]}`
 	policy := func(enabled bool, conditions string, profile string) string {
 		return `{"policies":[{"name":"p","enabled":` + map[bool]string{true: "true", false: "false"}[enabled] + `,"conditions":` + conditions + `,"profiles":["` + profile + `"]}]}`
@@ -42,6 +43,8 @@ func TestGraceOf(t *testing.T) {
 		"negative logic":             {policy(true, `[{"condition":"any-client","configuration":{"is-negative-logic":true}}]`, "rot"), false, 0},
 		"a condition not evaluated":  {policy(true, `[{"condition":"client-roles","configuration":{"roles":["x"]}}]`, "rot"), false, 0},
 		"no conditions (never hold)": {policy(true, `[]`, "rot"), false, 0},
+		"a shorter policy that may apply": {`{"policies":[{"name":"a","enabled":true,"conditions":` + confidential + `,"profiles":["rot"]},
+			{"name":"b","enabled":true,"conditions":[{"condition":"client-roles","configuration":{}}],"profiles":["short"]}]}`, true, 10 * time.Minute},
 	} {
 		var pol clientPolicies
 		var prof clientProfiles
@@ -55,5 +58,15 @@ func TestGraceOf(t *testing.T) {
 		if g.Offered != tc.offered || g.Lifetime != tc.lifetime || (!g.Offered && g.Why == "") {
 			t.Errorf("%s: %+v, want offered %v for %s", name, g, tc.offered, tc.lifetime)
 		}
+	}
+}
+
+func TestGraceOfAnUnreadableLifetimeIsNotOffered(t *testing.T) {
+	var prof clientProfiles
+	var pol clientPolicies
+	_ = json.Unmarshal([]byte(`{"profiles":[{"name":"rot","executors":[{"executor":"secret-rotation","configuration":{"rotated-expiration-period":"1h"}}]}]}`), &prof)
+	_ = json.Unmarshal([]byte(`{"policies":[{"name":"p","enabled":true,"conditions":[{"condition":"any-client","configuration":{}}],"profiles":["rot"]}]}`), &pol)
+	if g := graceOf(pol, prof); g.Offered {
+		t.Fatalf("%+v: a lifetime that is not a number of seconds was read as some grace", g)
 	}
 }

@@ -140,8 +140,12 @@ func validateRotation(path *field.Path, r *secretsv1beta1.RotationSpec) field.Er
 	if d := r.Interval.Duration; d != 0 && d < secretsv1beta1.MinRotationInterval {
 		errs = append(errs, field.Invalid(path.Child("interval"), d.String(), fmt.Sprintf("must be at least %s (or unset: rotations on request only)", secretsv1beta1.MinRotationInterval)))
 	}
-	if g := r.GracePeriod; g != nil && (g.Duration < secretsv1beta1.MinGracePeriod || g.Duration > secretsv1beta1.MaxGracePeriod) {
+	switch g := r.GracePeriod; {
+	case g == nil:
+	case g.Duration < secretsv1beta1.MinGracePeriod || g.Duration > secretsv1beta1.MaxGracePeriod:
 		errs = append(errs, field.Invalid(path.Child("gracePeriod"), g.Duration.String(), fmt.Sprintf("must be between %s and %s", secretsv1beta1.MinGracePeriod, secretsv1beta1.MaxGracePeriod)))
+	case r.Interval.Duration != 0 && g.Duration >= r.Interval.Duration:
+		errs = append(errs, field.Invalid(path.Child("gracePeriod"), g.Duration.String(), fmt.Sprintf("must be shorter than spec.rotation.interval (%s)", r.Interval.Duration)))
 	}
 	return errs
 }

@@ -116,10 +116,7 @@ func (f *fleet) convergePair(b *testing.B, workers, n int, limitRun, opRun strin
 	// The limit, with a standby manager serving the webhooks. The leader
 	// stops first: it must not hand a lease back over the bench's.
 	limit := func() {
-		f.stopManager()
-		f.holdLease(b)
-		f.startManager(b, workers)
-		waitQuiet(b)
+		f.standby(b, workers)
 		before, cpuBefore := f.limitProxy.Counts(), harness.CPUByCommand()
 		limitTimes = f.timeReady(b, limitRun, n, f.limitWorkers(b, workers))
 		res.Limit = limitTimes.last()
@@ -133,11 +130,7 @@ func (f *fleet) convergePair(b *testing.B, workers, n int, limitRun, opRun strin
 
 	// The operator, leading.
 	operator := func() {
-		f.stopManager()
-		f.releaseLease(b)
-		f.startManager(b, workers)
-		f.waitLeader(b)
-		waitQuiet(b)
+		f.lead(b, workers)
 		before, cpuBefore := f.vaultCounts(), harness.CPUByCommand()
 		var profiles sync.WaitGroup
 		if out := os.Getenv("VKO_BENCH_PROFILE"); out != "" && keep {
@@ -174,6 +167,25 @@ func (f *fleet) convergePair(b *testing.B, workers, n int, limitRun, opRun strin
 	b.Logf("P1 %d workers, %d VaultApps (%s): operator %s, limit %s, ratio %.2f; Vault requests per object: operator %v, limit %v; manager CPU per object %s, mean reconcile %s; CPU per object by process: operator's run %v, limit's run %v; timelines: operator's run %s (%d of its %d Created Events written by then: the rest follow, paced), limit's run %s",
 		workers, n, order, res.Operator.Round(time.Millisecond), res.Limit.Round(time.Millisecond), res.Ratio(), res.OperatorVault, res.LimitVault, res.ManagerCPU, res.Reconcile.Round(100*time.Microsecond), res.OperatorCPU, res.LimitCPU, opTimes, res.EventsAtReady, n, limitTimes)
 	return res
+}
+
+// standby runs a manager that serves the webhooks and reconciles nothing
+// (the bench holds the lease), for a limit's run; the leader stops first:
+// it must not hand a lease back over the bench's.
+func (f *fleet) standby(b *testing.B, workers int) {
+	f.stopManager()
+	f.holdLease(b)
+	f.startManager(b, workers)
+	waitQuiet(b)
+}
+
+// lead runs a manager that leads, for an operator's run.
+func (f *fleet) lead(b *testing.B, workers int) {
+	f.stopManager()
+	f.releaseLease(b)
+	f.startManager(b, workers)
+	f.waitLeader(b)
+	waitQuiet(b)
 }
 
 // profile saves a CPU profile of the manager (VKO_BENCH_PROFILE: where),
@@ -246,6 +258,13 @@ func (t readyTimes) String() string {
 // work when it is not nil, and returns the run's timeline, Ready watched
 // on the API server.
 func (f *fleet) timeReady(b *testing.B, run string, n int, work func(<-chan *vaultv1beta1.VaultApp) func()) readyTimes {
+	return timeRun(f, b, run, n, &vaultv1beta1.VaultAppList{}, vaultApp,
+		func(a *vaultv1beta1.VaultApp) bool { return harness.ReadyFor(a.Status.Conditions, a.Generation) }, work)
+}
+
+// timeRun is timeReady for objects of any kind: newObj(run, i) makes
+// object i, listed by list, and ready says when one is done.
+func timeRun[T client.Object](f *fleet, b *testing.B, run string, n int, list client.ObjectList, newObj func(string, int) T, ready func(T) bool, work func(<-chan T) func()) readyTimes {
 	b.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
@@ -253,12 +272,12 @@ func (f *fleet) timeReady(b *testing.B, run string, n int, work func(<-chan *vau
 	if err != nil {
 		b.Fatal(err)
 	}
-	w, err := wc.Watch(ctx, &vaultv1beta1.VaultAppList{}, client.MatchingLabels{runLabel: run})
+	w, err := wc.Watch(ctx, list, client.MatchingLabels{runLabel: run})
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer w.Stop()
-	created := make(chan *vaultv1beta1.VaultApp, n)
+	created := make(chan T, n)
 	var done func()
 	if work != nil {
 		done = work(created)
@@ -270,15 +289,15 @@ func (f *fleet) timeReady(b *testing.B, run string, n int, work func(<-chan *vau
 		defer close(created)
 		defer func() { createsDone <- time.Since(start) }()
 		err := parallelErr(n, creators, func(i int) error {
-			app := vaultApp(run, i)
-			if err := f.c.Create(ctx, app); err != nil {
+			obj := newObj(run, i)
+			if err := f.c.Create(ctx, obj); err != nil {
 				return err
 			}
-			created <- app
+			created <- obj
 			return nil
 		})
 		if err != nil {
-			b.Errorf("create the VaultApps of run %s: %v", run, err)
+			b.Errorf("create the objects of run %s: %v", run, err)
 			cancel()
 		}
 	}()
@@ -290,11 +309,11 @@ func (f *fleet) timeReady(b *testing.B, run string, n int, work func(<-chan *vau
 			if !ok {
 				b.Fatalf("the watch of run %s ended", run)
 			}
-			app, isApp := ev.Object.(*vaultv1beta1.VaultApp)
-			if !isApp || ev.Type == watch.Deleted || !harness.ReadyFor(app.Status.Conditions, app.Generation) {
+			obj, isT := ev.Object.(T)
+			if !isT || ev.Type == watch.Deleted || !ready(obj) {
 				continue
 			}
-			if key := app.Namespace + "/" + app.Name; !readyAt[key] {
+			if key := obj.GetNamespace() + "/" + obj.GetName(); !readyAt[key] {
 				readyAt[key] = true
 				times.ready = append(times.ready, time.Since(start))
 			}

@@ -68,12 +68,13 @@ type fleet struct {
 	keycloak *harness.Keycloak
 	// vaultProxy and vaultProxyB (the addresses of the two VaultServers,
 	// one Vault behind both) and keycloakProxy stand between the manager
-	// and the services; limitProxy between the bare-client limit and Vault.
-	vaultProxy, vaultProxyB, keycloakProxy, limitProxy *harness.CountingProxy
-	tokenPath, saToken                                 string
-	manager                                            *harness.Manager
-	managers                                           int
-	all                                                []*harness.Manager
+	// and the services; limitProxy and keycloakLimitProxy between the
+	// bare clients and Vault or Keycloak.
+	vaultProxy, vaultProxyB, keycloakProxy, limitProxy, keycloakLimitProxy *harness.CountingProxy
+	tokenPath, saToken                                                     string
+	manager                                                                *harness.Manager
+	managers                                                               int
+	all                                                                    []*harness.Manager
 	// processStart and the proxies' counts then: the manager started by
 	// restartInStep, whose whole life P3 and P5 judge.
 	processStart                  time.Time
@@ -121,7 +122,8 @@ func newFleet(b *testing.B) *fleet {
 		target   string
 		classify func(*http.Request) string
 	}{{&f.vaultProxy, f.vault.Addr, harness.ClassifyVault}, {&f.vaultProxyB, f.vault.Addr, harness.ClassifyVault},
-		{&f.keycloakProxy, f.keycloak.URL, classifyKeycloak}, {&f.limitProxy, f.vault.Addr, harness.ClassifyVault}} {
+		{&f.keycloakProxy, f.keycloak.URL, classifyKeycloak}, {&f.limitProxy, f.vault.Addr, harness.ClassifyVault},
+		{&f.keycloakLimitProxy, f.keycloak.URL, classifyKeycloak}} {
 		if *p.proxy, err = harness.StartCountingProxy(p.target, p.classify); err != nil {
 			b.Fatal(err)
 		}

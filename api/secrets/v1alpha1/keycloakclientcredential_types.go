@@ -101,7 +101,19 @@ type RotationStatus struct {
 	// +optional
 	WithGrace bool `json:"withGrace,omitempty"`
 	// +optional
+	Server string `json:"server,omitempty"`
+	// +optional
+	Realm string `json:"realm,omitempty"`
+	// +optional
+	ClientID string `json:"clientId,omitempty"`
+	// +optional
+	GracePeriod *metav1.Duration `json:"gracePeriod,omitempty"`
+	// +optional
 	PreviousSecretCreated string `json:"previousSecretCreated,omitempty"`
+	// +optional
+	SecretCreated string `json:"secretCreated,omitempty"`
+	// +optional
+	PreviousExpiresTime *metav1.Time `json:"previousExpiresTime,omitempty"`
 	// +optional
 	StartedTime *metav1.Time `json:"startedTime,omitempty"`
 	// +optional

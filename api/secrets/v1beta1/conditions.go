@@ -113,6 +113,13 @@ const (
 	// period (the spec accepts downtime, or Keycloak did not keep the
 	// previous secret although it said it would).
 	ReasonRotatedWithoutGrace = "RotatedWithoutGrace"
+	// ReasonRotationAbandoned: a rotation in progress stopped before its end:
+	// the spec names another client, or the grants no longer allow rotating
+	// it. Keycloak keeps the previous secret until its own expiry.
+	ReasonRotationAbandoned = "RotationAbandoned"
+	// ReasonRotationWaiting: a due rotation waits for another resource's
+	// rotation of the same client to complete.
+	ReasonRotationWaiting = "Waiting"
 	// ReasonRotationIdle: no rotation is in progress and none is refused.
 	ReasonRotationIdle = "Idle"
 	// ReasonRotationRequestRefused: a rotation request (annotation) came from

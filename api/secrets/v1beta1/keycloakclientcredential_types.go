@@ -165,12 +165,39 @@ type RotationStatus struct {
 	// +optional
 	WithGrace bool `json:"withGrace,omitempty"`
 
+	// Server, Realm and ClientID name the client being rotated: the rotation
+	// goes on only while the spec names the same client (and the grants
+	// still allow rotating it); otherwise it is abandoned.
+	// +optional
+	Server string `json:"server,omitempty"`
+	// +optional
+	Realm string `json:"realm,omitempty"`
+	// +optional
+	ClientID string `json:"clientId,omitempty"`
+
+	// GracePeriod is spec.rotation.gracePeriod as the rotation began.
+	// +optional
+	GracePeriod *metav1.Duration `json:"gracePeriod,omitempty"`
+
 	// PreviousSecretCreated is Keycloak's creation time (Unix seconds) of the
 	// secret being replaced. After a restart in Regenerating, a client whose
 	// secret was created at another time was regenerated already: it is not
 	// regenerated twice.
 	// +optional
 	PreviousSecretCreated string `json:"previousSecretCreated,omitempty"`
+
+	// SecretCreated is Keycloak's creation time (Unix seconds) of the new
+	// secret: a different one before the previous secret is invalidated
+	// says someone regenerated it since, and their previous secret is left
+	// alone.
+	// +optional
+	SecretCreated string `json:"secretCreated,omitempty"`
+
+	// PreviousExpiresTime is when Keycloak itself stops accepting the
+	// previous secret (its rotated-expiration-period); the grace period
+	// never ends later.
+	// +optional
+	PreviousExpiresTime *metav1.Time `json:"previousExpiresTime,omitempty"`
 
 	// StartedTime is when the rotation began.
 	// +optional

@@ -49,8 +49,9 @@ type outcome struct {
 	refreshed string
 	// rotationRefused is a rotation request the namespace may not make.
 	rotationRefused *refusal
-	// graceRefused says why a due rotation did not start.
-	graceRefused string
+	// graceRefused says why a due rotation did not start; rotationWaits
+	// why it waits for another one.
+	graceRefused, rotationWaits string
 	// notices are the rotation's steps this pass took.
 	notices []notice
 }
@@ -118,7 +119,7 @@ func decideStatus(kcc *secretsv1beta1.KeycloakClientCredential, before *secretsv
 			}
 		}
 	}
-	notices = append(notices, reportRotation(kcc, &st, before, out.graceRefused)...)
+	notices = append(notices, reportRotation(kcc, &st, before, out.graceRefused, out.rotationWaits)...)
 	synced := meta.FindStatusCondition(st.Conditions, secretsv1beta1.TypeSecretsSynced)
 	reason, message := "", ""
 	if synced != nil {
@@ -135,7 +136,7 @@ func decideStatus(kcc *secretsv1beta1.KeycloakClientCredential, before *secretsv
 // reportRotation sets RotationReady on a resource that rotates (or did):
 // False while a due rotation is refused for want of a grace period, else
 // True with the phase of the last rotation. A refusal is announced once.
-func reportRotation(kcc *secretsv1beta1.KeycloakClientCredential, st *secretsv1beta1.KeycloakClientCredentialStatus, before *secretsv1beta1.KeycloakClientCredentialStatus, graceRefused string) []notice {
+func reportRotation(kcc *secretsv1beta1.KeycloakClientCredential, st *secretsv1beta1.KeycloakClientCredentialStatus, before *secretsv1beta1.KeycloakClientCredentialStatus, graceRefused, waits string) []notice {
 	gen := kcc.Generation
 	if graceRefused != "" {
 		changed := conditions.Set(&st.Conditions, gen, secretsv1beta1.TypeRotationReady, false, secretsv1beta1.ReasonGraceUnavailable, "rotation not started: "+graceRefused)
@@ -147,6 +148,8 @@ func reportRotation(kcc *secretsv1beta1.KeycloakClientCredential, st *secretsv1b
 	}
 	rot := st.Rotation
 	switch {
+	case waits != "":
+		conditions.Set(&st.Conditions, gen, secretsv1beta1.TypeRotationReady, true, secretsv1beta1.ReasonRotationWaiting, waits)
 	case rot != nil && rot.Phase != secretsv1beta1.RotationCompleted:
 		conditions.Set(&st.Conditions, gen, secretsv1beta1.TypeRotationReady, true, rot.Phase, rotationMessage(rot))
 	case kcc.Spec.Rotation != nil || rot != nil:

@@ -18,6 +18,7 @@ package secrets
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -67,21 +68,48 @@ const (
 	stepWait
 	// stepInvalidate: the grace period is over.
 	stepInvalidate
+	// stepAbandon: the rotation in progress may not go on (the spec names
+	// another client, or the grants no longer allow rotating it).
+	stepAbandon
 )
 
-// rotation is what decideRotation found: the step, and the request that
-// starts a rotation ("" for a scheduled one).
+// rotation is what decideRotation found: the step, the request that starts
+// a rotation ("" for a scheduled one), and why one is abandoned.
 type rotation struct {
 	step    rotationStep
 	request string
+	why     string
 }
 
-// decideRotation: a rotation in progress goes on with its phase; otherwise
+// acts says whether the step changes the client in Keycloak (and so needs
+// the right to rotate it, checked again before it is taken).
+func (r rotation) acts() bool { return r.step == stepRegenerate || r.step == stepInvalidate }
+
+// inProgress is the rotation the status shows under way, nil when none.
+func inProgress(kcc *secretsv1beta1.KeycloakClientCredential) *secretsv1beta1.RotationStatus {
+	if st := kcc.Status.Rotation; st != nil && st.Phase != secretsv1beta1.RotationCompleted {
+		return st
+	}
+	return nil
+}
+
+// sameClient says whether the spec still names the client being rotated.
+func sameClient(kcc *secretsv1beta1.KeycloakClientCredential, st *secretsv1beta1.RotationStatus) bool {
+	src := kcc.Spec.Source
+	return st.Server == src.ServerRef.Name && st.Realm == src.Realm && st.ClientID == src.ClientID
+}
+
+// decideRotation: a rotation in progress goes on with its phase (or is
+// abandoned when the spec names another client: a rotation acts only on
+// the client it began with, whose rotation was granted); otherwise
 // one starts when a rotation request is pending (and the gap after the last
 // rotation has passed: a request inside it waits, pending), or when the
 // interval has passed since the last rotation (or since creation).
 func decideRotation(kcc *secretsv1beta1.KeycloakClientCredential, now time.Time) rotation {
-	if st := kcc.Status.Rotation; st != nil {
+	if st := inProgress(kcc); st != nil {
+		if !sameClient(kcc, st) {
+			return rotation{step: stepAbandon, why: fmt.Sprintf("the spec no longer names client %q in realm %q of KeycloakServer %q", st.ClientID, st.Realm, st.Server)}
+		}
 		switch st.Phase {
 		case secretsv1beta1.RotationRegenerating:
 			return rotation{step: stepRegenerate}
@@ -106,8 +134,9 @@ func decideRotation(kcc *secretsv1beta1.KeycloakClientCredential, now time.Time)
 // previousValid: the phase in which the previous secret is still valid and
 // written under its key.
 func previousValid(kcc *secretsv1beta1.KeycloakClientCredential) bool {
-	st := kcc.Status.Rotation
-	return st != nil && st.WithGrace && (st.Phase == secretsv1beta1.RotationDistributing || st.Phase == secretsv1beta1.RotationGracePeriod)
+	st := inProgress(kcc)
+	return st != nil && st.WithGrace && sameClient(kcc, st) &&
+		(st.Phase == secretsv1beta1.RotationDistributing || st.Phase == secretsv1beta1.RotationGracePeriod)
 }
 
 // readCredential reads the client secret, and the previous one while it is
@@ -118,20 +147,29 @@ func readCredential(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCrede
 	if err != nil || !previousValid(kcc) || kcc.Spec.Target.Keys.PreviousClientSecret == "" {
 		return cred, err
 	}
-	cred.Previous, err = kc.PreviousSecret(ctx, src.Realm, src.ClientID)
-	return cred, err
+	// The previous secret is a convenience: failing to read it leaves it out
+	// of the Secrets (a Keycloak that does not answer fails the pass).
+	previous, err := kc.PreviousSecret(ctx, src.Realm, src.ClientID)
+	if err != nil && keycloak.Unavailable(err) {
+		return cred, err
+	}
+	cred.Previous = previous
+	return cred, nil
 }
 
 // rotateStep takes the rotation's step in Keycloak; fresh says the client
-// secret changed and must be read again.
+// secret changed and must be read again. Every call uses the source as the
+// pass checked it: the Regenerating patch is refused (a conflict) if the
+// resource changed since.
 func (r *KeycloakClientCredentialReconciler) rotateStep(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential, kc KeycloakAPI, rot rotation, out *sourced) (fresh bool, err error) {
 	src := kcc.Spec.Source
 	switch rot.step {
 	case stepStart:
-		withGrace, why, err := r.graceFor(ctx, kcc, kc)
-		if err != nil {
-			return false, err
+		if other := r.otherRotation(ctx, kcc); other != "" {
+			out.rotationWaits = fmt.Sprintf("waiting for the rotation of client %q by %s to complete (Keycloak keeps one previous secret per client)", src.ClientID, other)
+			return false, nil
 		}
+		withGrace, why := r.graceFor(ctx, kcc, kc)
 		if why != "" {
 			out.graceRefused = why
 			if rot.request != "" {
@@ -139,105 +177,127 @@ func (r *KeycloakClientCredentialReconciler) rotateStep(ctx context.Context, kcc
 			}
 			return false, nil
 		}
-		created, err := kc.SecretCreated(ctx, src.Realm, src.ClientID)
+		state, err := kc.SecretState(ctx, src.Realm, src.ClientID)
 		if err != nil {
 			return false, err
 		}
 		now := metav1.NewTime(r.now())
-		if err := r.recordRotation(ctx, kcc, func(st *secretsv1beta1.KeycloakClientCredentialStatus) {
+		grace := metav1.Duration{Duration: kcc.GracePeriod()}
+		if err := r.recordRotation(ctx, kcc, true, func(st *secretsv1beta1.KeycloakClientCredentialStatus) {
 			st.LastRotationTime = &now
 			if rot.request != "" {
 				st.LastRotationRequest = rot.request
 			}
-			st.Rotation = &secretsv1beta1.RotationStatus{Phase: secretsv1beta1.RotationRegenerating, Request: rot.request,
-				WithGrace: withGrace, PreviousSecretCreated: created, StartedTime: &now}
+			st.Rotation = &secretsv1beta1.RotationStatus{Phase: secretsv1beta1.RotationRegenerating, Request: rot.request, WithGrace: withGrace,
+				Server: src.ServerRef.Name, Realm: src.Realm, ClientID: src.ClientID, GracePeriod: &grace,
+				PreviousSecretCreated: state.Created, StartedTime: &now}
 		}); err != nil {
 			return false, err
 		}
-		return true, r.regenerate(ctx, kcc, kc, out)
+		return true, r.regenerate(ctx, kcc, kc, src, out)
 	case stepRegenerate:
-		created, err := kc.SecretCreated(ctx, src.Realm, src.ClientID)
+		state, err := kc.SecretState(ctx, src.Realm, src.ClientID)
 		if err != nil {
 			return false, err
 		}
-		if created != kcc.Status.Rotation.PreviousSecretCreated {
+		if state.Created != kcc.Status.Rotation.PreviousSecretCreated {
 			// Regenerated before the restart: recorded, not done again.
-			return true, r.regenerated(ctx, kcc, kc, out)
+			return true, r.regenerated(ctx, kcc, src, state, out)
 		}
-		return true, r.regenerate(ctx, kcc, kc, out)
+		return true, r.regenerate(ctx, kcc, kc, src, out)
 	case stepInvalidate:
-		if kcc.Status.Rotation.WithGrace {
-			if err := kc.InvalidatePreviousSecret(ctx, src.Realm, src.ClientID); err != nil {
-				return false, err
-			}
-		}
-		// Written by the pass's status update: a repeat after a lost
-		// update invalidates nothing more.
-		completed(kcc, r.now())
-		out.notices = append(out.notices, notice{corev1.EventTypeNormal, secretsv1beta1.ReasonPreviousSecretInvalidated,
-			fmt.Sprintf("the grace period passed: the previous secret of client %q is no longer valid", src.ClientID)})
-		// The current secret did not change; the previous one leaves the
-		// targets (desiredData).
-		return false, nil
+		return false, r.invalidate(ctx, kcc, kc, src, out)
+	case stepAbandon:
+		abandoned(kcc, r.now())
+		out.notices = append(out.notices, notice{corev1.EventTypeWarning, secretsv1beta1.ReasonRotationAbandoned,
+			fmt.Sprintf("the rotation stops here: %s; Keycloak keeps the previous secret until its own expiry", rot.why)})
 	}
 	return false, nil
 }
 
-// graceFor says whether the rotation keeps the previous secret valid, or
-// why it may not go ahead.
-func (r *KeycloakClientCredentialReconciler) graceFor(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential, kc KeycloakAPI) (withGrace bool, why string, err error) {
-	grace, err := kc.RotationGrace(ctx, kcc.Spec.Source.Realm)
-	if err != nil && !kcc.AcceptsDowntime() {
-		return false, "", err
+// otherRotation names another resource of this cluster with a rotation of
+// the same client under way ("" when none): Keycloak keeps one previous
+// secret per client, and a second regeneration would invalidate the
+// first's at once.
+func (r *KeycloakClientCredentialReconciler) otherRotation(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential) string {
+	var list secretsv1beta1.KeycloakClientCredentialList
+	if err := r.List(ctx, &list, client.MatchingFields{serverRefIndex: kcc.Spec.Source.ServerRef.Name}); err != nil {
+		return ""
 	}
-	return decideGrace(grace, err, kcc.GracePeriod(), kcc.AcceptsDowntime())
+	for i := range list.Items {
+		other := &list.Items[i]
+		if st := inProgress(other); st != nil && other.UID != kcc.UID && st.Realm == kcc.Spec.Source.Realm && st.ClientID == kcc.Spec.Source.ClientID {
+			return other.Namespace + "/" + other.Name
+		}
+	}
+	return ""
+}
+
+// graceFor says whether the rotation keeps the previous secret valid, or
+// why it may not go ahead. Not knowing (Keycloak failed to answer) is a
+// reason not to start, tried again at the next refresh: the credential's
+// Secrets are kept in step meanwhile.
+func (r *KeycloakClientCredentialReconciler) graceFor(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential, kc KeycloakAPI) (withGrace bool, why string) {
+	grace, err := kc.RotationGrace(ctx, kcc.Spec.Source.Realm)
+	if err != nil {
+		return false, fmt.Sprintf("could not tell whether Keycloak keeps the previous secret (tried again at the next refresh): %v", err)
+	}
+	return decideGrace(grace, kcc.GracePeriod(), kcc.AcceptsDowntime())
 }
 
 // decideGrace: a rotation goes ahead with grace when Keycloak keeps the
 // previous secret for the grace period and the time to distribute; without
 // it only when the spec accepts downtime.
-func decideGrace(grace keycloak.Grace, graceErr error, period time.Duration, acceptDowntime bool) (withGrace bool, why string, err error) {
+func decideGrace(grace keycloak.Grace, period time.Duration, acceptDowntime bool) (withGrace bool, why string) {
 	need := period + distributionAllowance
 	switch {
-	case graceErr == nil && grace.Offered && grace.Lifetime >= need:
-		return true, "", nil
+	case grace.Offered && grace.Lifetime >= need:
+		return true, ""
 	case acceptDowntime:
-		return false, "", nil
+		return false, ""
 	case !grace.Offered:
-		return false, fmt.Sprintf("Keycloak would not keep the previous secret valid (%s); set spec.rotation.acceptDowntime to rotate anyway, with failed logins until every workload reads the new secret", grace.Why), nil
+		return false, fmt.Sprintf("Keycloak would not keep the previous secret valid (%s); set spec.rotation.acceptDowntime to rotate anyway, with failed logins until every workload reads the new secret", grace.Why)
 	}
-	return false, fmt.Sprintf("Keycloak keeps the previous secret valid for %s (rotated-expiration-period of the secret-rotation executor), less than spec.rotation.gracePeriod %s plus %s to write the targets", grace.Lifetime, period, distributionAllowance), nil
+	return false, fmt.Sprintf("Keycloak keeps the previous secret valid for %s (rotated-expiration-period of the secret-rotation executor), less than spec.rotation.gracePeriod %s plus %s to write the targets", grace.Lifetime, period, distributionAllowance)
 }
 
 // regenerate asks Keycloak for the new secret, then records it.
-func (r *KeycloakClientCredentialReconciler) regenerate(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential, kc KeycloakAPI, out *sourced) error {
-	if err := kc.RegenerateSecret(ctx, kcc.Spec.Source.Realm, kcc.Spec.Source.ClientID); err != nil {
+func (r *KeycloakClientCredentialReconciler) regenerate(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential, kc KeycloakAPI, src secretsv1beta1.CredentialSource, out *sourced) error {
+	if err := kc.RegenerateSecret(ctx, src.Realm, src.ClientID); err != nil {
 		return err
 	}
-	return r.regenerated(ctx, kcc, kc, out)
+	state, err := kc.SecretState(ctx, src.Realm, src.ClientID)
+	if err != nil {
+		return err
+	}
+	return r.regenerated(ctx, kcc, src, state, out)
 }
 
-// regenerated records the new secret (phase Distributing), after checking
-// that Keycloak kept the previous one when it said it would.
-func (r *KeycloakClientCredentialReconciler) regenerated(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential, kc KeycloakAPI, out *sourced) error {
-	src := kcc.Spec.Source
+// regenerated records the new secret (phase Distributing), and whether
+// Keycloak kept the previous one (state: read after the regeneration) when
+// it said it would.
+func (r *KeycloakClientCredentialReconciler) regenerated(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential, src secretsv1beta1.CredentialSource, state keycloak.SecretState, out *sourced) error {
 	withGrace := kcc.Status.Rotation.WithGrace
-	if withGrace {
-		if previous, err := kc.PreviousSecret(ctx, src.Realm, src.ClientID); err == nil && previous == "" {
-			withGrace = false
-			out.notices = append(out.notices, notice{corev1.EventTypeWarning, secretsv1beta1.ReasonRotatedWithoutGrace,
-				fmt.Sprintf("Keycloak did not keep the previous secret of client %q valid: workloads holding it fail to log in until they read the new one (does a client policy apply the secret-rotation executor to it?)", src.ClientID)})
-		}
-	} else {
+	switch {
+	case withGrace && state.PreviousExpires.IsZero():
+		withGrace = false
+		out.notices = append(out.notices, notice{corev1.EventTypeWarning, secretsv1beta1.ReasonRotatedWithoutGrace,
+			fmt.Sprintf("Keycloak did not keep the previous secret of client %q valid: workloads holding it fail to log in until they read the new one (does a client policy apply the secret-rotation executor to it?)", src.ClientID)})
+	case !withGrace:
 		out.notices = append(out.notices, notice{corev1.EventTypeWarning, secretsv1beta1.ReasonRotatedWithoutGrace,
 			fmt.Sprintf("regenerated the secret of client %q without a grace period (spec.rotation.acceptDowntime): workloads holding the previous one fail to log in until they read the new one", src.ClientID)})
 	}
 	now := metav1.NewTime(r.now())
 	request := kcc.Status.Rotation.Request
-	if err := r.recordRotation(ctx, kcc, func(st *secretsv1beta1.KeycloakClientCredentialStatus) {
+	if err := r.recordRotation(ctx, kcc, false, func(st *secretsv1beta1.KeycloakClientCredentialStatus) {
 		st.Rotation.Phase = secretsv1beta1.RotationDistributing
 		st.Rotation.WithGrace = withGrace
 		st.Rotation.RegeneratedTime = &now
+		st.Rotation.SecretCreated = state.Created
+		if withGrace {
+			expires := metav1.NewTime(state.PreviousExpires)
+			st.Rotation.PreviousExpiresTime = &expires
+		}
 	}); err != nil {
 		return err
 	}
@@ -250,14 +310,48 @@ func (r *KeycloakClientCredentialReconciler) regenerated(ctx context.Context, kc
 	return nil
 }
 
+// invalidate ends the previous secret's validity once the grace is over,
+// unless someone regenerated the secret since (the previous secret Keycloak
+// keeps is then theirs) or the client is gone.
+func (r *KeycloakClientCredentialReconciler) invalidate(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential, kc KeycloakAPI, src secretsv1beta1.CredentialSource, out *sourced) error {
+	rot := kcc.Status.Rotation
+	message := fmt.Sprintf("the grace period passed: the previous secret of client %q is no longer valid", src.ClientID)
+	if rot.WithGrace {
+		state, err := kc.SecretState(ctx, src.Realm, src.ClientID)
+		switch {
+		case errors.Is(err, keycloak.ErrClientNotFound):
+			message = fmt.Sprintf("the grace period passed; client %q is gone from Keycloak", src.ClientID)
+		case err != nil:
+			return err
+		case rot.SecretCreated != "" && state.Created != rot.SecretCreated:
+			message = fmt.Sprintf("the grace period passed; the secret of client %q was regenerated since, outside this rotation: the previous secret Keycloak keeps now is not this rotation's, and is left alone", src.ClientID)
+		default:
+			if err := kc.InvalidatePreviousSecret(ctx, src.Realm, src.ClientID); err != nil && !errors.Is(err, keycloak.ErrClientNotFound) {
+				return err
+			}
+		}
+	}
+	// Written by the pass's status update: a repeat after a lost update
+	// invalidates nothing more.
+	completed(kcc, r.now())
+	out.notices = append(out.notices, notice{corev1.EventTypeNormal, secretsv1beta1.ReasonPreviousSecretInvalidated, message})
+	return nil
+}
+
 // recordRotation patches the status with a rotation's step at once, by a
-// patch no concurrent write can refuse: a status update that later fails on
-// a conflict must not leave the step looking undone, or the next pass would
-// take it again.
-func (r *KeycloakClientCredentialReconciler) recordRotation(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential, step func(*secretsv1beta1.KeycloakClientCredentialStatus)) error {
+// patch no concurrent status write can refuse: a status update that later
+// fails on a conflict must not leave the step looking undone, or the next
+// pass would take it again. locked makes the patch fail instead when the
+// resource changed since it was read (its spec was checked against the
+// grants as read).
+func (r *KeycloakClientCredentialReconciler) recordRotation(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential, locked bool, step func(*secretsv1beta1.KeycloakClientCredentialStatus)) error {
 	before := kcc.DeepCopy()
 	step(&kcc.Status)
-	if err := r.Status().Patch(ctx, kcc, client.MergeFrom(before)); err != nil {
+	patch := client.MergeFrom(before)
+	if locked {
+		patch = client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})
+	}
+	if err := r.Status().Patch(ctx, kcc, patch); err != nil {
 		return fmt.Errorf("record the rotation of client %q: %w", kcc.Spec.Source.ClientID, err)
 	}
 	kcc.SetDefaults() // the patch read the object back as stored
@@ -279,10 +373,22 @@ func distributed(kcc *secretsv1beta1.KeycloakClientCredential, st *secretsv1beta
 		return notice{corev1.EventTypeNormal, secretsv1beta1.ReasonRotationDistributed,
 			fmt.Sprintf("every target holds the new secret of client %q", kcc.Spec.Source.ClientID)}, true
 	}
-	ends := metav1.NewTime(now.Add(kcc.GracePeriod()))
+	grace := kcc.GracePeriod()
+	if rot.GracePeriod != nil {
+		grace = rot.GracePeriod.Duration // as the rotation began
+	}
+	ends := metav1.NewTime(now.Add(grace))
+	if exp := rot.PreviousExpiresTime; exp != nil && exp.Before(&ends) {
+		ends = *exp // Keycloak stops accepting it then anyway
+	}
 	rot.Phase, rot.GraceEndsTime = secretsv1beta1.RotationGracePeriod, &ends
 	return notice{corev1.EventTypeNormal, secretsv1beta1.ReasonRotationDistributed,
 		fmt.Sprintf("every target holds the new secret of client %q; the previous one stays valid until %s", kcc.Spec.Source.ClientID, ends.UTC().Format(time.RFC3339))}, true
+}
+
+// abandoned ends a rotation that may not go on.
+func abandoned(kcc *secretsv1beta1.KeycloakClientCredential, now time.Time) {
+	completed(kcc, now)
 }
 
 // completed ends a rotation whose previous secret was invalidated.

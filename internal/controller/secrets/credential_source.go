@@ -43,8 +43,9 @@ type sourced struct {
 	serves          time.Duration
 	refreshed       string
 	rotationRefused *refusal
-	// graceRefused says why a due rotation did not happen.
-	graceRefused string
+	// graceRefused says why a due rotation did not start; rotationWaits
+	// why it waits for another one.
+	graceRefused, rotationWaits string
 	// notices are the rotation's steps taken in this pass.
 	notices []notice
 }
@@ -84,11 +85,15 @@ func (r *KeycloakClientCredentialReconciler) source(ctx context.Context, kcc *se
 	var out sourced
 	r.rotations.overlay(kcc)
 	rotate := decideRotation(kcc, r.now())
-	if rotate.request != "" {
-		if why := tenancy.RotationRefusal(&server, access, tenancy.LoginOf(&server, login)); why != "" {
-			out.rotationRefused = &refusal{request: rotate.request, message: why}
-			rotate = rotation{}
-		}
+	switch why := tenancy.RotationRefusal(&server, access, tenancy.LoginOf(&server, login)); {
+	case why == "":
+	case rotate.request != "":
+		out.rotationRefused = &refusal{request: rotate.request, message: why}
+		rotate = rotation{}
+	case rotate.acts():
+		// Checked again before each change in Keycloak: the admin may have
+		// withdrawn the right since the rotation began.
+		rotate = rotation{step: stepAbandon, why: why}
 	}
 	if kcErr != nil {
 		return out, classify(kcErr)

@@ -32,9 +32,9 @@ type KeycloakAPI interface {
 	// RotationGrace says whether a regeneration keeps the previous secret
 	// valid in realm, and for how long.
 	RotationGrace(ctx context.Context, realm string) (keycloak.Grace, error)
-	// SecretCreated is when the client's secret was issued (Keycloak's
-	// record, compared only for equality).
-	SecretCreated(ctx context.Context, realm, clientID string) (string, error)
+	// SecretState is what Keycloak records of the client's secrets: when
+	// the current one was issued, when the previous one expires.
+	SecretState(ctx context.Context, realm, clientID string) (keycloak.SecretState, error)
 	// PreviousSecret is the secret a rotation keeps valid, "" when none.
 	PreviousSecret(ctx context.Context, realm, clientID string) (string, error)
 	// InvalidatePreviousSecret ends the previous secret's validity.

@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -130,9 +131,9 @@ func (r *KeycloakClientCredentialReconciler) act(ctx context.Context, kcc *secre
 	src, srcErr := r.source(ctx, kcc)
 	if srcErr != nil {
 		logf.FromContext(ctx).Info("client secret not available", "reason", srcErr.reason, "error", srcErr.err.Error())
-		return outcome{source: srcErr, rotationRefused: src.rotationRefused, graceRefused: src.graceRefused, notices: src.notices}
+		return outcome{source: srcErr, rotationRefused: src.rotationRefused, graceRefused: src.graceRefused, rotationWaits: src.rotationWaits, notices: src.notices}
 	}
-	out := outcome{serves: src.serves, refreshed: src.refreshed, rotationRefused: src.rotationRefused, graceRefused: src.graceRefused, notices: src.notices,
+	out := outcome{serves: src.serves, refreshed: src.refreshed, rotationRefused: src.rotationRefused, graceRefused: src.graceRefused, rotationWaits: src.rotationWaits, notices: src.notices,
 		targets: make([]secretsv1beta1.TargetStatus, 0, len(tenancy.TargetNamespaces(kcc)))}
 	for _, ns := range tenancy.TargetNamespaces(kcc) {
 		res, err := r.syncTarget(ctx, kcc, ns, src.data, before)
@@ -174,19 +175,30 @@ func (r *KeycloakClientCredentialReconciler) now() time.Time {
 
 // nextCheck is the refresh interval, or sooner when a rotation is due (or
 // a rotation request waits for the gap after the last one, or a grace
-// period ends). A rotation refused for want of a grace period is tried
-// again at the refresh.
+// period ends). While a rotation is under way, a due one or a request
+// waits for it; a rotation refused for want of a grace period is tried
+// again at the refresh, and one waiting for another resource's in 30 s.
 func (r *KeycloakClientCredentialReconciler) nextCheck(kcc *secretsv1beta1.KeycloakClientCredential) time.Duration {
 	next := tenancy.CredentialRefreshInterval(kcc)
-	refused := meta.IsStatusConditionFalse(kcc.Status.Conditions, secretsv1beta1.TypeRotationReady)
-	if due, ok := rotationDue(kcc); ok && !refused {
-		next = min(next, max(time.Second, due.Sub(r.now())))
+	soon := func(at time.Time) { next = min(next, max(time.Second, at.Sub(r.now()))) }
+	if rot := inProgress(kcc); rot != nil {
+		if rot.Phase == secretsv1beta1.RotationGracePeriod && rot.GraceEndsTime != nil {
+			soon(rot.GraceEndsTime.Time)
+		}
+		return next
 	}
-	if rot := kcc.Status.Rotation; rot != nil && rot.Phase == secretsv1beta1.RotationGracePeriod && rot.GraceEndsTime != nil {
-		next = min(next, max(time.Second, rot.GraceEndsTime.Sub(r.now())))
-	}
-	if kcc.PendingRotation() != "" {
-		next = min(next, max(time.Second, kcc.RotationRequestAllowedAt().Sub(r.now())))
+	ready := meta.FindStatusCondition(kcc.Status.Conditions, secretsv1beta1.TypeRotationReady)
+	switch {
+	case ready != nil && ready.Status == metav1.ConditionFalse:
+	case ready != nil && ready.Reason == secretsv1beta1.ReasonRotationWaiting:
+		next = min(next, 30*time.Second)
+	default:
+		if due, ok := rotationDue(kcc); ok {
+			soon(due)
+		}
+		if kcc.PendingRotation() != "" {
+			soon(kcc.RotationRequestAllowedAt())
+		}
 	}
 	return next
 }

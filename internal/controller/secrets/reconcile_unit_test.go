@@ -98,7 +98,7 @@ func newKCCWorld(t *testing.T, kcc *secretsv1beta1.KeycloakClientCredential, ext
 		Login:   "vko-operator",
 		Secrets: map[string]string{"apps/team-a-web": "s3cr3t", "apps/team-a-rot": "r0t", "apps/team-b-web": "other", "master/vko-operator": "op", "apps/team-a-masked": "**********"},
 		// A realm that rotates with grace, as the README asks of it.
-		Grace: keycloak.Grace{Offered: true, Lifetime: 48 * time.Hour},
+		Grace: keycloak.Grace{Offered: true, Lifetime: 48 * time.Hour}, PreviousExpires: time.Now().Add(48 * time.Hour),
 	}}
 	w.r = &KeycloakClientCredentialReconciler{Client: c, Reader: reader, Clients: &fakeClients{kc: w.kc}, Recorder: w.events}
 	return w
@@ -193,7 +193,7 @@ func TestCredentialReconcileDecisions(t *testing.T) {
 		{name: "rotation with the grant, due", kcc: teamA("rot", "team-a-rot"), mutate: func(k *secretsv1beta1.KeycloakClientCredential) {
 			k.Spec.Rotation = &secretsv1beta1.RotationSpec{Interval: metav1.Duration{Duration: time.Hour}}
 			k.CreationTimestamp = metav1.NewTime(time.Now().Add(-2 * time.Hour))
-		}, reason: secretsv1beta1.ReasonSynced, calls: []string{"grace apps", "created apps/team-a-rot", "regenerate apps/team-a-rot", "previous apps/team-a-rot", "read apps/team-a-rot"}, secretIn: "team-a"},
+		}, reason: secretsv1beta1.ReasonSynced, calls: []string{"grace apps", "state apps/team-a-rot", "regenerate apps/team-a-rot", "state apps/team-a-rot", "read apps/team-a-rot"}, secretIn: "team-a"},
 		{name: "a spec the schema refuses", kcc: teamA("bounds", "team-a-web"), mutate: func(k *secretsv1beta1.KeycloakClientCredential) {
 			for i := range 33 {
 				k.Spec.Target.Namespaces = append(k.Spec.Target.Namespaces, fmt.Sprintf("ns-%d", i))

@@ -38,9 +38,11 @@ func TestDecideRotationGoesOnWithTheRotationInProgress(t *testing.T) {
 		k := teamA("rot", "team-a-rot")
 		k.Annotations = map[string]string{secretsv1beta1.RotationRequestAnnotation: "r9"}
 		ends := metav1.NewTime(now.Add(graceEnds))
-		k.Status.Rotation = &secretsv1beta1.RotationStatus{Phase: phase, GraceEndsTime: &ends}
+		k.Status.Rotation = &secretsv1beta1.RotationStatus{Phase: phase, GraceEndsTime: &ends, Server: "kc", Realm: "apps", ClientID: "team-a-rot"}
 		return k
 	}
+	moved := in(secretsv1beta1.RotationGracePeriod, -time.Second)
+	moved.Spec.Source.ClientID = "team-a-web"
 	for name, tc := range map[string]struct {
 		kcc  *secretsv1beta1.KeycloakClientCredential
 		want rotation
@@ -51,6 +53,8 @@ func TestDecideRotationGoesOnWithTheRotationInProgress(t *testing.T) {
 		"in the grace":       {in(secretsv1beta1.RotationGracePeriod, time.Minute), rotation{step: stepWait}},
 		"the grace is over":  {in(secretsv1beta1.RotationGracePeriod, -time.Second), rotation{step: stepInvalidate}},
 		"completed, request": {in(secretsv1beta1.RotationCompleted, 0), rotation{step: stepStart, request: "r9"}},
+		"the spec names another client": {moved, rotation{step: stepAbandon,
+			why: `the spec no longer names client "team-a-rot" in realm "apps" of KeycloakServer "kc"`}},
 	} {
 		if got := decideRotation(tc.kcc, now); got != tc.want {
 			t.Errorf("%s: %+v, want %+v", name, got, tc.want)
@@ -63,21 +67,19 @@ func TestDecideGrace(t *testing.T) {
 	none := keycloak.Grace{Why: "the feature is off"}
 	for name, tc := range map[string]struct {
 		grace          keycloak.Grace
-		err            error
 		acceptDowntime bool
 		withGrace      bool
 		refused        string
 	}{
-		"offered, long enough":            {grace: offered(time.Hour), withGrace: true},
-		"offered, too short":              {grace: offered(12 * time.Minute), refused: "valid for 12m0s"},
-		"too short, downtime accepted":    {grace: offered(12 * time.Minute), acceptDowntime: true},
-		"not offered":                     {grace: none, refused: "the feature is off"},
-		"not offered, downtime accepted":  {grace: none, acceptDowntime: true},
-		"unknown (error), downtime taken": {err: errors.New("403"), acceptDowntime: true},
+		"offered, long enough":           {grace: offered(time.Hour), withGrace: true},
+		"offered, too short":             {grace: offered(12 * time.Minute), refused: "valid for 12m0s"},
+		"too short, downtime accepted":   {grace: offered(12 * time.Minute), acceptDowntime: true},
+		"not offered":                    {grace: none, refused: "the feature is off"},
+		"not offered, downtime accepted": {grace: none, acceptDowntime: true},
 	} {
-		withGrace, why, err := decideGrace(tc.grace, tc.err, 10*time.Minute, tc.acceptDowntime)
-		if err != nil || withGrace != tc.withGrace || (tc.refused == "") != (why == "") || !strings.Contains(why, tc.refused) {
-			t.Errorf("%s: withGrace %v, refused %q, err %v; want %v, %q", name, withGrace, why, err, tc.withGrace, tc.refused)
+		withGrace, why := decideGrace(tc.grace, 10*time.Minute, tc.acceptDowntime)
+		if withGrace != tc.withGrace || (tc.refused == "") != (why == "") || !strings.Contains(why, tc.refused) {
+			t.Errorf("%s: withGrace %v, refused %q; want %v, %q", name, withGrace, why, tc.withGrace, tc.refused)
 		}
 	}
 }
@@ -211,13 +213,14 @@ func TestARotationInterruptedBeforeItsRecordRegeneratesOnce(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			w := newKCCWorld(t, rotating(10*time.Minute))
 			w.reconcile("rot")
-			created, _ := w.kc.SecretCreated(context.Background(), "apps", "team-a-rot")
+			state, _ := w.kc.SecretState(context.Background(), "apps", "team-a-rot")
 			var k secretsv1beta1.KeycloakClientCredential
 			if err := w.client.Get(context.Background(), client.ObjectKey{Namespace: "team-a", Name: "rot"}, &k); err != nil {
 				t.Fatal(err)
 			}
 			started := metav1.Now()
-			k.Status.Rotation = &secretsv1beta1.RotationStatus{Phase: secretsv1beta1.RotationRegenerating, WithGrace: true, PreviousSecretCreated: created, StartedTime: &started}
+			k.Status.Rotation = &secretsv1beta1.RotationStatus{Phase: secretsv1beta1.RotationRegenerating, WithGrace: true, PreviousSecretCreated: state.Created, StartedTime: &started,
+				Server: "kc", Realm: "apps", ClientID: "team-a-rot"}
 			k.Status.LastRotationTime = &started
 			if err := w.client.Status().Update(context.Background(), &k); err != nil {
 				t.Fatal(err)
@@ -257,5 +260,180 @@ func TestARotationWaitsForEveryTargetThatAcceptsTheSecret(t *testing.T) {
 		if got := allAccepted(tc.targets); got != tc.want {
 			t.Errorf("%s: %v, want %v", name, got, tc.want)
 		}
+	}
+}
+
+// inGrace brings a rotating credential into its grace period.
+func inGrace(t *testing.T, w *kccWorld) {
+	t.Helper()
+	w.reconcile("rot")
+	w.request("rot", secretsv1beta1.RotationRequestAnnotation, "r1")
+	w.reconcile("rot")
+	if st := w.status("rot"); st.Rotation == nil || st.Rotation.Phase != secretsv1beta1.RotationGracePeriod {
+		t.Fatalf("not in the grace period: %+v", st.Rotation)
+	}
+}
+
+func (w *kccWorld) edit(name string, change func(*secretsv1beta1.KeycloakClientCredential)) {
+	w.t.Helper()
+	var k secretsv1beta1.KeycloakClientCredential
+	if err := w.client.Get(context.Background(), client.ObjectKey{Namespace: "team-a", Name: name}, &k); err != nil {
+		w.t.Fatal(err)
+	}
+	change(&k)
+	if err := w.client.Update(context.Background(), &k); err != nil {
+		w.t.Fatal(err)
+	}
+}
+
+// A tenant moves a rotating credential to another client in the grace
+// period: nothing of that client is invalidated, and its previous secret
+// is never read.
+func TestARotationActsOnlyOnTheClientItBeganWith(t *testing.T) {
+	now := time.Now()
+	w := newKCCWorld(t, rotating(time.Minute))
+	w.r.Now = func() time.Time { return now }
+	inGrace(t, w)
+	// Even where the tenant may rotate both clients: the rotation under
+	// way is team-a-rot's.
+	var server secretsv1beta1.KeycloakServer
+	if err := w.client.Get(context.Background(), client.ObjectKey{Name: "kc"}, &server); err != nil {
+		t.Fatal(err)
+	}
+	server.Spec.Access[0].Rotate = true
+	if err := w.client.Update(context.Background(), &server); err != nil {
+		t.Fatal(err)
+	}
+	w.edit("rot", func(k *secretsv1beta1.KeycloakClientCredential) { k.Spec.Source.ClientID = "team-a-web" })
+	now = now.Add(2 * time.Minute)
+	w.kc.Calls = nil
+	w.drainEvents()
+	w.reconcile("rot")
+	for _, c := range w.kc.Calls {
+		if strings.HasSuffix(c, "team-a-web") && !strings.HasPrefix(c, "read ") {
+			t.Fatalf("Keycloak was asked %q about a client whose rotation was never granted", c)
+		}
+	}
+	if st := w.status("rot"); st.Rotation.Phase != secretsv1beta1.RotationCompleted {
+		t.Fatalf("the rotation of team-a-rot goes on for team-a-web: %+v", st.Rotation)
+	}
+	if !hasEvent(w.drainEvents(), "Warning RotationAbandoned") {
+		t.Fatal("no RotationAbandoned event")
+	}
+	if _, has := w.secret("team-a", "rot-creds").Data["previous"]; has {
+		t.Fatal("a previous secret is written for a client not being rotated")
+	}
+}
+
+// The admin withdraws the rotate grant in the grace period: the previous
+// secret is not invalidated by the operator (Keycloak's expiry ends it).
+func TestARotationStopsWhenTheGrantIsWithdrawn(t *testing.T) {
+	now := time.Now()
+	w := newKCCWorld(t, rotating(time.Minute))
+	w.r.Now = func() time.Time { return now }
+	inGrace(t, w)
+	var server secretsv1beta1.KeycloakServer
+	if err := w.client.Get(context.Background(), client.ObjectKey{Name: "kc"}, &server); err != nil {
+		t.Fatal(err)
+	}
+	for i := range server.Spec.Access {
+		server.Spec.Access[i].Rotate = false
+	}
+	if err := w.client.Update(context.Background(), &server); err != nil {
+		t.Fatal(err)
+	}
+	w.edit("rot", func(k *secretsv1beta1.KeycloakClientCredential) { k.Spec.Rotation = nil }) // the webhook asks this of it
+	now = now.Add(2 * time.Minute)
+	w.reconcile("rot")
+	if w.calls("invalidate ") != 0 {
+		t.Fatal("the previous secret was invalidated without the right to rotate the client")
+	}
+	if st := w.status("rot"); st.Rotation.Phase != secretsv1beta1.RotationCompleted {
+		t.Fatalf("rotation %+v, want it ended", st.Rotation)
+	}
+}
+
+// Someone regenerates the secret in Keycloak during the grace: the
+// previous secret Keycloak then keeps is theirs, and is left alone.
+func TestThePreviousSecretOfAnotherRegenerationIsLeftAlone(t *testing.T) {
+	now := time.Now()
+	w := newKCCWorld(t, rotating(time.Minute))
+	w.r.Now = func() time.Time { return now }
+	inGrace(t, w)
+	_ = w.kc.RegenerateSecret(context.Background(), "apps", "team-a-rot")
+	now = now.Add(2 * time.Minute)
+	w.reconcile("rot")
+	if w.calls("invalidate ") != 0 {
+		t.Fatal("invalidated the previous secret of a regeneration made outside this rotation")
+	}
+	if st := w.status("rot"); st.Rotation.Phase != secretsv1beta1.RotationCompleted {
+		t.Fatalf("rotation %+v, want it completed", st.Rotation)
+	}
+}
+
+// Keycloak refuses to show its client policies (no view-realm): the due
+// rotation does not start, RotationReady says why, and the Secrets stay in
+// step meanwhile.
+func TestAPolicyReadFailureStopsTheRotationNotTheSync(t *testing.T) {
+	w := newKCCWorld(t, rotating(time.Minute))
+	w.kc.GraceErr = errors.New("403 Forbidden")
+	w.reconcile("rot")
+	w.request("rot", secretsv1beta1.RotationRequestAnnotation, "r1")
+	w.reconcile("rot")
+	if w.calls("regenerate ") != 0 {
+		t.Fatal("regenerated without knowing whether Keycloak keeps the previous secret")
+	}
+	st := w.status("rot")
+	c := meta.FindStatusCondition(st.Conditions, secretsv1beta1.TypeRotationReady)
+	if c == nil || c.Status != metav1.ConditionFalse || !strings.Contains(c.Message, "403") {
+		t.Fatalf("RotationReady %+v, want False naming the failure", c)
+	}
+	if s := meta.FindStatusCondition(st.Conditions, secretsv1beta1.TypeSecretsSynced); s == nil || s.Status != metav1.ConditionTrue {
+		t.Fatalf("SecretsSynced %+v: the failed policy read stopped the sync", s)
+	}
+}
+
+// Two credentials rotating one client: the second waits for the first
+// (Keycloak keeps one previous secret per client).
+func TestASecondRotationOfTheSameClientWaits(t *testing.T) {
+	now := time.Now()
+	first, other := rotating(time.Minute), rotating(time.Minute)
+	other.Name, other.Spec.Target.SecretName = "rot2", "rot2-creds"
+	first.UID, other.UID = "uid-rot", "uid-rot2"
+	w := newKCCWorld(t, first, other)
+	w.r.Now = func() time.Time { return now }
+	inGrace(t, w)
+	w.reconcile("rot2")
+	w.request("rot2", secretsv1beta1.RotationRequestAnnotation, "r1")
+	res, _ := w.r.Reconcile(context.Background(), ctrl.Request{NamespacedName: client.ObjectKey{Namespace: "team-a", Name: "rot2"}})
+	if w.calls("regenerate ") != 1 {
+		t.Fatalf("%d regenerations, want 1: the second rotation did not wait", w.calls("regenerate "))
+	}
+	if c := meta.FindStatusCondition(w.status("rot2").Conditions, secretsv1beta1.TypeRotationReady); c == nil || c.Reason != secretsv1beta1.ReasonRotationWaiting {
+		t.Fatalf("RotationReady %+v, want Waiting", c)
+	}
+	if res.RequeueAfter < 10*time.Second {
+		t.Fatalf("looked at again in %s: a waiting rotation must not spin", res.RequeueAfter)
+	}
+	now = now.Add(2 * time.Minute)
+	w.reconcile("rot")
+	w.reconcile("rot2")
+	if w.calls("regenerate ") != 2 {
+		t.Fatalf("%d regenerations after the first completed, want 2", w.calls("regenerate "))
+	}
+}
+
+// A request past the gap during a rotation waits for it without a pass a
+// second.
+func TestARequestDuringARotationDoesNotSpin(t *testing.T) {
+	now := time.Now()
+	w := newKCCWorld(t, rotating(time.Hour))
+	w.r.Now = func() time.Time { return now }
+	inGrace(t, w)
+	now = now.Add(secretsv1beta1.RotationRequestGap + time.Minute)
+	w.request("rot", secretsv1beta1.RotationRequestAnnotation, "r2")
+	res, _ := w.r.Reconcile(context.Background(), ctrl.Request{NamespacedName: client.ObjectKey{Namespace: "team-a", Name: "rot"}})
+	if res.RequeueAfter < time.Minute {
+		t.Fatalf("looked at again in %s during the grace, want when it ends", res.RequeueAfter)
 	}
 }

@@ -21,6 +21,7 @@ package keycloakfake
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/carbogame/vault-keycloak-operator/internal/keycloak"
 )
@@ -38,8 +39,12 @@ type Server struct {
 	Down error
 	// Grace is what RotationGrace answers; with Grace.Offered a
 	// regeneration keeps the previous secret in Previous.
-	Grace    keycloak.Grace
+	Grace keycloak.Grace
+	// GraceErr, when set, is RotationGrace's answer (a policy read refused).
+	GraceErr error
 	Previous map[string]string // "realm/clientId" → previous secret
+	// PreviousExpires is when every previous secret expires.
+	PreviousExpires time.Time
 	// Created counts the regenerations of each client: its secret's
 	// creation record.
 	Created map[string]int
@@ -84,12 +89,20 @@ func (f *Server) RegenerateSecret(_ context.Context, realm, clientID string) err
 
 func (f *Server) RotationGrace(_ context.Context, realm string) (keycloak.Grace, error) {
 	f.Calls = append(f.Calls, "grace "+realm)
+	if f.GraceErr != nil {
+		return keycloak.Grace{}, f.GraceErr
+	}
 	return f.Grace, f.Down
 }
 
-func (f *Server) SecretCreated(_ context.Context, realm, clientID string) (string, error) {
-	f.Calls = append(f.Calls, "created "+realm+"/"+clientID)
-	return fmt.Sprint(f.Created[realm+"/"+clientID]), f.Down
+func (f *Server) SecretState(_ context.Context, realm, clientID string) (keycloak.SecretState, error) {
+	f.Calls = append(f.Calls, "state "+realm+"/"+clientID)
+	key := realm + "/" + clientID
+	st := keycloak.SecretState{Created: fmt.Sprint(f.Created[key])}
+	if _, ok := f.Previous[key]; ok {
+		st.PreviousExpires = f.PreviousExpires
+	}
+	return st, f.Down
 }
 
 func (f *Server) PreviousSecret(_ context.Context, realm, clientID string) (string, error) {

@@ -20,97 +20,37 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/Nerzal/gocloak/v13"
 	. "github.com/onsi/gomega"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
+	"github.com/carbogame/vault-keycloak-operator/test/harness"
 )
 
 // podDelay is how long after a Secret changes the consumer sees the change,
 // as a pod sees a mounted Secret after the kubelet's next sync.
 const podDelay = 15 * time.Second
 
-// consumer is a workload that logs in with client credentials several
-// times a second, taking its secret from the target Secret as a pod sees
-// it: podDelay late.
-type consumer struct {
-	logins, failures atomic.Int64
-	usedNew          atomic.Bool
-	stop             context.CancelFunc
-	done             sync.WaitGroup
-}
-
-// consume starts a consumer of Secret ns/name (keys "key" and "secret") for
-// a client of realmName; newSecret, once set, is the secret it should end on.
-func consume(t *testing.T, ns, name, realmName string, newSecret *atomic.Value) *consumer {
-	ctx, cancel := context.WithCancel(context.Background())
-	c := &consumer{stop: cancel}
-	type version struct {
-		clientID, secret string
-		seen             time.Time
+// consume starts a consumer of Secret ns/name logging in five times a
+// second; newSecret, once set, is the secret it should end on.
+func consume(t *testing.T, ns, name, realmName string, newSecret *atomic.Value) *harness.Consumer {
+	t.Helper()
+	c, err := harness.StartConsumer(context.Background(), harness.ConsumerOptions{
+		Reader: op.Client, KeycloakURL: kc.URL, Realm: realmName, Secret: client.ObjectKey{Namespace: ns, Name: name},
+		PodDelay: podDelay, Every: 200 * time.Millisecond,
+		NewSecret: func() string { s, _ := newSecret.Load().(string); return s },
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
-	var mu sync.Mutex
-	first := secretOf(t, ns, name)
-	// The value the pod started with counts as seen long ago.
-	versions := []version{{string(first.Data["key"]), string(first.Data["secret"]), time.Now().Add(-podDelay)}}
-	c.done.Add(2)
-	go func() { // the kubelet's view: the Secret as read every 500ms
-		defer c.done.Done()
-		for ctx.Err() == nil {
-			time.Sleep(500 * time.Millisecond)
-			s, err := secretOfNoFail(ctx, ns, name)
-			if err != nil {
-				continue
-			}
-			mu.Lock()
-			if last := versions[len(versions)-1]; last.secret != string(s.Data["secret"]) {
-				versions = append(versions, version{string(s.Data["key"]), string(s.Data["secret"]), time.Now()})
-			}
-			mu.Unlock()
-		}
-	}()
-	go func() { // the pod: the newest value it has had podDelay to see
-		defer c.done.Done()
-		gc := gocloak.NewClient(kc.URL)
-		for ctx.Err() == nil {
-			time.Sleep(200 * time.Millisecond)
-			mu.Lock()
-			v := versions[0]
-			for _, candidate := range versions {
-				if time.Since(candidate.seen) >= podDelay {
-					v = candidate
-				}
-			}
-			mu.Unlock()
-			c.logins.Add(1)
-			if _, err := gc.LoginClient(ctx, v.clientID, v.secret, realmName); err != nil && ctx.Err() == nil {
-				if c.failures.Add(1) == 1 {
-					t.Logf("consumer of %s/%s: the first failed login (%v)", ns, name, err)
-				}
-			} else if s, _ := newSecret.Load().(string); s != "" && s == v.secret {
-				c.usedNew.Store(true)
-			}
-		}
-	}()
 	return c
-}
-
-func (c *consumer) halt() { c.stop(); c.done.Wait() }
-
-// secretOfNoFail reads a Secret from a goroutine, where t.Fatal may not.
-func secretOfNoFail(ctx context.Context, ns, name string) (*corev1.Secret, error) {
-	var s corev1.Secret
-	err := op.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &s)
-	return &s, err
 }
 
 // changeCredential changes a credential, retried on conflict.
@@ -170,7 +110,7 @@ func TestRotationWithGraceCostsNoLogin(t *testing.T) {
 		clientID string
 		before   string
 		after    atomic.Value
-		c        *consumer
+		c        *harness.Consumer
 	}
 	var all []*rotated
 	for _, name := range []string{"on-request", "scheduled"} {
@@ -197,7 +137,7 @@ func TestRotationWithGraceCostsNoLogin(t *testing.T) {
 	}
 	defer func() {
 		for _, r := range all {
-			r.c.halt()
+			r.c.Stop()
 		}
 	}()
 	time.Sleep(2 * time.Second) // the consumers log in with the first secret
@@ -244,11 +184,11 @@ func TestRotationWithGraceCostsNoLogin(t *testing.T) {
 			WithTimeout(10*time.Second).ShouldNot(HaveKey("previous"), "%s: the invalidated secret stays in the Secret", r.key.Name)
 	}
 	for _, r := range all {
-		r.c.halt()
-		if r.c.failures.Load() != 0 || !r.c.usedNew.Load() || r.c.logins.Load() < 100 {
-			t.Fatalf("%s: %d failed logins of %d (used the new secret: %v); want none, and the new secret used", r.key.Name, r.c.failures.Load(), r.c.logins.Load(), r.c.usedNew.Load())
+		r.c.Stop()
+		if r.c.Failures.Load() != 0 || !r.c.UsedNew.Load() || r.c.Logins.Load() < 100 {
+			t.Fatalf("%s: %d failed logins of %d (used the new secret: %v); want none, and the new secret used", r.key.Name, r.c.Failures.Load(), r.c.Logins.Load(), r.c.UsedNew.Load())
 		}
-		t.Logf("%s: %d logins through the rotation, none failed", r.key.Name, r.c.logins.Load())
+		t.Logf("%s: %d logins through the rotation, none failed", r.key.Name, r.c.Logins.Load())
 	}
 }
 
@@ -273,7 +213,7 @@ func TestRotationWithoutGrace(t *testing.T) {
 	before, _ := clientSecretOf(ctx, kc, realm, clientID)
 	var after atomic.Value
 	c := consume(t, ns, "no-grace-creds", realm, &after)
-	defer c.halt()
+	defer c.Stop()
 
 	changeCredential(t, key, func(k *secretsv1beta1.KeycloakClientCredential) {
 		k.Annotations = map[string]string{secretsv1beta1.RotationRequestAnnotation: "no-grace-1"}
@@ -293,10 +233,10 @@ func TestRotationWithoutGrace(t *testing.T) {
 	op.WaitEvent(t, ns, "no-grace", secretsv1beta1.ReasonRotatedWithoutGrace)
 	now, _ := clientSecretOf(ctx, kc, realm, clientID)
 	after.Store(now)
-	NewWithT(t).Eventually(c.usedNew.Load).WithTimeout(podDelay + 10*time.Second).Should(BeTrue())
-	c.halt()
-	if c.failures.Load() == 0 {
-		t.Fatalf("no failed login of %d through a rotation without grace: the consumer does not see what it should", c.logins.Load())
+	NewWithT(t).Eventually(c.UsedNew.Load).WithTimeout(podDelay + 10*time.Second).Should(BeTrue())
+	c.Stop()
+	if c.Failures.Load() == 0 {
+		t.Fatalf("no failed login of %d through a rotation without grace: the consumer does not see what it should", c.Logins.Load())
 	}
-	t.Logf("without grace: %d of %d logins failed", c.failures.Load(), c.logins.Load())
+	t.Logf("without grace: %d of %d logins failed (the first: %v)", c.Failures.Load(), c.Logins.Load(), c.FirstFailure.Load())
 }

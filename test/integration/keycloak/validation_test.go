@@ -51,6 +51,9 @@ func TestAdmissionRejectsBrokenCredentials(t *testing.T) {
 		{"grace period too short", func(k *secretsv1beta1.KeycloakClientCredential) {
 			k.Spec.Rotation = &secretsv1beta1.RotationSpec{GracePeriod: &metav1.Duration{Duration: time.Second}}
 		}, denied(`spec.rotation.gracePeriod: Invalid value: "1s": must be between 1m0s and 24h0m0s`)},
+		{"grace period as long as the interval", func(k *secretsv1beta1.KeycloakClientCredential) {
+			k.Spec.Rotation = &secretsv1beta1.RotationSpec{Interval: metav1.Duration{Duration: time.Hour}, GracePeriod: &metav1.Duration{Duration: time.Hour}}
+		}, denied(`spec.rotation.gracePeriod: Invalid value: "1h0m0s": must be shorter than spec.rotation.interval (1h0m0s)`)},
 		{"previous secret under a key already used", func(k *secretsv1beta1.KeycloakClientCredential) { k.Spec.Target.Keys.PreviousClientSecret = "secret" },
 			denied(`spec.target.keys.previousClientSecret: Duplicate value: "secret (also the key of clientSecret; each value needs its own key)"`)},
 		{"invalid Secret name", func(k *secretsv1beta1.KeycloakClientCredential) { k.Spec.Target.SecretName = "Gitea_Creds" },
