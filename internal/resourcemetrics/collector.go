@@ -42,6 +42,13 @@ var desc = prometheus.NewDesc(Name,
 	"Resources by kind, namespace (empty for cluster-scoped kinds), Ready status (True, False, Unknown; Unknown also before the first report; Connected for KeycloakServers) and its reason.",
 	[]string{"kind", "namespace", "ready", "reason"}, nil)
 
+// OverdueName is the gauge of scheduled rotations past due.
+const OverdueName = "vko_rotations_overdue"
+
+var overdueDesc = prometheus.NewDesc(OverdueName,
+	"KeycloakClientCredentials by namespace whose scheduled rotation is due and not under way (a rotation refused for want of a grace period, or failing, stays here).",
+	[]string{"namespace"}, nil)
+
 // source is the cache the collector lists from, and when it may: nil
 // until the manager is set up (then nothing is reported).
 var source atomic.Pointer[cacheSource]
@@ -61,7 +68,7 @@ func Use(r client.Reader, elected <-chan struct{}) {
 
 type collector struct{}
 
-func (collector) Describe(ch chan<- *prometheus.Desc) { ch <- desc }
+func (collector) Describe(ch chan<- *prometheus.Desc) { ch <- desc; ch <- overdueDesc }
 
 // Collect lists each kind from the cache; a kind the cache cannot list yet
 // (not synced) is left out of this scrape.
@@ -85,7 +92,33 @@ func (collector) Collect(ch chan<- prometheus.Metric) {
 		for key, n := range Count(kind, list) {
 			ch <- prometheus.MustNewConstMetric(desc, prometheus.GaugeValue, float64(n), key.Kind, key.Namespace, key.Ready, key.Reason)
 		}
+		if credentials, ok := list.(*secretsv1beta1.KeycloakClientCredentialList); ok {
+			for ns, n := range Overdue(credentials, time.Now()) {
+				ch <- prometheus.MustNewConstMetric(overdueDesc, prometheus.GaugeValue, float64(n), ns)
+			}
+		}
 	}
+}
+
+// Overdue counts, by namespace, the credentials whose scheduled rotation
+// was due before now and has not begun (a rotation under way is not
+// overdue). A namespace with none is reported at 0, so that an alert's
+// series resolves.
+func Overdue(list *secretsv1beta1.KeycloakClientCredentialList, now time.Time) map[string]int {
+	out := map[string]int{}
+	for i := range list.Items {
+		k := &list.Items[i]
+		due, scheduled := k.RotationDueAt()
+		if !scheduled {
+			continue
+		}
+		out[k.Namespace] += 0
+		underWay := k.Status.Rotation != nil && k.Status.Rotation.Phase != secretsv1beta1.RotationCompleted
+		if due.Before(now) && !underWay {
+			out[k.Namespace]++
+		}
+	}
+	return out
 }
 
 func lists() map[string]client.ObjectList {

@@ -19,6 +19,7 @@ package resourcemetrics
 import (
 	"maps"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -96,5 +97,32 @@ func TestNothingIsReportedBeforeTheManagerIsSetUp(t *testing.T) {
 	source.Store(nil)
 	if got := gather(t); len(got) != 0 {
 		t.Fatalf("series %v, want none", got)
+	}
+}
+
+func TestOverdueRotationsByNamespace(t *testing.T) {
+	now := time.Now()
+	kcc := func(ns string, interval time.Duration, last time.Duration, phase string) secretsv1beta1.KeycloakClientCredential {
+		k := secretsv1beta1.KeycloakClientCredential{ObjectMeta: metav1.ObjectMeta{Namespace: ns, CreationTimestamp: metav1.NewTime(now.Add(-48 * time.Hour))}}
+		if interval > 0 {
+			k.Spec.Rotation = &secretsv1beta1.RotationSpec{Interval: metav1.Duration{Duration: interval}}
+		}
+		at := metav1.NewTime(now.Add(-last))
+		k.Status.LastRotationTime = &at
+		if phase != "" {
+			k.Status.Rotation = &secretsv1beta1.RotationStatus{Phase: phase}
+		}
+		return k
+	}
+	list := &secretsv1beta1.KeycloakClientCredentialList{Items: []secretsv1beta1.KeycloakClientCredential{
+		kcc("shop", time.Hour, 2*time.Hour, ""),                                 // overdue
+		kcc("shop", time.Hour, 2*time.Hour, secretsv1beta1.RotationGracePeriod), // under way
+		kcc("shop", time.Hour, 2*time.Hour, secretsv1beta1.RotationCompleted),   // overdue again
+		kcc("web", 24*time.Hour, time.Hour, ""),                                 // not due
+		kcc("none", 0, time.Hour, ""),                                           // no schedule
+	}}
+	got := Overdue(list, now)
+	if want := map[string]int{"shop": 2, "web": 0}; !maps.Equal(got, want) {
+		t.Fatalf("overdue %v, want %v", got, want)
 	}
 }

@@ -63,3 +63,17 @@ func (k *KeycloakClientCredential) RotationRequestAllowedAt() time.Time {
 	}
 	return k.Status.LastRotationTime.Add(RotationRequestGap)
 }
+
+// RotationDueAt is when the next scheduled rotation is due: the interval
+// after the last rotation began (or after creation); false when the spec
+// schedules none.
+func (k *KeycloakClientCredential) RotationDueAt() (time.Time, bool) {
+	if k.Spec.Rotation == nil || k.Spec.Rotation.Interval.Duration <= 0 {
+		return time.Time{}, false
+	}
+	last := k.CreationTimestamp.Time
+	if k.Status.LastRotationTime != nil {
+		last = k.Status.LastRotationTime.Time
+	}
+	return last.Add(k.Spec.Rotation.Interval.Duration), true
+}

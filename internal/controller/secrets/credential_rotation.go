@@ -398,12 +398,5 @@ func completed(kcc *secretsv1beta1.KeycloakClientCredential, now time.Time) {
 }
 
 func rotationDue(kcc *secretsv1beta1.KeycloakClientCredential) (time.Time, bool) {
-	if kcc.Spec.Rotation == nil || kcc.Spec.Rotation.Interval.Duration <= 0 {
-		return time.Time{}, false
-	}
-	last := kcc.CreationTimestamp.Time
-	if kcc.Status.LastRotationTime != nil {
-		last = kcc.Status.LastRotationTime.Time
-	}
-	return last.Add(kcc.Spec.Rotation.Interval.Duration), true
+	return kcc.RotationDueAt()
 }
