@@ -425,12 +425,19 @@ func (f *fleet) removeLimitRun(b *testing.B, run string, n int) {
 // they are gone (their policies and roles removed from Vault).
 func (f *fleet) deleteRun(b *testing.B, run string, n int) {
 	b.Helper()
+	f.deleteThroughOperator(b, run, n, vaultv1beta1.GroupVersion.WithKind("VaultAppList"), func(i int) client.Object { return vaultApp(run, i) })
+}
+
+// deleteThroughOperator deletes objects 0..n-1 of a run (of the list kind
+// listKind) and waits until the operator has let every one go.
+func (f *fleet) deleteThroughOperator(b *testing.B, run string, n int, listKind schema.GroupVersionKind, object func(i int) client.Object) {
+	b.Helper()
 	ctx := context.Background()
-	parallel(b, n, 16, func(i int) error { return f.c.Delete(ctx, vaultApp(run, i)) })
+	parallel(b, n, 16, func(i int) error { return f.c.Delete(ctx, object(i)) })
 	deadline := time.Now().Add(3 * time.Minute)
 	for {
 		var list metav1.PartialObjectMetadataList
-		list.SetGroupVersionKind(vaultv1beta1.GroupVersion.WithKind("VaultAppList"))
+		list.SetGroupVersionKind(listKind)
 		if err := f.c.List(ctx, &list, client.MatchingLabels{runLabel: run}); err != nil {
 			b.Fatal(err)
 		}
@@ -438,7 +445,7 @@ func (f *fleet) deleteRun(b *testing.B, run string, n int) {
 			return
 		}
 		if time.Now().After(deadline) {
-			b.Fatalf("%d VaultApps of run %s not gone after 3 minutes; manager log:\n%s", len(list.Items), run, f.manager.LogTail(20))
+			b.Fatalf("%d %s of run %s not gone after 3 minutes; manager log:\n%s", len(list.Items), listKind.Kind, run, f.manager.LogTail(20))
 		}
 		time.Sleep(time.Second)
 	}

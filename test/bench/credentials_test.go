@@ -234,23 +234,7 @@ func (f *fleet) removeBareCredentials(b *testing.B, run string, n int) {
 // waits until they are gone (their Secrets removed).
 func (f *fleet) deleteCredentials(b *testing.B, run string, n int) {
 	b.Helper()
-	ctx := context.Background()
-	parallel(b, n, 16, func(i int) error { return f.c.Delete(ctx, credential(run, i)) })
-	deadline := time.Now().Add(3 * time.Minute)
-	for {
-		var list metav1.PartialObjectMetadataList
-		list.SetGroupVersionKind(secretsv1beta1.GroupVersion.WithKind("KeycloakClientCredentialList"))
-		if err := f.c.List(ctx, &list, client.MatchingLabels{runLabel: run}); err != nil {
-			b.Fatal(err)
-		}
-		if len(list.Items) == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			b.Fatalf("%d credentials of run %s not gone after 3 minutes; manager log:\n%s", len(list.Items), run, f.manager.LogTail(20))
-		}
-		time.Sleep(time.Second)
-	}
+	f.deleteThroughOperator(b, run, n, secretsv1beta1.GroupVersion.WithKind("KeycloakClientCredentialList"), func(i int) client.Object { return credential(run, i) })
 }
 
 // fanOut is P7's second figure: one client that many credentials read,

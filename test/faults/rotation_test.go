@@ -179,20 +179,28 @@ func (ms *managers) stop() {
 	ms.cur.Stop()
 }
 
-func TestRotationSurvivesAKillAtEachStep(t *testing.T) {
-	ctx := context.Background()
+// startRotation: a world, its manager, the rotating Keycloak, and a
+// credential of client <prefix>-00 in sync.
+func startRotation(t *testing.T, realm, prefix, name string) (*world, *managers, *rotationKeycloak, client.ObjectKey) {
+	t.Helper()
 	w := newWorld(t)
 	ms := &managers{w: w, t: t}
 	ms.start()
-	defer ms.stop()
-	kc := w.withRotatingKeycloak(t, "faults-r6", "r6-client", 1)
-	clientID := "r6-client-00"
-	k := rotatingCredential("kills", kc.realm, clientID)
-	if err := w.c.Create(ctx, k); err != nil {
+	kc := w.withRotatingKeycloak(t, realm, prefix, 1)
+	k := rotatingCredential(name, kc.realm, prefix+"-00")
+	if err := w.c.Create(context.Background(), k); err != nil {
+		ms.stop()
 		t.Fatal(err)
 	}
 	key := client.ObjectKeyFromObject(k)
 	waitSynced(t, w, key)
+	return w, ms, kc, key
+}
+
+func TestRotationSurvivesAKillAtEachStep(t *testing.T) {
+	w, ms, kc, key := startRotation(t, "faults-r6", "r6-client", "kills")
+	defer ms.stop()
+	clientID := "r6-client-00"
 	before := keycloakSecret(t, kc.realm, clientID)
 
 	var l ledger
@@ -245,18 +253,9 @@ func TestRotationSurvivesAKillAtEachStep(t *testing.T) {
 // waiting for team alone.
 func TestRotationSurvivesKeycloakDownAndAWithdrawnConsent(t *testing.T) {
 	ctx := context.Background()
-	w := newWorld(t)
-	ms := &managers{w: w, t: t}
-	ms.start()
+	w, ms, kc, key := startRotation(t, "faults-r6b", "r6b-client", "outage")
 	defer ms.stop()
-	kc := w.withRotatingKeycloak(t, "faults-r6b", "r6b-client", 1)
 	clientID := "r6b-client-00"
-	k := rotatingCredential("outage", kc.realm, clientID)
-	if err := w.c.Create(ctx, k); err != nil {
-		t.Fatal(err)
-	}
-	key := client.ObjectKeyFromObject(k)
-	waitSynced(t, w, key)
 	before := keycloakSecret(t, kc.realm, clientID)
 
 	var l ledger
