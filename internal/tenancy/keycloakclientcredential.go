@@ -144,7 +144,8 @@ func validateRotation(path *field.Path, r *secretsv1beta1.RotationSpec) field.Er
 	case g == nil:
 	case g.Duration < secretsv1beta1.MinGracePeriod || g.Duration > secretsv1beta1.MaxGracePeriod:
 		errs = append(errs, field.Invalid(path.Child("gracePeriod"), g.Duration.String(), fmt.Sprintf("must be between %s and %s", secretsv1beta1.MinGracePeriod, secretsv1beta1.MaxGracePeriod)))
-	case r.Interval.Duration != 0 && g.Duration >= r.Interval.Duration:
+	case r.Interval.Duration >= secretsv1beta1.MinRotationInterval && g.Duration >= r.Interval.Duration:
+		// (an interval refused above is not compared with)
 		errs = append(errs, field.Invalid(path.Child("gracePeriod"), g.Duration.String(), fmt.Sprintf("must be shorter than spec.rotation.interval (%s)", r.Interval.Duration)))
 	}
 	return errs
