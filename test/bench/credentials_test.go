@@ -93,17 +93,13 @@ func (c credentialConvergence) Ratio() float64 { return float64(c.Operator) / fl
 // convergeCredentials measures n KeycloakClientCredentials created at once
 // becoming Ready, through the operator and through the bare client, in
 // rounds of pairs (alternating which goes first, the operator last), and
-// keeps the pair of median ratio. The last operator run's credentials stay,
-// as run "fleet": the fleet's credentials for the phases after.
+// keeps the pair of median ratio. Every run's credentials are deleted
+// after it (the fleet's own, of run "fleet", stay as they are).
 func (f *fleet) convergeCredentials(b *testing.B, n, rounds int) credentialConvergence {
 	b.Helper()
 	var pairs []credentialConvergence
 	for round := range rounds {
-		last := round == rounds-1
 		opRun := fmt.Sprintf("kop-r%d", round)
-		if last {
-			opRun = "fleet"
-		}
 		res := credentialConvergence{Objects: n}
 		limit := func() {
 			f.standby(b, defaultWorkers)
@@ -121,9 +117,7 @@ func (f *fleet) convergeCredentials(b *testing.B, n, rounds int) credentialConve
 			before := f.keycloakProxy.Counts()
 			res.Operator = timeRun(f, b, opRun, n, &secretsv1beta1.KeycloakClientCredentialList{}, credential, credentialReady, nil).last()
 			res.OperatorKeycloak = perObject(harness.Difference(f.keycloakProxy.Counts(), before), n)
-			if !last {
-				f.deleteCredentials(b, opRun, n)
-			}
+			f.deleteCredentials(b, opRun, n)
 		}
 		if (rounds-1-round)%2 == 1 {
 			operator()
