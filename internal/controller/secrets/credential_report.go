@@ -154,7 +154,7 @@ func reportRotation(kcc *secretsv1beta1.KeycloakClientCredential, st *secretsv1b
 		conditions.Set(&st.Conditions, gen, secretsv1beta1.TypeRotationReady, true, rot.Phase, rotationMessage(rot))
 	case kcc.Spec.Rotation != nil || rot != nil:
 		msg := "no rotation in progress"
-		if due, ok := rotationDue(kcc); ok {
+		if due, ok := kcc.RotationDueAt(); ok {
 			msg += "; the next is due at " + due.UTC().Format(time.RFC3339)
 		}
 		conditions.Set(&st.Conditions, gen, secretsv1beta1.TypeRotationReady, true, secretsv1beta1.ReasonRotationIdle, msg)

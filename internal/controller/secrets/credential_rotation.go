@@ -125,7 +125,7 @@ func decideRotation(kcc *secretsv1beta1.KeycloakClientCredential, now time.Time)
 	if id := kcc.PendingRotation(); id != "" && !now.Before(kcc.RotationRequestAllowedAt()) {
 		return rotation{step: stepStart, request: id}
 	}
-	if due, ok := rotationDue(kcc); ok && !now.Before(due) {
+	if due, ok := kcc.RotationDueAt(); ok && !now.Before(due) {
 		return rotation{step: stepStart}
 	}
 	return rotation{step: stepNone}
@@ -208,7 +208,7 @@ func (r *KeycloakClientCredentialReconciler) rotateStep(ctx context.Context, kcc
 	case stepInvalidate:
 		return false, r.invalidate(ctx, kcc, kc, src, out)
 	case stepAbandon:
-		abandoned(kcc, r.now())
+		completed(kcc, r.now())
 		out.notices = append(out.notices, notice{corev1.EventTypeWarning, secretsv1beta1.ReasonRotationAbandoned,
 			fmt.Sprintf("the rotation stops here: %s; Keycloak keeps the previous secret until its own expiry", rot.why)})
 	}
@@ -386,17 +386,8 @@ func distributed(kcc *secretsv1beta1.KeycloakClientCredential, st *secretsv1beta
 		fmt.Sprintf("every target holds the new secret of client %q; the previous one stays valid until %s", kcc.Spec.Source.ClientID, ends.UTC().Format(time.RFC3339))}, true
 }
 
-// abandoned ends a rotation that may not go on.
-func abandoned(kcc *secretsv1beta1.KeycloakClientCredential, now time.Time) {
-	completed(kcc, now)
-}
-
 // completed ends a rotation whose previous secret was invalidated.
 func completed(kcc *secretsv1beta1.KeycloakClientCredential, now time.Time) {
 	at := metav1.NewTime(now)
 	kcc.Status.Rotation.Phase, kcc.Status.Rotation.CompletedTime = secretsv1beta1.RotationCompleted, &at
-}
-
-func rotationDue(kcc *secretsv1beta1.KeycloakClientCredential) (time.Time, bool) {
-	return kcc.RotationDueAt()
 }

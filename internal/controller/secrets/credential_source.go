@@ -85,7 +85,11 @@ func (r *KeycloakClientCredentialReconciler) source(ctx context.Context, kcc *se
 	var out sourced
 	r.rotations.overlay(kcc)
 	rotate := decideRotation(kcc, r.now())
-	switch why := tenancy.RotationRefusal(&server, access, tenancy.LoginOf(&server, login)); {
+	why := ""
+	if rotate.request != "" || rotate.acts() {
+		why = tenancy.RotationRefusal(&server, access, tenancy.LoginOf(&server, login))
+	}
+	switch {
 	case why == "":
 	case rotate.request != "":
 		out.rotationRefused = &refusal{request: rotate.request, message: why}

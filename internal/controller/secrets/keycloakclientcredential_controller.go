@@ -193,7 +193,7 @@ func (r *KeycloakClientCredentialReconciler) nextCheck(kcc *secretsv1beta1.Keycl
 	case ready != nil && ready.Reason == secretsv1beta1.ReasonRotationWaiting:
 		next = min(next, 30*time.Second)
 	default:
-		if due, ok := rotationDue(kcc); ok {
+		if due, ok := kcc.RotationDueAt(); ok {
 			soon(due)
 		}
 		if kcc.PendingRotation() != "" {
