@@ -10,7 +10,12 @@
 
 include hack/versions.env
 
-VERSION ?= 0.1.0
+# The version this code is released as next; it moves with the code (the
+# bundle, the image tag and the CHANGELOG's first section say the same, and
+# 'go -C hack/release test ./...' fails when they do not). Released bundles
+# are frozen under release/bundles/<version>/. See docs/development.md, Releasing.
+VERSION ?= $(shell cat VERSION)
+RELEASED_BUNDLES := $(CURDIR)/release/bundles
 IMAGE_TAG_BASE ?= quay.io/carbogame/vault-keycloak-operator
 IMG ?= $(IMAGE_TAG_BASE):v$(VERSION)
 BUNDLE_IMG ?= $(IMAGE_TAG_BASE)-bundle:v$(VERSION)
@@ -75,9 +80,9 @@ lint: golangci-lint ## Run golangci-lint.
 	@for m in $(MODULES); do (cd $$m && $(GOLANGCI_LINT) run --config $(CURDIR)/.golangci.yml ./...); done
 
 .PHONY: verify-generated
-verify-generated: manifests generate bundle catalog ## Fail if generated files differ from what is committed.
-	@git diff --exit-code -- api config bundle local-catalog || { echo "generated files are stale: run 'make manifests generate bundle catalog' and commit" >&2; exit 1; }
-	@test -z "$$(git status --porcelain -- api config bundle local-catalog)" || { git status --porcelain -- api config bundle local-catalog; echo "untracked generated files: commit them" >&2; exit 1; }
+verify-generated: manifests generate bundle catalog chart ## Fail if generated files differ from what is committed.
+	@git diff --exit-code -- api config bundle local-catalog dist || { echo "generated files are stale: run 'make manifests generate bundle catalog chart' and commit" >&2; exit 1; }
+	@test -z "$$(git status --porcelain -- api config bundle local-catalog dist)" || { git status --porcelain -- api config bundle local-catalog dist; echo "untracked generated files: commit them" >&2; exit 1; }
 
 .PHONY: envtest
 envtest: ## Build kube-apiserver, etcd and kubectl into the cache (for KUBEBUILDER_ASSETS).
@@ -133,10 +138,10 @@ bench: manifests generate ## Measure convergence, steady state, logins, repair, 
 	go -C test run ./harness/cmd/with-services -- \
 		go test ./bench/ -run '^$$' -bench . -benchtime 1x -count=1 -timeout 30m -v
 
-# Where the OLM install test finds its cluster's binaries, and the alert tests promtool.
+# Where the OLM and Helm install tests find their cluster's binaries and helm, and the alert tests promtool.
 OLM_ENV = VKO_KUBE_DIR="$$($(ENSURE) kube)" VKO_KWOK_BIN="$$($(ENSURE) kwok)/kwok" \
 	VKO_OLM_DIR="$$($(ENSURE) olm)" VKO_OPM_BIN="$$($(ENSURE) opm)/opm" \
-	VKO_PROMTOOL="$$($(ENSURE) promtool)/promtool"
+	VKO_PROMTOOL="$$($(ENSURE) promtool)/promtool" VKO_HELM_BIN="$$($(ENSURE) helm)/helm"
 
 .PHONY: olm-e2e
 olm-e2e: ## Install, run and upgrade the operator through an OLM Subscription on a local cluster (kwok; no container runtime, no root: its own network namespace); part of make test.
@@ -198,7 +203,30 @@ undeploy: kustomize ## Remove the operator from the cluster of the current kubec
 
 .PHONY: bundle
 bundle: manifests ## Generate the OLM bundle into bundle/ from config/ (VERSION=x.y.z; BUNDLE_ARGS=--retire-versions=v1alpha1 for the release that stops serving it).
-	go -C hack/release run ./cmd/bundle --out $(CURDIR)/bundle --manifests $(CURDIR)/config/manifests --version $(VERSION) --image $(IMG) --channels $(CHANNELS) --default-channel $(DEFAULT_CHANNEL) $(if $(REPLACES),--replaces $(REPLACES)) $(BUNDLE_ARGS)
+	go -C hack/release run ./cmd/bundle --out $(CURDIR)/bundle --manifests $(CURDIR)/config/manifests --version $(VERSION) --image $(IMG) --channels $(CHANNELS) --default-channel $(DEFAULT_CHANNEL) --released $(RELEASED_BUNDLES) --changelog $(CURDIR)/CHANGELOG.md $(if $(REPLACES),--replaces $(REPLACES)) $(BUNDLE_ARGS)
+
+.PHONY: chart
+chart: manifests ## Generate the Helm chart into dist/chart from config/ (the bundle's CRDs, RBAC, webhooks and manager; monitoring where the cluster has it).
+	go -C hack/release run ./cmd/chart --out $(CURDIR)/dist/chart --config $(CURDIR)/config --version $(VERSION)
+
+.PHONY: plugin
+plugin: ## Build the kubectl plugin (bin/kubectl-vko: copy it onto PATH, then kubectl vko).
+	go build -o bin/kubectl-vko ./cmd/kubectl-vko
+
+.PHONY: plugin-dist
+plugin-dist: ## Build the kubectl vko archives of the release and their krew manifest into bin/plugin (upload them as the release's assets).
+	go -C hack/release run ./cmd/krew --root $(CURDIR) --out $(CURDIR)/bin/plugin --version $(VERSION)
+
+.PHONY: release-check
+release-check: ## Say what keeps the next release from shipping: the version out of step, a CRD change unsafe for the last release's objects, what OLM v1 or OperatorHub would refuse, the upgrade graph (also run by make test).
+	go -C hack/release run ./cmd/release-check --root $(CURDIR)
+
+.PHONY: release-freeze
+release-freeze: ## Cut VERSION: keep bundle/ as it ships under release/bundles/$(VERSION) (date the CHANGELOG section and run make bundle first; docs/development.md, Releasing).
+	@test ! -e release/bundles/$(VERSION) || { echo "release/bundles/$(VERSION) exists: a release is never regenerated" >&2; exit 1; }
+	mkdir -p release/bundles/$(VERSION) && cp -R bundle/manifests bundle/metadata bundle/tests release/bundles/$(VERSION)/
+	cd release/bundles/$(VERSION) && find . -type f | LC_ALL=C sort | xargs sha256sum > ../$(VERSION).sha256
+	$(MAKE) release-check
 
 .PHONY: catalog
 catalog: ## Render the local test catalog (local-catalog/: bundle/ inlined, no image) that the OLM test serves.

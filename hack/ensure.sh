@@ -14,6 +14,7 @@
 #   olm       OLM's olm and catalog operators
 #   kwok      kwok, which fakes Nodes and Pods
 #   promtool  promtool, which unit-tests the shipped alert rules
+#   helm      helm, which lints the chart and installs it in the Helm test
 #
 # The cache root is $VKO_CACHE_DIR, by default the user's cache directory.
 #
@@ -201,5 +202,6 @@ case "${1:-}" in
 	# remove_all_sd: promtool needs no service discovery (its cloud SDKs
 	# would double the build).
 	promtool) build_tool "promtool-$PROMETHEUS_VERSION" prometheus 0 remove_all_sd promtool=github.com/prometheus/prometheus/cmd/promtool ;;
-	*) echo "usage: $0 envtest | kube [BIN...] | etcd | vault | vault-bin | keycloak | opm | olm | kwok | promtool" >&2; exit 2 ;;
+	helm) build_tool "helm-$HELM_VERSION" helm 0 "" helm=helm.sh/helm/v4/cmd/helm ;;
+	*) echo "usage: $0 envtest | kube [BIN...] | etcd | vault | vault-bin | keycloak | opm | olm | kwok | promtool | helm" >&2; exit 2 ;;
 esac

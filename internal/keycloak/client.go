@@ -183,13 +183,19 @@ func (c *Client) Version(ctx context.Context) (string, error) {
 }
 
 // IssuerURL is the realm's issuer, as tokens name it.
-func (c *Client) IssuerURL(realm string) string {
-	return strings.TrimRight(c.cfg.URL, "/") + "/realms/" + realm
+func (c *Client) IssuerURL(realm string) string { return IssuerURLAt(c.cfg.URL, realm) }
+
+// IssuerURLAt is the issuer of a realm of the Keycloak at baseURL.
+func IssuerURLAt(baseURL, realm string) string {
+	return strings.TrimRight(baseURL, "/") + "/realms/" + realm
 }
 
 // TokenURL is the realm's token endpoint.
-func (c *Client) TokenURL(realm string) string {
-	return c.IssuerURL(realm) + "/protocol/openid-connect/token"
+func (c *Client) TokenURL(realm string) string { return TokenURLAt(c.cfg.URL, realm) }
+
+// TokenURLAt is the token endpoint of a realm of the Keycloak at baseURL.
+func TokenURLAt(baseURL, realm string) string {
+	return IssuerURLAt(baseURL, realm) + "/protocol/openid-connect/token"
 }
 
 // status is the HTTP status of a gocloak error, or 0.

@@ -208,6 +208,18 @@ func GrantsNamespace(server *secretsv1beta1.KeycloakServer, namespace string) bo
 	return slices.ContainsFunc(EffectiveGrants(server), func(g secretsv1beta1.AccessGrant) bool { return matchesAny(g.Namespaces, namespace) })
 }
 
+// KeycloakAccessFor are the server's grants (legacy ones included) that
+// list the namespace.
+func KeycloakAccessFor(server *secretsv1beta1.KeycloakServer, namespace string) []secretsv1beta1.AccessGrant {
+	var out []secretsv1beta1.AccessGrant
+	for _, g := range EffectiveGrants(server) {
+		if matchesAny(g.Namespaces, namespace) {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
 // BroadGrantWarnings name the grants that reach every client of the master
 // or login realm: the protected clients stay out of reach, but any other
 // client there that holds admin roles (another operator's login, an old

@@ -33,6 +33,18 @@ func VaultServerGrantsNamespace(s *vaultv1beta1.VaultServer, namespace string) b
 	return slices.ContainsFunc(s.Spec.Access, func(g vaultv1beta1.VaultAccessGrant) bool { return matchesAny(g.Namespaces, namespace) })
 }
 
+// VaultAccessFor are the server's access entries that list the namespace:
+// together, its whole grant on that server.
+func VaultAccessFor(s *vaultv1beta1.VaultServer, namespace string) []vaultv1beta1.VaultAccessGrant {
+	var out []vaultv1beta1.VaultAccessGrant
+	for _, g := range s.Spec.Access {
+		if matchesAny(g.Namespaces, namespace) {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
 // CheckVaultServerGrant refuses a VaultApp the server's grants do not
 // list the namespace of.
 func CheckVaultServerGrant(app *vaultv1beta1.VaultApp, s *vaultv1beta1.VaultServer) field.ErrorList {

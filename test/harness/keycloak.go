@@ -19,6 +19,7 @@ package harness
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -87,7 +88,10 @@ func (k *Keycloak) start(ctx context.Context) (*Process, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := proc.waitHTTP(ctx, k.URL+"/realms/master", 5*time.Minute); err != nil {
+	// 200, not merely an answer: Keycloak serves 404 on /realms/master for
+	// a moment after it listens, until the master realm and its admin are
+	// made (a test that logged in then got 404 on a loaded machine).
+	if err := proc.waitHTTPStatus(ctx, k.URL+"/realms/master", 5*time.Minute, func(code int) bool { return code == http.StatusOK }); err != nil {
 		proc.Stop()
 		return proc, err
 	}

@@ -276,7 +276,7 @@ func (pc *ProcessCluster) startManagerOnce(ctx context.Context, bin, name string
 	m := &Manager{Process: proc, PprofAddr: "127.0.0.1:" + strconv.Itoa(pprofPort),
 		MetricsURL: "http://127.0.0.1:" + strconv.Itoa(metricsPort) + "/metrics",
 		WebhookURL: "https://" + wh.LocalServingHost + ":" + strconv.Itoa(wh.LocalServingPort)}
-	if err := proc.waitHTTP(ctx, "http://127.0.0.1:"+strconv.Itoa(probePort)+"/readyz", time.Minute); err != nil {
+	if err := proc.waitHTTP(ctx, "http://127.0.0.1:"+strconv.Itoa(probePort)+"/readyz"); err != nil {
 		proc.Stop()
 		return &Manager{Process: proc}, err
 	}

@@ -41,6 +41,7 @@ const (
 	EnvKwokBin = "VKO_KWOK_BIN"
 	EnvOLMDir  = "VKO_OLM_DIR" // olm, catalog
 	EnvOPMBin  = "VKO_OPM_BIN"
+	EnvHelmBin = "VKO_HELM_BIN" // the Helm install test's helm
 )
 
 // OLMCluster is a cluster that OLM can install into, with no container

@@ -24,9 +24,11 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"time"
 
+	"github.com/blang/semver/v4"
 	"github.com/prometheus/common/expfmt"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -82,6 +84,16 @@ func (b *syncBuffer) String() string {
 func RepoRoot() string {
 	_, file, _, _ := runtime.Caller(0)
 	return filepath.Join(filepath.Dir(file), "..", "..")
+}
+
+// Version is the version the code is released as next (VERSION; bundle/
+// says the same, which hack/release's checks hold to).
+func Version() semver.Version {
+	data, err := os.ReadFile(filepath.Join(RepoRoot(), "VERSION"))
+	if err != nil {
+		panic(fmt.Sprintf("read VERSION: %v", err))
+	}
+	return semver.MustParse(strings.TrimSpace(string(data)))
 }
 
 // Config of a test operator.

@@ -130,8 +130,14 @@ func (p *Process) LogTail(lines int) string {
 }
 
 // waitHTTP polls url until it answers with a status below 500, the process
-// exits, or the timeout passes.
-func (p *Process) waitHTTP(ctx context.Context, url string, timeout time.Duration) error {
+// exits, or a minute passes.
+func (p *Process) waitHTTP(ctx context.Context, url string) error {
+	return p.waitHTTPStatus(ctx, url, time.Minute, func(code int) bool { return code < 500 })
+}
+
+// waitHTTPStatus polls url until its status is one ok accepts, the
+// process exits, or the timeout passes.
+func (p *Process) waitHTTPStatus(ctx context.Context, url string, timeout time.Duration, ok func(int) bool) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	client := &http.Client{Timeout: 2 * time.Second}
@@ -139,7 +145,7 @@ func (p *Process) waitHTTP(ctx context.Context, url string, timeout time.Duratio
 		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 		if resp, err := client.Do(req); err == nil {
 			_ = resp.Body.Close()
-			if resp.StatusCode < 500 {
+			if ok(resp.StatusCode) {
 				return nil
 			}
 		}

@@ -21,7 +21,6 @@ import (
 	"fmt"
 	"os"
 	"strconv"
-	"time"
 )
 
 // Environment variables that carry a running Vault to the tests.
@@ -93,7 +92,7 @@ func (v *Vault) run(ctx context.Context) error {
 		return err
 	}
 	// sys/health answers 200 only once the server is initialized, unsealed and active.
-	if err := v.proc.waitHTTP(ctx, v.Addr+"/v1/sys/health", 60*time.Second); err != nil {
+	if err := v.proc.waitHTTP(ctx, v.Addr+"/v1/sys/health"); err != nil {
 		v.proc.Stop()
 		return err
 	}

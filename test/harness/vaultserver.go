@@ -22,7 +22,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"time"
 
 	vaultapi "github.com/hashicorp/vault/api"
 )
@@ -99,7 +98,7 @@ api_addr      = %q
 		return err
 	}
 	// sys/seal-status answers 200 sealed or not.
-	if err := v.proc.waitHTTP(ctx, v.Addr+"/v1/sys/seal-status", 60*time.Second); err != nil {
+	if err := v.proc.waitHTTP(ctx, v.Addr+"/v1/sys/seal-status"); err != nil {
 		v.proc.Stop()
 		return err
 	}
@@ -115,5 +114,5 @@ func (v *Vault) Unseal(ctx context.Context) error {
 	if _, err := admin.Sys().UnsealWithContext(ctx, v.unsealKey); err != nil {
 		return fmt.Errorf("unseal vault: %w", err)
 	}
-	return v.proc.waitHTTP(ctx, v.Addr+"/v1/sys/health", 60*time.Second)
+	return v.proc.waitHTTP(ctx, v.Addr+"/v1/sys/health")
 }

@@ -41,15 +41,21 @@ import (
 // versions: the webhooks answer, and every sample becomes Ready against the
 // real Vault and Keycloak.
 func (e *env) runFirstManager(t *testing.T, csv *operatorsv1alpha1.ClusterServiceVersion) {
-	ctx := context.Background()
 	sa := csv.Spec.InstallStrategy.StrategySpec.ClusterPermissions[0].ServiceAccountName
+	e.runAndApplySamples(t, sa, func() { e.startManager(t, csv) })
+}
+
+// runAndApplySamples does the admins' part for the operator's
+// ServiceAccount sa, starts the manager (start), and applies the samples.
+func (e *env) runAndApplySamples(t *testing.T, sa string, start func()) {
+	ctx := context.Background()
 	if err := harness.AdminSetup(ctx, e.c, e.cluster.Config, e.vault, e.keycloak, installNamespace, "vault-keycloak-operator-olm"); err != nil {
 		t.Fatal(err)
 	}
 	if err := e.vault.AllowOperator(ctx, installNamespace, sa); err != nil {
 		t.Fatal(err)
 	}
-	e.startManager(t, csv)
+	start()
 
 	// Where Vault is, and the grants: the VaultServer sample, the default.
 	server, err := harness.RenderVaultServerSample(e.dir, e.vault.Addr)

@@ -50,7 +50,13 @@ import (
 const (
 	installNamespace = "operators"
 	packageName      = "vault-keycloak-operator"
-	firstCSV         = "vault-keycloak-operator.v0.1.0"
+)
+
+// The committed bundle (at VERSION) is what the Subscription installs
+// first; the upgrades go to the two minor versions after it.
+var (
+	firstVersion = harness.Version()
+	firstCSV     = packageName + ".v" + firstVersion.String()
 )
 
 // TestMain runs the tests in a network namespace of their own, so that

@@ -21,6 +21,8 @@ package olm
 
 import (
 	"context"
+	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -39,36 +41,54 @@ import (
 	"github.com/carbogame/vault-keycloak-operator/test/harness"
 )
 
-// startManager runs the manager binary on this machine in the place of the
-// pod of the Deployment OLM made, as that pod would run: the container's
-// args and env (the Subscription's, if any), the webhook
-// certificate OLM put in its Secret, a ServiceAccount token as the kubelet
-// would mount it (the manager logs in to Vault with it), and the API
-// access of the ServiceAccount OLM created (impersonated). It listens on the
-// pod's IP, which the harness routes to this machine; the API server calls
-// the webhooks there.
+// startManager runs the manager in the place of the pod of the Deployment
+// OLM made for csv (its Subscription's config env applied).
 func (e *env) startManager(t *testing.T, csv *operatorsv1alpha1.ClusterServiceVersion) {
 	t.Helper()
-	ctx := context.Background()
-	strategy := csv.Spec.InstallStrategy.StrategySpec
-	depName, sa := strategy.DeploymentSpecs[0].Name, strategy.ClusterPermissions[0].ServiceAccountName
-	dir, err := os.MkdirTemp(e.dir, csv.Name+"-")
-	if err != nil {
-		t.Fatal(err)
-	}
-
 	var sub operatorsv1alpha1.Subscription
-	if err := e.c.Get(ctx, client.ObjectKey{Namespace: installNamespace, Name: packageName}, &sub); err != nil {
+	if err := e.c.Get(context.Background(), client.ObjectKey{Namespace: installNamespace, Name: packageName}, &sub); err != nil {
 		t.Fatal(err)
 	}
 	var subEnv []corev1.EnvVar
 	if sub.Spec.Config != nil {
 		subEnv = sub.Spec.Config.Env
 	}
-	dep, pod := waitPod(t, e.c, client.ObjectKey{Namespace: installNamespace, Name: depName}, depName+"-service", subEnv)
+	strategy := csv.Spec.InstallStrategy.StrategySpec
+	depName := strategy.DeploymentSpecs[0].Name
+	e.startPod(t, operatorPod{
+		name: csv.Name, deployment: depName, service: depName + "-service", certSecret: depName + "-service-cert",
+		serviceAccount: strategy.ClusterPermissions[0].ServiceAccountName, env: subEnv,
+	})
+}
+
+// operatorPod is what an installer (OLM, Helm) made for the manager: the
+// Deployment, the webhook Service in front of it, the Secret of its
+// webhook certificate, its ServiceAccount, and the env the Deployment must
+// carry before its pod counts.
+type operatorPod struct {
+	name, deployment, service, certSecret, serviceAccount string
+	env                                                   []corev1.EnvVar
+}
+
+// startPod runs the manager binary on this machine in the place of the
+// pod of the installer's Deployment, as that pod would run: the
+// container's args and env, the webhook certificate from its Secret, a
+// ServiceAccount token as the kubelet would mount it (the manager logs in
+// to Vault with it), and the API access of the installer's ServiceAccount
+// (impersonated). It listens on the pod's IP, which the harness routes to
+// this machine; the API server calls the webhooks there.
+func (e *env) startPod(t *testing.T, p operatorPod) {
+	t.Helper()
+	ctx := context.Background()
+	sa := p.serviceAccount
+	dir, err := os.MkdirTemp(e.dir, p.name+"-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dep, pod := waitPod(t, e.c, client.ObjectKey{Namespace: installNamespace, Name: p.deployment}, p.service, p.env)
 
 	var cert corev1.Secret
-	if err := e.c.Get(ctx, client.ObjectKey{Namespace: installNamespace, Name: depName + "-service-cert"}, &cert); err != nil {
+	if err := e.c.Get(ctx, client.ObjectKey{Namespace: installNamespace, Name: p.certSecret}, &cert); err != nil {
 		t.Fatal(err)
 	}
 	certDir := filepath.Join(dir, "serving-certs")
@@ -104,6 +124,9 @@ func (e *env) startManager(t *testing.T, csv *operatorsv1alpha1.ClusterServiceVe
 	container := dep.Spec.Template.Spec.Containers[0]
 	args := []string{"--kubeconfig=" + asSA, "--webhook-cert-path=" + certDir, "--vault-service-account-token-path=" + tokenPath}
 	for _, a := range container.Args {
+		if strings.HasPrefix(a, "--webhook-cert-path=") {
+			continue // the Secret's mount in the pod: certDir here
+		}
 		// ":8081" in a pod is every address of the pod: here, its IP.
 		if name, port, ok := strings.Cut(a, "=:"); ok {
 			a = name + "=" + pod.Status.PodIP + ":" + port
@@ -131,13 +154,30 @@ func (e *env) startManager(t *testing.T, csv *operatorsv1alpha1.ClusterServiceVe
 			t.Fatalf("container env %s: a source this test cannot stand in for", v.Name)
 		}
 	}
-	e.manager, err = e.cluster.Start("manager-"+csv.Name, env, managerBinary(t), args...)
+	e.manager, err = e.cluster.Start("manager-"+p.name, env, managerBinary(t), args...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	e.managers = append(e.managers, e.manager)
 	e.secrets = append(e.secrets, token)
-	t.Logf("manager for %s runs as %s at pod IP %s", csv.Name, sa, pod.Status.PodIP)
+	// Ready once its webhook server serves (/readyz), as the kubelet's
+	// readiness probe waits: the API server calls the webhooks at once.
+	readyz := "http://" + pod.Status.PodIP + ":8081/readyz"
+	harness.Eventually(t, time.Minute, func() error {
+		if e.manager.Exited() {
+			t.Fatalf("the manager exited:\n%s", e.manager.LogTail(30))
+		}
+		resp, err := http.Get(readyz)
+		if err != nil {
+			return err
+		}
+		_ = resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("%s: %s\n%s", readyz, resp.Status, e.manager.LogTail(10))
+		}
+		return nil
+	})
+	t.Logf("manager for %s runs as %s at pod IP %s", p.name, sa, pod.Status.PodIP)
 }
 
 // managerBinary builds the manager once per test run.

@@ -36,17 +36,17 @@ import (
 )
 
 // thirdRelease retires v1alpha1: its CRDs no longer have it.
-var thirdRelease = release{version: "0.3.0", replaces: secondCSV, retire: []string{"v1alpha1"}}
+var thirdRelease = release{version: nextMinor(firstVersion, 2), replaces: secondCSV, retire: []string{"v1alpha1"}}
 
-// retire publishes 0.3.0, whose CRDs no longer serve v1alpha1.
+// retire publishes the third release, whose CRDs no longer serve v1alpha1.
 //
 // First on a cluster that looks unmigrated (storedVersions lists v1alpha1
-// again): OLM refuses the upgrade and says why on the InstallPlan; 0.2.0
-// keeps running and v1alpha1 is still served. Then, once the 0.2.0
+// again): OLM refuses the upgrade and says why on the InstallPlan; the second
+// keeps running and v1alpha1 is still served. Then, once the second release's
 // manager restarted has migrated (storedVersions [v1beta1]), the
 // InstallPlan OLM keeps retrying goes through: every object keeps
 // every field, v1alpha1 requests get the API server's 404, and objects
-// once written through v1alpha1 take server-side apply (the 0.3.0 manager
+// once written through v1alpha1 take server-side apply (the third's manager
 // removed their v1alpha1 managedFields entries).
 func (e *env) retire(t *testing.T) {
 	ctx := context.Background()
@@ -68,7 +68,7 @@ func (e *env) retire(t *testing.T) {
 	refused := waitPlanRefused(t, e.c, thirdCSV, 4*time.Minute)
 	t.Logf("InstallPlan %s refused the unsafe upgrade: %s", refused.Name, refused.Status.Message)
 	if err := e.c.Get(ctx, client.ObjectKey{Namespace: installNamespace, Name: secondCSV}, &operatorsv1alpha1.ClusterServiceVersion{}); err != nil {
-		t.Fatalf("0.2.0 is gone after the refused upgrade: %v", err)
+		t.Fatalf("%s is gone after the refused upgrade: %v", secondCSV, err)
 	}
 	if _, err := harness.Samples[1].Get(ctx, e.c, "v1alpha1"); err != nil {
 		t.Fatalf("v1alpha1 is no longer served after the refused upgrade: %v", err)
@@ -93,7 +93,7 @@ func (e *env) retire(t *testing.T) {
 			t.Fatal(err)
 		}
 		if slices.ContainsFunc(crd.Spec.Versions, func(v apiextensionsv1.CustomResourceDefinitionVersion) bool { return v.Name == "v1alpha1" }) {
-			t.Fatalf("CRD %s still has v1alpha1 after 0.3.0", name)
+			t.Fatalf("CRD %s still has v1alpha1 after %s", name, thirdCSV)
 		}
 	}
 	e.manager.Stop()

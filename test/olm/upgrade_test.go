@@ -27,6 +27,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/blang/semver/v4"
 	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -41,7 +42,7 @@ import (
 )
 
 var (
-	secondRelease = release{version: "0.2.0", replaces: firstCSV}
+	secondRelease = release{version: nextMinor(firstVersion, 1), replaces: firstCSV}
 	secondCSV     = secondRelease.csv()
 )
 
@@ -180,6 +181,11 @@ type release struct {
 
 func (r release) csv() string { return packageName + ".v" + r.version }
 
+// nextMinor is the version n minor releases after v.
+func nextMinor(v semver.Version, n uint64) string {
+	return semver.Version{Major: v.Major, Minor: v.Minor + n}.String()
+}
+
 // catalogOf writes a file-based catalog holding the committed bundle and
 // one generated bundle per release, each replacing the one before, all in
 // channel stable, as releases would publish them.
@@ -222,7 +228,7 @@ entries:
 		bundles = append(bundles, render(dir)...)
 	}
 	index = append(index, bundles...)
-	last := "0.1.0"
+	last := firstVersion.String()
 	if len(releases) > 0 {
 		last = releases[len(releases)-1].version
 	}

@@ -32,9 +32,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/blang/semver/v4"
 	"github.com/google/go-containerregistry/pkg/name"
 	"github.com/google/go-containerregistry/pkg/registry"
 	"github.com/google/go-containerregistry/pkg/v1/empty"
@@ -44,15 +46,16 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/carbogame/vault-keycloak-operator/hack/release/bundle"
+	"github.com/carbogame/vault-keycloak-operator/hack/release/releases"
 	"github.com/carbogame/vault-keycloak-operator/test/harness"
 )
 
 const packageName = "vault-keycloak-operator"
 
-// The release catalog of three versions: 0.1.0 (the committed bundle, the
-// template's one released image), 0.2.0 (released since, added to a copy
-// of the template as a release commits it) and 0.3.0, retiring v1alpha1,
-// the one being released (BUNDLE_IMG). Each bundle is pushed as a bundle
+// The release catalog of every released version (release/bundles, the
+// template's released images), the next (bundle/, released now: added to a
+// copy of the template as a release commits it) and the one after it,
+// retiring v1alpha1, being released (BUNDLE_IMG). Each bundle is pushed as a bundle
 // image to a registry on this machine (TLS, trusted through SSL_CERT_FILE
 // as a real one is through the system roots), and opm pulls them.
 func TestReleaseCatalogRendersFromTheTemplate(t *testing.T) {
@@ -71,44 +74,53 @@ func TestReleaseCatalogRendersFromTheTemplate(t *testing.T) {
 		return fmt.Sprintf("%s/carbogame/vault-keycloak-operator-bundle:v%s", host, version)
 	}
 
-	bundles := map[string]string{"0.1.0": filepath.Join(harness.RepoRoot(), "bundle")}
-	for _, r := range []struct {
-		version, replaces string
-		retire            []string
-	}{{"0.2.0", packageName + ".v0.1.0", nil}, {"0.3.0", packageName + ".v0.2.0", []string{"v1alpha1"}}} {
-		gen, err := bundle.Generate(bundle.Options{
-			ManifestsDir: filepath.Join(harness.RepoRoot(), "config", "manifests"),
-			Version:      r.version, Image: "quay.io/carbogame/vault-keycloak-operator:v" + r.version, Replaces: r.replaces,
-			Package: packageName, Channels: "stable", DefaultChannel: "stable", RetireVersions: r.retire,
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		bundles[r.version] = filepath.Join(dir, "bundle-"+r.version)
-		if err := gen.Write(bundles[r.version]); err != nil {
-			t.Fatal(err)
-		}
+	// Every released bundle as it shipped; the next release (bundle/, at
+	// VERSION), and the one after it, retiring v1alpha1, generated.
+	released, err := releases.List(filepath.Join(harness.RepoRoot(), "release", "bundles"))
+	if err != nil || len(released) == 0 {
+		t.Fatalf("released bundles: %v (%d)", err, len(released))
+	}
+	last := released[len(released)-1].Version.String()
+	next := harness.Version()
+	after := semver.Version{Major: next.Major, Minor: next.Minor + 1}.String()
+	bundles := map[string]string{next.String(): filepath.Join(harness.RepoRoot(), "bundle")}
+	for _, r := range released {
+		bundles[r.Version.String()] = r.Dir
+	}
+	gen, err := bundle.Generate(bundle.Options{
+		ManifestsDir: filepath.Join(harness.RepoRoot(), "config", "manifests"),
+		Version:      after, Image: "quay.io/carbogame/vault-keycloak-operator:v" + after, Replaces: packageName + ".v" + next.String(),
+		Package: packageName, Channels: "stable", DefaultChannel: "stable", RetireVersions: []string{"v1alpha1"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bundles[after] = filepath.Join(dir, "bundle-"+after)
+	if err := gen.Write(bundles[after]); err != nil {
+		t.Fatal(err)
 	}
 	for version, bundleDir := range bundles {
 		pushBundle(t, reg.Client().Transport, bundleDir, image(version))
 	}
 
-	// The committed template, its image pointing at this registry; 0.2.0
-	// released with it (the template written back, as a release commits
-	// it), then 0.3.0 being released.
+	// The committed template, its images pointing at this registry; the
+	// next release released with it (the template written back, as a
+	// release commits it), then the one after it being released.
 	committed, err := os.ReadFile(filepath.Join(harness.RepoRoot(), "release", "catalog-template.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	templateFile := filepath.Join(dir, "template.yaml")
-	template := strings.ReplaceAll(string(committed), "quay.io/carbogame/vault-keycloak-operator-bundle:v0.1.0", image("0.1.0"))
+	template := regexp.MustCompile(`quay\.io/carbogame/vault-keycloak-operator-bundle:v(\S+)`).ReplaceAllStringFunc(string(committed), func(ref string) string {
+		return image(strings.TrimPrefix(ref, "quay.io/carbogame/vault-keycloak-operator-bundle:v"))
+	})
 	if err := os.WriteFile(templateFile, []byte(template), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "catalog")
-	for _, version := range []string{"0.2.0", "0.3.0"} {
+	for _, version := range []string{next.String(), after} {
 		cmd := exec.Command("go", "run", "./cmd/catalog-release", "--template", templateFile, "--version", version,
-			"--bundle-image", image(version), "--out", out, "--opm", os.Getenv(harness.EnvOPMBin), "--write-template="+fmt.Sprint(version == "0.2.0"))
+			"--bundle-image", image(version), "--out", out, "--opm", os.Getenv(harness.EnvOPMBin), "--write-template="+fmt.Sprint(version == next.String()))
 		cmd.Dir = filepath.Join(harness.RepoRoot(), "hack", "release") // the release tools' module
 		cmd.Env = append(os.Environ(), "SSL_CERT_FILE="+certFile)
 		if output, err := cmd.CombinedOutput(); err != nil {
@@ -116,7 +128,8 @@ func TestReleaseCatalogRendersFromTheTemplate(t *testing.T) {
 		}
 	}
 
-	// One package, channel stable 0.1.0 → 0.2.0 → 0.3.0, each bundle by its image.
+	// One package, channel stable: the last release → next → after, each
+	// bundle by its image.
 	data, err := os.ReadFile(filepath.Join(out, packageName, "index.yaml"))
 	if err != nil {
 		t.Fatal(err)
@@ -147,7 +160,10 @@ func TestReleaseCatalogRendersFromTheTemplate(t *testing.T) {
 	for _, e := range channel.Entries {
 		replaces[e.Name] = e.Replaces
 	}
-	want := map[string]string{packageName + ".v0.1.0": "", packageName + ".v0.2.0": packageName + ".v0.1.0", packageName + ".v0.3.0": packageName + ".v0.2.0"}
+	want := map[string]string{packageName + ".v" + next.String(): packageName + ".v" + last, packageName + ".v" + after: packageName + ".v" + next.String()}
+	if len(released) == 1 {
+		want[packageName+".v"+last] = ""
+	}
 	for csv, r := range want {
 		if got, ok := replaces[csv]; !ok || got != r {
 			t.Errorf("channel stable: %s replaces %q (listed %v), want %q", csv, got, ok, r)

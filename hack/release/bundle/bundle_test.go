@@ -193,6 +193,7 @@ func TestBundleIsUpToDate(t *testing.T) {
 		Version:      b.CSV.Spec.Version.String(),
 		Image:        b.CSV.Annotations["containerImage"],
 		Replaces:     b.CSV.Spec.Replaces,
+		CreatedAt:    b.CSV.Annotations["createdAt"],
 		Package:      "vault-keycloak-operator", Channels: "stable", DefaultChannel: "stable",
 	})
 	if err != nil {

@@ -52,6 +52,10 @@ type Options struct {
 	Image string
 	// Replaces names the CSV this one upgrades from, if any.
 	Replaces string
+	// CreatedAt is the release date (YYYY-MM-DD) once the release is cut,
+	// the CSV's createdAt that OperatorHub shows; "" before (the bundle of
+	// every commit stays the same until the release dates it).
+	CreatedAt string
 	// Package, Channels and DefaultChannel go into metadata/annotations.yaml.
 	Package, Channels, DefaultChannel string
 	// RetireVersions are API versions this release no longer serves: they
@@ -115,6 +119,9 @@ func (b *Bundle) fill(in *inputs, opts Options) error {
 	csv.Spec.Version = version.OperatorVersion{Version: v}
 	csv.Spec.Replaces = opts.Replaces
 	csv.Annotations["containerImage"] = opts.Image
+	if opts.CreatedAt != "" {
+		csv.Annotations["createdAt"] = opts.CreatedAt
+	}
 
 	examples, err := json.MarshalIndent(in.examples, "", "  ")
 	if err != nil {

@@ -22,6 +22,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/blang/semver/v4"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 )
@@ -46,6 +47,10 @@ func (b *Bundle) Files() (map[string][]byte, error) {
 		}
 		files[name] = data
 	}
+	openshift, err := OpenShiftVersions(b.CSV.Spec.MinKubeVersion)
+	if err != nil {
+		return nil, err
+	}
 	files["metadata/annotations.yaml"] = []byte(fmt.Sprintf(`annotations:
   # Core bundle annotations.
   operators.operatorframework.io.bundle.mediatype.v1: registry+v1
@@ -58,7 +63,11 @@ func (b *Bundle) Files() (map[string][]byte, error) {
   # Annotations for testing.
   operators.operatorframework.io.test.mediatype.v1: scorecard+v1
   operators.operatorframework.io.test.config.v1: tests/scorecard/
-`, b.opts.Package, b.opts.Channels, b.opts.DefaultChannel))
+
+  # The OpenShift releases the bundle is for (the catalogs of OperatorHub
+  # on OpenShift): every one from the first on the CSV's minKubeVersion.
+  com.redhat.openshift.versions: %s
+`, b.opts.Package, b.opts.Channels, b.opts.DefaultChannel, openshift))
 	if b.Scorecard != nil {
 		data, err := marshal(b.Scorecard.Object)
 		if err != nil {
@@ -67,6 +76,17 @@ func (b *Bundle) Files() (map[string][]byte, error) {
 		files["tests/scorecard/config.yaml"] = data
 	}
 	return files, nil
+}
+
+// OpenShiftVersions is the com.redhat.openshift.versions value for a
+// minKubeVersion: "v4.N", every OpenShift from 4.N on, where 4.N is the first
+// on that Kubernetes (OpenShift 4.N ships Kubernetes 1.(N+13) since 4.9).
+func OpenShiftVersions(minKubeVersion string) (string, error) {
+	v, err := semver.ParseTolerant(minKubeVersion)
+	if err != nil || v.Major != 1 || v.Minor < 22 {
+		return "", fmt.Errorf("CSV spec.minKubeVersion %q: must be a Kubernetes version 1.22 or later (for com.redhat.openshift.versions)", minKubeVersion)
+	}
+	return fmt.Sprintf("v4.%d", v.Minor-13), nil
 }
 
 // Write replaces dir's manifests/, metadata/ and tests/ with the bundle.
@@ -80,6 +100,11 @@ func (b *Bundle) Write(dir string) error {
 			return err
 		}
 	}
+	return WriteFiles(dir, files)
+}
+
+// WriteFiles writes each file under dir, by its path there.
+func WriteFiles(dir string, files map[string][]byte) error {
 	for name, data := range files {
 		path := filepath.Join(dir, name)
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {

@@ -28,6 +28,8 @@ import (
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
+	"github.com/carbogame/vault-keycloak-operator/internal/keycloak"
+	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
 )
 
 // What the operator writes to a target Secret: the whole Secret when it
@@ -35,6 +37,30 @@ import (
 // annotations alone (field_ownership.go), and a merge patch that removes
 // them when it lets the Secret go. Keys, labels and annotations others
 // added are never in a write, so they stay.
+
+// Placeholders of TargetShapes: what a value will be, never a value.
+const (
+	ShapeSecret         = "<the client's secret, read from Keycloak>"
+	ShapePreviousSecret = "<the previous secret, during a rotation's grace period>"
+)
+
+// TargetShapes are the Secrets a credential writes, one per target
+// namespace, with what each key will hold in place of the values (kubectl
+// vko render). keycloakURL is its KeycloakServer's spec.url.
+func TargetShapes(kcc *secretsv1beta1.KeycloakClientCredential, keycloakURL string) []*corev1.Secret {
+	realm := kcc.Spec.Source.Realm
+	shape := keycloak.Credential{ClientID: kcc.Spec.Source.ClientID, Secret: ShapeSecret}
+	data := desiredData(kcc, shape, keycloak.IssuerURLAt(keycloakURL, realm), keycloak.TokenURLAt(keycloakURL, realm))
+	if key := kcc.Spec.Target.Keys.PreviousClientSecret; key != "" {
+		data[key] = []byte(ShapePreviousSecret)
+	}
+	namespaces := tenancy.TargetNamespaces(kcc)
+	out := make([]*corev1.Secret, 0, len(namespaces))
+	for _, ns := range namespaces {
+		out = append(out, newTargetSecret(kcc, ns, data))
+	}
+	return out
+}
 
 // newTargetSecret is the Secret to create in namespace.
 func newTargetSecret(kcc *secretsv1beta1.KeycloakClientCredential, namespace string, data map[string][]byte) *corev1.Secret {

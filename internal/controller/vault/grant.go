@@ -37,6 +37,21 @@ func (g grant) narrows(app *vaultv1beta1.VaultApp) bool {
 		g.TokenTTL < tenancy.TokenTTL(app)
 }
 
+// Desired is what a VaultApp's policy and role are in Vault under its
+// grant: the policy's text (its mark naming owner) and the role. The
+// controller writes them; kubectl vko render shows them before the
+// VaultApp exists.
+func Desired(app *vaultv1beta1.VaultApp, kvMount, policyName string, owner vaultclient.Owner, g tenancy.VaultGrant) (string, vaultclient.Role) {
+	policy := vaultclient.RenderPolicy(kvMount, owner, grant{g}.vaultRules())
+	return policy, vaultclient.Role{
+		ServiceAccounts: app.Spec.KubernetesAuth.ServiceAccounts,
+		Namespace:       app.Namespace,
+		Policies:        []string{policyName},
+		TTL:             g.TokenTTL,
+		MaxTTL:          g.MaxTokenTTL,
+	}
+}
+
 // vaultRules are the grant in the Vault client's terms.
 func (g grant) vaultRules() []vaultclient.Rule {
 	rules := make([]vaultclient.Rule, 0, len(g.Rules)+len(g.Paths))

@@ -23,7 +23,10 @@ import (
 	"os"
 	"strings"
 
+	"github.com/blang/semver/v4"
+
 	"github.com/carbogame/vault-keycloak-operator/hack/release/bundle"
+	"github.com/carbogame/vault-keycloak-operator/hack/release/releases"
 )
 
 func main() {
@@ -32,7 +35,10 @@ func main() {
 	flag.StringVar(&opts.ManifestsDir, "manifests", "config/manifests", "the kustomization the bundle is generated from")
 	flag.StringVar(&opts.Version, "version", "", "the operator version, x.y.z")
 	flag.StringVar(&opts.Image, "image", "", "the manager image")
-	flag.StringVar(&opts.Replaces, "replaces", "", "the CSV this version replaces")
+	flag.StringVar(&opts.Replaces, "replaces", "", "the CSV this version replaces (default: the newest release under --released older than --version)")
+	flag.StringVar(&opts.CreatedAt, "created-at", "", "the release date, YYYY-MM-DD (default: the date of --version's section in --changelog)")
+	changelog := flag.String("changelog", "", "CHANGELOG.md, whose first section dates the release")
+	released := flag.String("released", "", "the directory of the released bundles (release/bundles)")
 	flag.StringVar(&opts.Package, "package", "vault-keycloak-operator", "the OLM package")
 	flag.StringVar(&opts.Channels, "channels", "stable", "the bundle's channels")
 	flag.StringVar(&opts.DefaultChannel, "default-channel", "stable", "the default channel")
@@ -45,6 +51,24 @@ func main() {
 		fmt.Fprintln(os.Stderr, "bundle: --version and --image are required")
 		os.Exit(2)
 	}
+	if opts.Replaces == "" && *released != "" {
+		replaces, err := previousCSV(*released, opts.Version)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bundle:", err)
+			os.Exit(1)
+		}
+		opts.Replaces = replaces
+	}
+	if opts.CreatedAt == "" && *changelog != "" {
+		section, err := releases.FirstSection(*changelog)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bundle:", err)
+			os.Exit(1)
+		}
+		if section.Version == opts.Version {
+			opts.CreatedAt = section.Date
+		}
+	}
 	b, err := bundle.Generate(opts)
 	if err == nil {
 		err = b.Write(*out)
@@ -53,4 +77,20 @@ func main() {
 		fmt.Fprintln(os.Stderr, "bundle:", err)
 		os.Exit(1)
 	}
+}
+
+// previousCSV names the release version replaces: the newest one older.
+func previousCSV(releasedDir, version string) (string, error) {
+	v, err := semver.Parse(version)
+	if err != nil {
+		return "", fmt.Errorf("--version %q: %w", version, err)
+	}
+	released, err := releases.List(releasedDir)
+	if err != nil {
+		return "", err
+	}
+	if prev, ok := releases.Previous(released, v); ok {
+		return releases.CSVName(prev.Version), nil
+	}
+	return "", nil
 }

@@ -85,7 +85,7 @@ func (d *VaultAppDefaulter) defaultTokenTTL(ctx context.Context, app *vaultv1bet
 	if d.Client == nil || !app.DeletionTimestamp.IsZero() {
 		return vaultv1beta1.DefaultTokenTTL
 	}
-	server, err := serverFor(ctx, d.Client, app, nil)
+	server, err := ServerFor(ctx, d.Client, app, nil)
 	if err != nil {
 		return vaultv1beta1.DefaultTokenTTL
 	}
@@ -154,7 +154,7 @@ func (v *VaultAppValidator) validate(ctx context.Context, app *vaultv1beta1.Vaul
 	}
 	errs := tenancy.ValidateVaultApp(app)
 	errs = append(errs, crdschema.Validate(app)...)
-	server, err := serverFor(ctx, v.Client, app, written)
+	server, err := ServerFor(ctx, v.Client, app, written)
 	if err != nil {
 		return apierrors.NewInternalError(err)
 	}
@@ -171,10 +171,10 @@ func (v *VaultAppValidator) validate(ctx context.Context, app *vaultv1beta1.Vaul
 	return apierrors.NewInvalid(vaultv1beta1.GroupVersion.WithKind("VaultApp").GroupKind(), app.Name, errs)
 }
 
-// serverFor is the VaultServer the VaultApp will use: the one it names,
+// ServerFor is the VaultServer the VaultApp will use: the one it names,
 // else the default one; nil when it names one that does not exist yet (the
 // controller's to report) or uses the environment's Vault.
-func serverFor(ctx context.Context, reader client.Reader, app *vaultv1beta1.VaultApp, written *vaultv1beta1.VaultAppStatus) (*vaultv1beta1.VaultServer, error) {
+func ServerFor(ctx context.Context, reader client.Reader, app *vaultv1beta1.VaultApp, written *vaultv1beta1.VaultAppStatus) (*vaultv1beta1.VaultServer, error) {
 	name := ""
 	switch {
 	case app.Spec.ServerRef != nil:
