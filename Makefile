@@ -138,10 +138,12 @@ bench: manifests generate ## Measure convergence, steady state, logins, repair, 
 	go -C test run ./harness/cmd/with-services -- \
 		go test ./bench/ -run '^$$' -bench . -benchtime 1x -count=1 -timeout 30m -v
 
-# Where the OLM and Helm install tests find their cluster's binaries and helm, and the alert tests promtool.
+# Where the OLM and Helm install tests find their cluster's binaries and helm, the alert tests promtool,
+# and the monitoring test the Prometheus Operator's CRDs.
 OLM_ENV = VKO_KUBE_DIR="$$($(ENSURE) kube)" VKO_KWOK_BIN="$$($(ENSURE) kwok)/kwok" \
 	VKO_OLM_DIR="$$($(ENSURE) olm)" VKO_OPM_BIN="$$($(ENSURE) opm)/opm" \
-	VKO_PROMTOOL="$$($(ENSURE) promtool)/promtool" VKO_HELM_BIN="$$($(ENSURE) helm)/helm"
+	VKO_PROMTOOL="$$($(ENSURE) promtool)/promtool" VKO_HELM_BIN="$$($(ENSURE) helm)/helm" \
+	VKO_PROMETHEUS_CRDS="$$($(ENSURE) prometheus-crds)"
 
 .PHONY: olm-e2e
 olm-e2e: ## Install, run and upgrade the operator through an OLM Subscription on a local cluster (kwok; no container runtime, no root: its own network namespace); part of make test.

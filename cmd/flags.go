@@ -49,6 +49,7 @@ type managerFlags struct {
 	migrateOnStart      bool
 	migrationPath       string
 	builtinStartTimeout time.Duration
+	installMonitoring   bool
 
 	zap zap.Options
 }
@@ -106,6 +107,11 @@ func bindFlags(fs *flag.FlagSet) *managerFlags {
 	fs.DurationVar(&f.builtinStartTimeout, "builtin-migration-start-timeout", migration.DefaultBuiltinStartTimeout,
 		"With --storage-migration=auto: how long a StorageVersionMigration may wait for kube-controller-manager before the operator rewrites the objects itself.")
 
+	fs.BoolVar(&f.installMonitoring, "install-monitoring", os.Getenv("VKO_INSTALL_MONITORING") != "false",
+		"Once leader, install the operator's ServiceMonitor and PrometheusRule (config/prometheus) in its namespace, owned by its Deployment, "+
+			"as soon as the cluster serves the Prometheus Operator's API (default: true unless VKO_INSTALL_MONITORING=false, which an OLM Subscription's config can set). "+
+			"An object of the same name that the operator did not write is left as is. The Helm chart renders them itself and sets false.")
+
 	f.zap.BindFlags(fs)
 	return f
 }
@@ -128,6 +134,7 @@ func (f *managerFlags) operatorOptions() (manager.Options, error) {
 		MigrateOnStart:          f.migrateOnStart,
 		MigrationPath:           path,
 		BuiltinStartTimeout:     f.builtinStartTimeout,
+		InstallMonitoring:       f.installMonitoring,
 	}, nil
 }
 

@@ -15,6 +15,8 @@
 #   kwok      kwok, which fakes Nodes and Pods
 #   promtool  promtool, which unit-tests the shipped alert rules
 #   helm      helm, which lints the chart and installs it in the Helm test
+#   prometheus-crds  the Prometheus Operator's CRDs (its module's
+#             example/prometheus-operator-crd), which the monitoring test installs
 #
 # The cache root is $VKO_CACHE_DIR, by default the user's cache directory.
 #
@@ -186,6 +188,19 @@ ensure_keycloak() {
 	echo "$dir"
 }
 
+# The CRDs come from the Go module proxy like the rest: the module's zip
+# holds them, and go mod download keeps it in the module cache.
+ensure_prometheus_crds() {
+	local dir
+	dir=$(cd "$here" && go mod download -json "github.com/prometheus-operator/prometheus-operator@$PROMETHEUS_OPERATOR_VERSION" |
+		sed -n 's/^\t"Dir": "\(.*\)",$/\1/p')
+	if [[ ! -f "$dir/example/prometheus-operator-crd/monitoring.coreos.com_prometheusrules.yaml" ]]; then
+		log "no Prometheus Operator CRDs in the module github.com/prometheus-operator/prometheus-operator@$PROMETHEUS_OPERATOR_VERSION"
+		exit 1
+	fi
+	echo "$dir/example/prometheus-operator-crd"
+}
+
 case "${1:-}" in
 	envtest) ensure_envtest ;;
 	kube) shift; ensure_kube "$@" ;;
@@ -203,5 +218,6 @@ case "${1:-}" in
 	# would double the build).
 	promtool) build_tool "promtool-$PROMETHEUS_VERSION" prometheus 0 remove_all_sd promtool=github.com/prometheus/prometheus/cmd/promtool ;;
 	helm) build_tool "helm-$HELM_VERSION" helm 0 "" helm=helm.sh/helm/v4/cmd/helm ;;
-	*) echo "usage: $0 envtest | kube [BIN...] | etcd | vault | vault-bin | keycloak | opm | olm | kwok | promtool | helm" >&2; exit 2 ;;
+	prometheus-crds) ensure_prometheus_crds ;;
+	*) echo "usage: $0 envtest | kube [BIN...] | etcd | vault | vault-bin | keycloak | opm | olm | kwok | promtool | helm | prometheus-crds" >&2; exit 2 ;;
 esac

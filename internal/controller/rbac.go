@@ -53,6 +53,12 @@ package controller
 // ClusterRole (a token of any ServiceAccount is that workload's identity).
 // +kubebuilder:rbac:groups="",namespace=system,resources=serviceaccounts/token,verbs=create,resourceNames=vault-keycloak-operator-controller-manager
 
+// The operator's own ServiceMonitor and PrometheusRule, in its namespace,
+// where the cluster serves them (internal/monitoring): owned by its
+// Deployment, which it reads by name for the owner reference.
+// +kubebuilder:rbac:groups=apps,namespace=system,resources=deployments,verbs=get,resourceNames=vault-keycloak-operator-controller-manager
+// +kubebuilder:rbac:groups=monitoring.coreos.com,namespace=system,resources=servicemonitors;prometheusrules,verbs=get;create;patch
+
 // Namespaces carry the cluster admin's grants: the Vault capabilities a
 // namespace may use, and consent to receive Secrets from other namespaces.
 // +kubebuilder:rbac:groups="",resources=namespaces,verbs=get;list;watch

@@ -32,6 +32,7 @@ import (
 	vaultcontroller "github.com/carbogame/vault-keycloak-operator/internal/controller/vault"
 	"github.com/carbogame/vault-keycloak-operator/internal/keycloak"
 	"github.com/carbogame/vault-keycloak-operator/internal/migration"
+	"github.com/carbogame/vault-keycloak-operator/internal/monitoring"
 	"github.com/carbogame/vault-keycloak-operator/internal/resourcemetrics"
 	vaultclient "github.com/carbogame/vault-keycloak-operator/internal/vault"
 	secretswebhook "github.com/carbogame/vault-keycloak-operator/internal/webhook/secrets/v1beta1"
@@ -57,6 +58,21 @@ func NewMigrator(mgr ctrl.Manager) (*migration.Migrator, error) {
 		return nil, err
 	}
 	return &migration.Migrator{Client: c, Discovery: dc, Recorder: mgr.GetEventRecorder("storage-version-migrator"), Log: ctrl.Log.WithName("migration")}, nil
+}
+
+// addMonitoringInstaller installs the operator's monitoring objects once it
+// leads. Its client has no cache: a Deployment and two objects, read once.
+func addMonitoringInstaller(mgr ctrl.Manager, opts Options) error {
+	c, err := client.New(mgr.GetConfig(), client.Options{Scheme: mgr.GetScheme()})
+	if err != nil {
+		return err
+	}
+	dc, err := discovery.NewDiscoveryClientForConfig(mgr.GetConfig())
+	if err != nil {
+		return err
+	}
+	return mgr.Add(&monitoring.Installer{Client: c, Discovery: dc, Namespace: opts.OperatorNamespace,
+		Interval: opts.MonitoringInterval, Log: ctrl.Log.WithName("monitoring")})
 }
 
 // Options configure what Setup registers.
@@ -95,6 +111,12 @@ type Options struct {
 	MigrationPath migration.Path
 	// BuiltinStartTimeout: see migration.Migrator.
 	BuiltinStartTimeout time.Duration
+	// InstallMonitoring installs the operator's ServiceMonitor and
+	// PrometheusRule in OperatorNamespace once the cluster serves them.
+	InstallMonitoring bool
+	// MonitoringInterval is how often the installer looks again for the
+	// Prometheus Operator's API; monitoring.DefaultInterval if zero.
+	MonitoringInterval time.Duration
 	// OrphanSweepInterval is how often Vault is searched for policies of
 	// VaultApps that no longer exist; DefaultOrphanSweepInterval if zero.
 	OrphanSweepInterval time.Duration
@@ -218,6 +240,11 @@ func setupControllers(mgr ctrl.Manager, opts Options, recorder func(controller s
 		return fmt.Errorf("KeycloakClientCredential controller: %w", err)
 	}
 
+	if opts.InstallMonitoring && opts.OperatorNamespace != "" {
+		if err := addMonitoringInstaller(mgr, opts); err != nil {
+			return err
+		}
+	}
 	if opts.MigrateOnStart {
 		m, err := NewMigrator(mgr)
 		if err != nil {

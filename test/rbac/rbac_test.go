@@ -62,8 +62,9 @@ func csvStrategy(t *testing.T) v1alpha1.StrategyDetailsDeployment {
 }
 
 // startAsServiceAccount starts the operator acting as the CSV's
-// ServiceAccount, granted exactly the strategy's permissions.
-func startAsServiceAccount(t *testing.T, strategy v1alpha1.StrategyDetailsDeployment) *harness.Operator {
+// ServiceAccount, granted exactly the strategy's permissions; each tweak
+// may change the configuration first.
+func startAsServiceAccount(t *testing.T, strategy v1alpha1.StrategyDetailsDeployment, tweaks ...func(*harness.Config)) *harness.Operator {
 	t.Helper()
 	v, err := harness.VaultFromEnv()
 	if err != nil {
@@ -77,14 +78,18 @@ func startAsServiceAccount(t *testing.T, strategy v1alpha1.StrategyDetailsDeploy
 	vaultCfg := vaultclient.ConfigFromEnv()
 	vaultCfg.Address, vaultCfg.Token = v.Addr, v.Token
 	identity := serviceAccountIdentity(sa)
-	op, err := harness.Start(harness.Config{
+	config := harness.Config{
 		// MigrateOnStart: the migrator runs as the ServiceAccount too. On
 		// a fresh cluster it only reads the three CRDs (get by name): the
 		// status update it would need after an upgrade is not exercised.
 		Options:       manager.Options{Vault: vaultCfg, LegacyVaultEnvironment: true, OperatorNamespace: operatorNamespace, MaxBackoff: 2 * time.Second, MigrateOnStart: true},
 		Identity:      &identity,
 		BeforeManager: func(c client.Client) error { return grant(c, sa, strategy, k) },
-	})
+	}
+	for _, tweak := range tweaks {
+		tweak(&config)
+	}
+	op, err := harness.Start(config)
 	if err != nil {
 		t.Fatal(err)
 	}

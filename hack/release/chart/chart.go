@@ -265,6 +265,10 @@ func deployment(u *unstructured.Unstructured) error {
 	c := containers[0].(map[string]any)
 	c["image"] = imageMark
 	c["imagePullPolicy"] = "VKO-PULL"
+	// The chart renders the ServiceMonitor and PrometheusRule itself
+	// (monitoring.*): the manager must not install a second pair.
+	args, _, _ := unstructured.NestedSlice(c, "args")
+	c["args"] = append(args, "--install-monitoring=false")
 	if err := unstructured.SetNestedSlice(u.Object, containers, "spec", "template", "spec", "containers"); err != nil {
 		return err
 	}
