@@ -17,8 +17,11 @@ limitations under the License.
 package main
 
 import (
+	"errors"
 	"flag"
+	"fmt"
 	"os"
+	"strconv"
 	"time"
 
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
@@ -26,6 +29,7 @@ import (
 
 	"github.com/carbogame/vault-keycloak-operator/internal/manager"
 	"github.com/carbogame/vault-keycloak-operator/internal/migration"
+	"github.com/carbogame/vault-keycloak-operator/internal/shard"
 	vaultclient "github.com/carbogame/vault-keycloak-operator/internal/vault"
 )
 
@@ -50,6 +54,8 @@ type managerFlags struct {
 	migrationPath       string
 	builtinStartTimeout time.Duration
 	installMonitoring   bool
+	shards, shardIndex  int
+	envErrs             []error
 
 	zap zap.Options
 }
@@ -112,13 +118,26 @@ func bindFlags(fs *flag.FlagSet) *managerFlags {
 			"as soon as the cluster serves the Prometheus Operator's API (default: true unless VKO_INSTALL_MONITORING=false, which an OLM Subscription's config can set). "+
 			"An object of the same name that the operator did not write is left as is. The Helm chart renders them itself and sets false.")
 
+	fs.IntVar(&f.shards, "shards", f.envInt("VKO_SHARDS", 1),
+		"Into how many shards the namespaces are split (default: VKO_SHARDS, else 1). Each shard's replicas elect their own leader, "+
+			"which reconciles the VaultApps and credentials of the namespaces whose name hashes into its range (docs/design.md, Sharding).")
+	fs.IntVar(&f.shardIndex, "shard-index", f.envInt("VKO_SHARD_INDEX", 0),
+		"Which shard this replica serves, from 0 (default: VKO_SHARD_INDEX, else 0). Shard 0 also runs what is done once per cluster.")
+
 	f.zap.BindFlags(fs)
 	return f
 }
 
 // operatorOptions are what manager.Setup registers, from the flags.
 func (f *managerFlags) operatorOptions() (manager.Options, error) {
+	if err := errors.Join(f.envErrs...); err != nil {
+		return manager.Options{}, err
+	}
 	path, err := migration.ParsePath(f.migrationPath)
+	if err != nil {
+		return manager.Options{}, err
+	}
+	s, err := shard.New(f.shardIndex, f.shards)
 	if err != nil {
 		return manager.Options{}, err
 	}
@@ -135,7 +154,23 @@ func (f *managerFlags) operatorOptions() (manager.Options, error) {
 		MigrationPath:           path,
 		BuiltinStartTimeout:     f.builtinStartTimeout,
 		InstallMonitoring:       f.installMonitoring,
+		Shard:                   s,
 	}, nil
+}
+
+// envInt is the integer in the environment variable name, def when it is
+// unset; one that is not an integer is kept for operatorOptions to refuse.
+func (f *managerFlags) envInt(name string, def int) int {
+	v := os.Getenv(name)
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		f.envErrs = append(f.envErrs, fmt.Errorf("%s=%q: not an integer", name, v))
+		return def
+	}
+	return n
 }
 
 const storageMigrationUsage = "Who rewrites stored objects into the storage version: builtin (a StorageVersionMigration per CRD, run by " +

@@ -20,6 +20,7 @@ limitations under the License.
 package main
 
 import (
+	"context"
 	"crypto/tls"
 	"flag"
 	"os"
@@ -34,6 +35,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	"github.com/carbogame/vault-keycloak-operator/internal/manager"
+	"github.com/carbogame/vault-keycloak-operator/internal/shard"
 )
 
 var setupLog = ctrl.Log.WithName("setup")
@@ -57,11 +59,27 @@ func main() {
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&flags.zap)))
 	opts, err := flags.operatorOptions()
 	if err != nil {
-		setupLog.Error(err, "invalid --storage-migration")
+		setupLog.Error(err, "invalid configuration")
 		os.Exit(2)
 	}
 
-	mgr, err := ctrl.NewManager(ctrl.GetConfigOrDie(), flags.managerOptions())
+	cfg := ctrl.GetConfigOrDie()
+	// Who wrote what, in the API server's audit log: each shard says which.
+	cfg.UserAgent = "vault-keycloak-operator (shard " + opts.Shard.String() + ")"
+	serverSide := false
+	if opts.Shard.Sharded() {
+		serverSide, err = manager.ServesShardedLists(context.Background(), cfg, opts.Shard)
+		switch {
+		case err != nil:
+			setupLog.Error(err, "cannot tell whether the API server serves sharded lists: this replica caches every namespace and reconciles its own", "shard", opts.Shard.String())
+		case serverSide:
+			setupLog.Info("sharded: the API server sends this replica its namespaces alone", "shard", opts.Shard.String(), "selector", opts.Shard.Selector())
+		default:
+			setupLog.Info("sharded on this side: the API server does not serve sharded list and watch (feature gate ShardedListAndWatch), "+
+				"so this replica caches every namespace's objects and reconciles its own", "shard", opts.Shard.String())
+		}
+	}
+	mgr, err := ctrl.NewManager(cfg, flags.managerOptions(opts.Shard, serverSide))
 	if err != nil {
 		setupLog.Error(err, "unable to create manager")
 		os.Exit(1)
@@ -96,8 +114,9 @@ func main() {
 	}
 }
 
-// managerOptions are the controller-runtime manager's options, from the flags.
-func (f *managerFlags) managerOptions() ctrl.Options {
+// managerOptions are the controller-runtime manager's options, from the
+// flags, for shard s (serverSide: the API server filters its lists).
+func (f *managerFlags) managerOptions(s shard.Shard, serverSide bool) ctrl.Options {
 	var tlsOpts []func(*tls.Config)
 	if !f.http2 {
 		tlsOpts = append(tlsOpts, func(c *tls.Config) { c.NextProtos = []string{"http/1.1"} })
@@ -108,13 +127,15 @@ func (f *managerFlags) managerOptions() ctrl.Options {
 	}
 	return ctrl.Options{
 		Scheme:                 manager.NewScheme(),
-		Cache:                  manager.CacheOptions(),
+		Cache:                  manager.ShardedCacheOptions(s, serverSide),
 		Metrics:                metrics,
 		WebhookServer:          webhook.NewServer(webhook.Options{TLSOpts: tlsOpts, CertDir: f.webhookCertPath, Port: f.webhookPort}),
 		HealthProbeBindAddress: f.probeAddr,
 		PprofBindAddress:       f.pprofAddr,
 		LeaderElection:         f.leaderElect,
-		LeaderElectionID:       "vault-keycloak-operator.carbogame.com",
+		// Each shard elects its own leader; shard 0 of 1 keeps the Lease
+		// of releases before sharding.
+		LeaderElectionID: s.LeaseName("vault-keycloak-operator.carbogame.com"),
 		// The pod's namespace. Empty, controller-runtime reads it from the
 		// mounted ServiceAccount, which a manager run outside a pod lacks.
 		LeaderElectionNamespace: f.operatorNamespace,

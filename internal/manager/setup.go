@@ -34,6 +34,7 @@ import (
 	"github.com/carbogame/vault-keycloak-operator/internal/migration"
 	"github.com/carbogame/vault-keycloak-operator/internal/monitoring"
 	"github.com/carbogame/vault-keycloak-operator/internal/resourcemetrics"
+	"github.com/carbogame/vault-keycloak-operator/internal/shard"
 	vaultclient "github.com/carbogame/vault-keycloak-operator/internal/vault"
 	secretswebhook "github.com/carbogame/vault-keycloak-operator/internal/webhook/secrets/v1beta1"
 	vaultwebhook "github.com/carbogame/vault-keycloak-operator/internal/webhook/vault/v1beta1"
@@ -117,6 +118,11 @@ type Options struct {
 	// MonitoringInterval is how often the installer looks again for the
 	// Prometheus Operator's API; monitoring.DefaultInterval if zero.
 	MonitoringInterval time.Duration
+	// Shard is the part of the namespaces this replica reconciles (the
+	// zero value: all). Only shard 0 runs what is done once per cluster:
+	// the servers' controllers, the orphan sweep, the storage migration,
+	// the monitoring install.
+	Shard shard.Shard
 	// OrphanSweepInterval is how often Vault is searched for policies of
 	// VaultApps that no longer exist; DefaultOrphanSweepInterval if zero.
 	OrphanSweepInterval time.Duration
@@ -167,7 +173,8 @@ func setupWebhooks(mgr ctrl.Manager, opts Options) error {
 
 func setupControllers(mgr ctrl.Manager, opts Options, recorder func(controller string) events.EventRecorder) error {
 
-	resourcemetrics.Use(mgr.GetClient(), mgr.Elected())
+	resourcemetrics.Use(mgr.GetClient(), mgr.Elected(), opts.Shard)
+	clusterJobs := opts.Shard.RunsClusterJobs()
 	clusterUID, err := kubeSystemUID(mgr.GetAPIReader())
 	if err != nil {
 		return err
@@ -176,14 +183,16 @@ func setupControllers(mgr ctrl.Manager, opts Options, recorder func(controller s
 	if err != nil {
 		return err
 	}
-	if err := (&vaultcontroller.VaultServerReconciler{
-		Client:     mgr.GetClient(),
-		Clients:    vaults.Clients,
-		Recorder:   recorder("vaultserver-controller"),
-		ClusterUID: clusterUID,
-		MaxBackoff: opts.MaxBackoff,
-	}).SetupWithManager(mgr); err != nil {
-		return fmt.Errorf("VaultServer controller: %w", err)
+	if clusterJobs {
+		if err := (&vaultcontroller.VaultServerReconciler{
+			Client:     mgr.GetClient(),
+			Clients:    vaults.Clients,
+			Recorder:   recorder("vaultserver-controller"),
+			ClusterUID: clusterUID,
+			MaxBackoff: opts.MaxBackoff,
+		}).SetupWithManager(mgr); err != nil {
+			return fmt.Errorf("VaultServer controller: %w", err)
+		}
 	}
 	// The environment's Vault, if any, is one server among the others.
 	var vault vaultcontroller.VaultAPI
@@ -199,17 +208,22 @@ func setupControllers(mgr ctrl.Manager, opts Options, recorder func(controller s
 		Recorder:                recorder("vaultapp-controller"),
 		MaxConcurrentReconciles: opts.MaxConcurrentReconciles,
 		MaxBackoff:              opts.MaxBackoff,
+		Shard:                   opts.Shard,
 	}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("VaultApp controller: %w", err)
 	}
-	if err := mgr.Add(&vaultcontroller.OrphanSweeper{
-		Reader:       mgr.GetAPIReader(),
-		Cache:        mgr.GetClient(),
-		Destinations: vaults,
-		Recorder:     recorder("vaultapp-controller"),
-		Interval:     opts.OrphanSweepInterval,
-	}); err != nil {
-		return fmt.Errorf("vault orphan sweep: %w", err)
+	// With a sharded cache the sweep reads the API server for the VaultApps
+	// of the other shards (orphaned reads each candidate there anyway).
+	if clusterJobs {
+		if err := mgr.Add(&vaultcontroller.OrphanSweeper{
+			Reader:       mgr.GetAPIReader(),
+			Cache:        mgr.GetClient(),
+			Destinations: vaults,
+			Recorder:     recorder("vaultapp-controller"),
+			Interval:     opts.OrphanSweepInterval,
+		}); err != nil {
+			return fmt.Errorf("vault orphan sweep: %w", err)
+		}
 	}
 
 	credentials, err := credentialsCache(mgr, opts.OperatorNamespace)
@@ -220,14 +234,16 @@ func setupControllers(mgr ctrl.Manager, opts Options, recorder func(controller s
 	if credentials != nil {
 		keycloaks.Metadata = credentials
 	}
-	if err := (&secretscontroller.KeycloakServerReconciler{
-		Client:      mgr.GetClient(),
-		Clients:     keycloaks,
-		Recorder:    recorder("keycloakserver-controller"),
-		MaxBackoff:  opts.MaxBackoff,
-		Credentials: credentials,
-	}).SetupWithManager(mgr); err != nil {
-		return fmt.Errorf("KeycloakServer controller: %w", err)
+	if clusterJobs {
+		if err := (&secretscontroller.KeycloakServerReconciler{
+			Client:      mgr.GetClient(),
+			Clients:     keycloaks,
+			Recorder:    recorder("keycloakserver-controller"),
+			MaxBackoff:  opts.MaxBackoff,
+			Credentials: credentials,
+		}).SetupWithManager(mgr); err != nil {
+			return fmt.Errorf("KeycloakServer controller: %w", err)
+		}
 	}
 	if err := (&secretscontroller.KeycloakClientCredentialReconciler{
 		Client:                  mgr.GetClient(),
@@ -236,10 +252,14 @@ func setupControllers(mgr ctrl.Manager, opts Options, recorder func(controller s
 		Recorder:                recorder("keycloakclientcredential-controller"),
 		MaxConcurrentReconciles: opts.MaxConcurrentReconciles,
 		MaxBackoff:              opts.MaxBackoff,
+		Shard:                   opts.Shard,
 	}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("KeycloakClientCredential controller: %w", err)
 	}
 
+	if !clusterJobs {
+		return nil
+	}
 	if opts.InstallMonitoring && opts.OperatorNamespace != "" {
 		if err := addMonitoringInstaller(mgr, opts); err != nil {
 			return err

@@ -33,6 +33,7 @@ import (
 
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
+	"github.com/carbogame/vault-keycloak-operator/internal/shard"
 )
 
 // Name is the gauge's name.
@@ -58,12 +59,25 @@ type cacheSource struct {
 	// elected closes when this replica leads: only the leader reports,
 	// so that the series of two replicas do not add up in a sum.
 	elected <-chan struct{}
+	// shard is what the leader reports: its namespaces, and the
+	// cluster-scoped servers if it runs the cluster's jobs. The series of
+	// the shards' leaders add up to the cluster's.
+	shard shard.Shard
 }
 
 // Use makes the collector list from r (the manager's cache) once elected
-// is closed (the manager's Elected()).
-func Use(r client.Reader, elected <-chan struct{}) {
-	source.Store(&cacheSource{reader: r, elected: elected})
+// is closed (the manager's Elected()), reporting what s reconciles.
+func Use(r client.Reader, elected <-chan struct{}, s shard.Shard) {
+	source.Store(&cacheSource{reader: r, elected: elected, shard: s})
+}
+
+// reports says whether the source reports the series of namespace ("" for
+// the cluster-scoped kinds).
+func (src *cacheSource) reports(namespace string) bool {
+	if namespace == "" {
+		return src.shard.RunsClusterJobs()
+	}
+	return src.shard.Owns(namespace)
 }
 
 type collector struct{}
@@ -90,10 +104,16 @@ func (collector) Collect(ch chan<- prometheus.Metric) {
 			continue
 		}
 		for key, n := range Count(kind, list) {
+			if !src.reports(key.Namespace) {
+				continue
+			}
 			ch <- prometheus.MustNewConstMetric(desc, prometheus.GaugeValue, float64(n), key.Kind, key.Namespace, key.Ready, key.Reason)
 		}
 		if credentials, ok := list.(*secretsv1beta1.KeycloakClientCredentialList); ok {
 			for ns, n := range Overdue(credentials, time.Now()) {
+				if !src.reports(ns) {
+					continue
+				}
 				ch <- prometheus.MustNewConstMetric(overdueDesc, prometheus.GaugeValue, float64(n), ns)
 			}
 		}

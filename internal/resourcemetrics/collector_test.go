@@ -18,6 +18,7 @@ package resourcemetrics
 
 import (
 	"maps"
+	"strings"
 	"testing"
 	"time"
 
@@ -29,6 +30,7 @@ import (
 
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
+	"github.com/carbogame/vault-keycloak-operator/internal/shard"
 )
 
 func ready(status metav1.ConditionStatus, reason string) []metav1.Condition {
@@ -46,28 +48,47 @@ func TestTheGaugeCountsByKindNamespaceAndReadyReason(t *testing.T) {
 		app("shop", "a", ready(metav1.ConditionTrue, "Synced")),
 		app("shop", "b", ready(metav1.ConditionTrue, "Synced")),
 		app("shop", "c", ready(metav1.ConditionFalse, "NotAllowed")),
-		app("web", "d", nil), // not reported yet
-		&secretsv1beta1.KeycloakClientCredential{ObjectMeta: metav1.ObjectMeta{Namespace: "web", Name: "k"},
+		app("api", "d", nil), // not reported yet
+		&secretsv1beta1.KeycloakClientCredential{ObjectMeta: metav1.ObjectMeta{Namespace: "api", Name: "k"},
 			Status: secretsv1beta1.KeycloakClientCredentialStatus{Conditions: ready(metav1.ConditionFalse, "KeycloakUnavailable")}},
 		&secretsv1beta1.KeycloakServer{ObjectMeta: metav1.ObjectMeta{Name: "kc"},
 			Status: secretsv1beta1.KeycloakServerStatus{Conditions: []metav1.Condition{{Type: "Connected", Status: metav1.ConditionTrue, Reason: "Connected"}}}},
 	).Build()
 	elected := make(chan struct{})
-	Use(c, elected)
+	Use(c, elected, shard.Shard{})
 	defer source.Store(nil)
 	if got := gather(t); len(got) != 0 {
 		t.Fatalf("a standby reported %v: only the leader reports", got)
 	}
 	close(elected)
 	want := map[string]float64{
-		"KeycloakClientCredential/web/False/KeycloakUnavailable": 1,
+		"KeycloakClientCredential/api/False/KeycloakUnavailable": 1,
 		"KeycloakServer//True/Connected":                         1,
 		"VaultApp/shop/False/NotAllowed":                         1,
 		"VaultApp/shop/True/Synced":                              2,
-		"VaultApp/web/Unknown/":                                  1,
+		"VaultApp/api/Unknown/":                                  1,
 	}
 	if got := gather(t); !maps.Equal(got, want) {
 		t.Fatalf("series:\n%v\nwant:\n%v", got, want)
+	}
+
+	// The leaders of two shards report (shop is shard 0's, api shard 1's) their own namespaces, and shard 0
+	// the cluster-scoped servers: together, the same series, none twice.
+	union := map[string]float64{}
+	for i := range 2 {
+		Use(c, elected, shard.Shard{Index: i, Count: 2})
+		for k, v := range gather(t) {
+			if _, twice := union[k]; twice {
+				t.Errorf("%s reported by both shards", k)
+			}
+			if strings.HasPrefix(k, "KeycloakServer/") && i != 0 {
+				t.Errorf("%s reported by shard %d, want shard 0 alone", k, i)
+			}
+			union[k] = v
+		}
+	}
+	if !maps.Equal(union, want) {
+		t.Fatalf("series of both shards:\n%v\nwant:\n%v", union, want)
 	}
 }
 

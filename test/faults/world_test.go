@@ -53,6 +53,12 @@ func newWorld(t *testing.T) *world {
 // one survives a restart).
 func newWorldWith(t *testing.T, startVault func(context.Context, string) (*harness.Vault, error)) *world {
 	t.Helper()
+	return newWorldOf(t, startVault, harness.ClusterOptions{})
+}
+
+// newWorldOf is newWorldWith with a cluster as opts say.
+func newWorldOf(t *testing.T, startVault func(context.Context, string) (*harness.Vault, error), opts harness.ClusterOptions) *world {
+	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
 	vault, err := startVault(ctx, dir)
@@ -60,7 +66,7 @@ func newWorldWith(t *testing.T, startVault func(context.Context, string) (*harne
 		t.Fatal(err)
 	}
 	t.Cleanup(vault.Stop)
-	cluster, err := harness.StartProcessCluster(dir)
+	cluster, err := harness.StartProcessClusterWith(dir, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

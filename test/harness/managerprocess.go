@@ -107,6 +107,24 @@ func StartProcessCluster(dir string) (*ProcessCluster, error) {
 // StartProcessClusterWithCRDs is StartProcessCluster with the CRDs of
 // crdDir (an older release's, for an upgrade).
 func StartProcessClusterWithCRDs(dir, crdDir string) (*ProcessCluster, error) {
+	return StartProcessClusterWith(dir, ClusterOptions{CRDDir: crdDir})
+}
+
+// ClusterOptions change what StartProcessClusterWith starts.
+type ClusterOptions struct {
+	// CRDDir holds the CRDs installed at start; config/crd/bases if empty.
+	CRDDir string
+	// FeatureGates are the API server's --feature-gates (for example
+	// ShardedListAndWatch=true).
+	FeatureGates string
+}
+
+// StartProcessClusterWith is StartProcessCluster as opts say.
+func StartProcessClusterWith(dir string, opts ClusterOptions) (*ProcessCluster, error) {
+	crdDir := opts.CRDDir
+	if crdDir == "" {
+		crdDir = filepath.Join(RepoRoot(), "config", "crd", "bases")
+	}
 	if err := requireFile(os.Getenv("KUBEBUILDER_ASSETS"), "control plane", "KUBEBUILDER_ASSETS"); err != nil {
 		return nil, err
 	}
@@ -133,6 +151,9 @@ func StartProcessClusterWithCRDs(dir, crdDir string) (*ProcessCluster, error) {
 	env.ControlPlane.GetAPIServer().Configure().
 		Set("audit-log-path", pc.AuditLog).
 		Set("audit-policy-file", policy)
+	if opts.FeatureGates != "" {
+		env.ControlPlane.GetAPIServer().Configure().Append("feature-gates", opts.FeatureGates)
+	}
 	// etcd keeps its data beside the cluster's other files, where the
 	// caller chose (make bench: in memory).
 	etcdDir := filepath.Join(dir, "etcd")
@@ -404,7 +425,10 @@ func (m *Manager) status(field string) (int64, error) {
 // AuditEvent is what the tests read of an audit log line.
 type AuditEvent struct {
 	Verb string `json:"verb"`
-	User struct {
+	// UserAgent tells the replicas apart (each manager says its shard).
+	UserAgent  string `json:"userAgent"`
+	RequestURI string `json:"requestURI"`
+	User       struct {
 		Username string `json:"username"`
 	} `json:"user"`
 	ObjectRef struct {

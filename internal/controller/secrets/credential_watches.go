@@ -87,7 +87,7 @@ func (r *KeycloakClientCredentialReconciler) SetupWithManager(mgr ctrl.Manager) 
 			RateLimiter:             requeue.RateLimiter(r.MaxBackoff),
 		}).
 		Named("keycloakclientcredential").
-		Complete(r)
+		Complete(r.Shard.Filter(r))
 }
 
 // ownerOfSecret queues the KeycloakClientCredential a Secret's labels name,

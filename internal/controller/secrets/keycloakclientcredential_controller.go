@@ -37,6 +37,7 @@ import (
 	"github.com/carbogame/vault-keycloak-operator/internal/controller/finalizers"
 	"github.com/carbogame/vault-keycloak-operator/internal/controller/requeue"
 	"github.com/carbogame/vault-keycloak-operator/internal/outage"
+	"github.com/carbogame/vault-keycloak-operator/internal/shard"
 	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
 )
 
@@ -54,6 +55,9 @@ type KeycloakClientCredentialReconciler struct {
 	Recorder events.EventRecorder
 	// MaxConcurrentReconciles is how many resources are reconciled at once.
 	MaxConcurrentReconciles int
+	// Shard is the part of the namespaces this replica reconciles; the
+	// zero value is all of them.
+	Shard shard.Shard
 	// MaxBackoff caps the wait between two retries after a Keycloak failure.
 	MaxBackoff time.Duration
 	// Now is the clock (tests move it for rotation); time.Now when nil.

@@ -37,6 +37,7 @@ import (
 	"github.com/carbogame/vault-keycloak-operator/internal/controller/requeue"
 	"github.com/carbogame/vault-keycloak-operator/internal/crdschema"
 	"github.com/carbogame/vault-keycloak-operator/internal/outage"
+	"github.com/carbogame/vault-keycloak-operator/internal/shard"
 	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
 	vaultclient "github.com/carbogame/vault-keycloak-operator/internal/vault"
 )
@@ -58,6 +59,9 @@ type VaultAppReconciler struct {
 	Identity Identity
 	// MaxConcurrentReconciles is how many VaultApps are reconciled at once.
 	MaxConcurrentReconciles int
+	// Shard is the part of the namespaces this replica reconciles; the
+	// zero value is all of them.
+	Shard shard.Shard
 	// MaxBackoff caps the wait between two retries after a Vault failure.
 	MaxBackoff time.Duration
 	// Outage holds the VaultApps that wait for Vault to answer again;

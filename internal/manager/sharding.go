@@ -1,0 +1,75 @@
+/*
+Copyright 2026 The vault-keycloak-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package manager
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/metadata"
+	"k8s.io/client-go/rest"
+	toolscache "k8s.io/client-go/tools/cache"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+
+	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
+	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
+	"github.com/carbogame/vault-keycloak-operator/internal/shard"
+)
+
+// ServesShardedLists asks the API server for one VaultApp of s's range and
+// reports whether it filtered (KEP-5866: the response's shardInfo). An API
+// server without the ShardedListAndWatch feature ignores the selector.
+func ServesShardedLists(ctx context.Context, cfg *rest.Config, s shard.Shard) (bool, error) {
+	if !s.Sharded() {
+		return false, nil
+	}
+	mc, err := metadata.NewForConfig(cfg)
+	if err != nil {
+		return false, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	gvr := vaultv1beta1.GroupVersion.WithResource("vaultapps")
+	list, err := mc.Resource(gvr).List(ctx, metav1.ListOptions{Limit: 1, ShardSelector: s.Selector()})
+	if err != nil {
+		return false, fmt.Errorf("list %s with shardSelector %q: %w", gvr.Resource, s.Selector(), err)
+	}
+	return list.ShardInfo != nil, nil
+}
+
+// ShardedCacheOptions are CacheOptions for shard s: where the API server
+// filters (serverSide), the informers of VaultApps and credentials ask for
+// s's namespaces alone, so that each replica holds its part. The other
+// kinds stay whole: servers and Namespaces are read by every shard, and a
+// credential's Secrets may be in any namespace.
+func ShardedCacheOptions(s shard.Shard, serverSide bool) cache.Options {
+	opts := CacheOptions()
+	if !s.Sharded() || !serverSide {
+		return opts
+	}
+	opts.NewInformer = func(lw toolscache.ListerWatcher, obj runtime.Object, resync time.Duration, indexers toolscache.Indexers) toolscache.SharedIndexInformer {
+		switch obj.(type) {
+		case *vaultv1beta1.VaultApp, *secretsv1beta1.KeycloakClientCredential:
+			lw = s.ListWatch(lw)
+		}
+		return toolscache.NewSharedIndexInformer(lw, obj, resync, indexers)
+	}
+	return opts
+}

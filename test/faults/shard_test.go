@@ -1,0 +1,208 @@
+/*
+Copyright 2026 The vault-keycloak-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package faults
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
+	"github.com/carbogame/vault-keycloak-operator/internal/shard"
+	"github.com/carbogame/vault-keycloak-operator/test/harness"
+)
+
+// Two shards of one cluster on the real API server, with its sharded list
+// and watch (KEP-5866) and without: each namespace's VaultApps are
+// written by the one replica whose range holds it (the audit log says who
+// wrote: each replica's user agent names its shard), the cluster's jobs
+// run on shard 0 alone, and where the API server filters, each replica
+// asks for its range alone. With the feature, a shard's standby takes over
+// its range when the leader is killed.
+func TestShardsSplitTheNamespaces(t *testing.T) {
+	for _, serverSide := range []bool{true, false} {
+		t.Run(fmt.Sprintf("ShardedListAndWatch=%t", serverSide), func(t *testing.T) { testShards(t, serverSide) })
+	}
+}
+
+const shardApps = 3
+
+func testShards(t *testing.T, serverSide bool) {
+	ctx := context.Background()
+	opts := harness.ClusterOptions{}
+	if serverSide {
+		opts.FeatureGates = "ShardedListAndWatch=true"
+	}
+	w := newWorldOf(t, harness.StartVault, opts)
+	c := w.c
+	wh := w.cluster.Env.WebhookInstallOptions
+	svc, err := harness.StartService(fmt.Sprintf("%s:%d", wh.LocalServingHost, wh.LocalServingPort))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(svc.Close)
+	start := func(name string, index int) *harness.Manager {
+		m := w.startManager(t, name, w.vault.Addr, "--shards=2", fmt.Sprintf("--shard-index=%d", index), harness.WebhookPortFree)
+		svc.Add(strings.TrimPrefix(m.WebhookURL, "https://"))
+		t.Cleanup(m.Stop)
+		return m
+	}
+	managers := []*harness.Manager{start("shard-0", 0), start("shard-1", 1)}
+	agents := []string{"vault-keycloak-operator (shard 0/2)", "vault-keycloak-operator (shard 1/2)"}
+
+	// Namespaces of both ranges (the hash is fixed: this holds or never).
+	var namespaces []string
+	owners := map[string]int{}
+	for i := range 8 {
+		ns := fmt.Sprintf("shop-%d", i)
+		namespaces = append(namespaces, ns)
+		if !(shard.Shard{Index: 0, Count: 2}).Owns(ns) {
+			owners[ns] = 1
+		}
+	}
+	if n := len(owners); n == 0 || n == len(namespaces) {
+		t.Fatalf("shard 1 owns %d of %d namespaces: pick names of both ranges", n, len(namespaces))
+	}
+	createApps := func(names ...string) {
+		for _, ns := range namespaces {
+			for _, name := range names {
+				app := vaultApp(name, "db/*")
+				app.Namespace = ns
+				if err := c.Create(ctx, app); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	for _, ns := range namespaces {
+		if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	createApps(appName(0), appName(1), appName(2))
+	waitAllShops(t, w, len(namespaces)*shardApps, time.Minute)
+
+	events, offset, err := w.cluster.AuditEvents(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writers := writersByNamespace(events)
+	for _, ns := range namespaces {
+		if want := agents[owners[ns]]; len(writers[ns]) != 1 || !writers[ns][want] {
+			t.Errorf("VaultApps of %s written by %v, want by %q alone", ns, keys(writers[ns]), want)
+		}
+	}
+	crdReads := map[string]int{}
+	for _, e := range events {
+		if e.ObjectRef.Resource == "customresourcedefinitions" && e.User.Username == harness.ManagerUser {
+			crdReads[e.UserAgent]++
+		}
+		// Where the API server filters, every list and watch of VaultApps
+		// by a replica asks for its range.
+		if serverSide && e.ObjectRef.Resource == "vaultapps" && (e.Verb == "list" || e.Verb == "watch") && strings.HasPrefix(e.UserAgent, "vault-keycloak-operator") &&
+			!strings.Contains(e.RequestURI, "shardSelector=") {
+			t.Errorf("%s asked for every VaultApp: %s %s", e.UserAgent, e.Verb, e.RequestURI)
+		}
+	}
+	// The storage migration, a job done once per cluster, reads the CRDs.
+	if crdReads[agents[0]] == 0 || crdReads[agents[1]] != 0 {
+		t.Errorf("CRDs read by shard 0 %d times, by shard 1 %d times; want the cluster's jobs on shard 0 alone", crdReads[agents[0]], crdReads[agents[1]])
+	}
+	for i, m := range managers {
+		want := "sharded: the API server sends this replica its namespaces alone"
+		if !serverSide {
+			want = "this replica caches every namespace"
+		}
+		if !strings.Contains(m.Log(), want) {
+			t.Errorf("shard %d does not say %q at start; its log ends:\n%s", i, want, m.LogTail(15))
+		}
+	}
+	if !serverSide {
+		return
+	}
+
+	// Shard 1's leader killed: its standby takes its range over, and the
+	// VaultApps created since in its namespaces get Ready.
+	start("shard-1-standby", 1)
+	managers[1].Kill()
+	createApps(appName(3))
+	waitAllShops(t, w, len(namespaces)*(shardApps+1), time.Minute)
+	events, _, err = w.cluster.AuditEvents(offset)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for ns, by := range writersByNamespace(events) {
+		if want := agents[owners[ns]]; len(by) != 1 || !by[want] {
+			t.Errorf("after the failover, VaultApps of %s written by %v, want by %q alone", ns, keys(by), want)
+		}
+	}
+}
+
+// writersByNamespace are the user agents that wrote VaultApps (their
+// status, their finalizer), by namespace.
+func writersByNamespace(events []harness.AuditEvent) map[string]map[string]bool {
+	out := map[string]map[string]bool{}
+	for _, e := range events {
+		if e.ObjectRef.Resource != "vaultapps" || !e.Write() || e.User.Username != harness.ManagerUser {
+			continue
+		}
+		if out[e.ObjectRef.Namespace] == nil {
+			out[e.ObjectRef.Namespace] = map[string]bool{}
+		}
+		out[e.ObjectRef.Namespace][e.UserAgent] = true
+	}
+	return out
+}
+
+func keys(m map[string]bool) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+// waitAllShops waits until n VaultApps of the shop namespaces are Ready
+// for their current spec.
+func waitAllShops(t *testing.T, w *world, n int, timeout time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		var list vaultv1beta1.VaultAppList
+		if err := w.c.List(context.Background(), &list); err != nil {
+			t.Fatal(err)
+		}
+		ready := 0
+		for _, app := range list.Items {
+			if strings.HasPrefix(app.Namespace, "shop-") && harness.ReadyFor(app.Status.Conditions, app.Generation) {
+				ready++
+			}
+		}
+		if ready == n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %d VaultApps Ready after %s", ready, n, timeout)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+}
