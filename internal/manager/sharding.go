@@ -21,35 +21,38 @@ import (
 	"fmt"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
 	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
 	"github.com/carbogame/vault-keycloak-operator/internal/shard"
 )
 
-// ServesShardedLists asks the API server for one VaultApp of s's range and
-// reports whether it filtered (KEP-5866: the response's shardInfo). An API
-// server without the ShardedListAndWatch feature ignores the selector.
+// ServesShardedLists asks the API server for one Namespace with s's
+// selector and reports whether it filtered (KEP-5866: the response's
+// shardInfo). An API server without the ShardedListAndWatch feature
+// ignores the selector. The feature is the whole API server's, but only a
+// built-in list says so: lists of custom resources (UnstructuredList) and
+// metadata-only lists carry no shardInfo, though they are filtered.
 func ServesShardedLists(ctx context.Context, cfg *rest.Config, s shard.Shard) (bool, error) {
 	if !s.Sharded() {
 		return false, nil
 	}
-	mc, err := metadata.NewForConfig(cfg)
+	c, err := client.New(cfg, client.Options{})
 	if err != nil {
 		return false, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	gvr := vaultv1beta1.GroupVersion.WithResource("vaultapps")
-	list, err := mc.Resource(gvr).List(ctx, metav1.ListOptions{Limit: 1, ShardSelector: s.Selector()})
-	if err != nil {
-		return false, fmt.Errorf("list %s with shardSelector %q: %w", gvr.Resource, s.Selector(), err)
+	var list corev1.NamespaceList
+	if err := c.List(ctx, &list, &client.ListOptions{Limit: 1, Raw: &metav1.ListOptions{ShardSelector: s.Selector()}}); err != nil {
+		return false, fmt.Errorf("list namespaces with shardSelector %q: %w", s.Selector(), err)
 	}
 	return list.ShardInfo != nil, nil
 }

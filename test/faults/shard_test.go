@@ -19,12 +19,14 @@ package faults
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
 	"github.com/carbogame/vault-keycloak-operator/internal/shard"
@@ -70,11 +72,11 @@ func testShards(t *testing.T, serverSide bool) {
 	agents := []string{"vault-keycloak-operator (shard 0/2)", "vault-keycloak-operator (shard 1/2)"}
 
 	// Namespaces of both ranges (the hash is fixed: this holds or never).
-	var namespaces []string
+	// Names that differ in their last character alone mostly fall in one
+	// range (FNV-1a's high bits): shop-0…shop-7 are all shard 1's.
+	namespaces := []string{"orders", "checkout", "reports", "inventory", "payments", "catalog", "identity", "frontend"}
 	owners := map[string]int{}
-	for i := range 8 {
-		ns := fmt.Sprintf("shop-%d", i)
-		namespaces = append(namespaces, ns)
+	for _, ns := range namespaces {
 		if !(shard.Shard{Index: 0, Count: 2}).Owns(ns) {
 			owners[ns] = 1
 		}
@@ -99,7 +101,7 @@ func testShards(t *testing.T, serverSide bool) {
 		}
 	}
 	createApps(appName(0), appName(1), appName(2))
-	waitAllShops(t, w, len(namespaces)*shardApps, time.Minute)
+	waitAllIn(t, w, namespaces, len(namespaces)*shardApps, time.Minute)
 
 	events, offset, err := w.cluster.AuditEvents(0)
 	if err != nil {
@@ -111,16 +113,48 @@ func testShards(t *testing.T, serverSide bool) {
 			t.Errorf("VaultApps of %s written by %v, want by %q alone", ns, keys(writers[ns]), want)
 		}
 	}
-	crdReads := map[string]int{}
+	crdReads, shardedWatches := map[string]int{}, map[string]int{}
 	for _, e := range events {
 		if e.ObjectRef.Resource == "customresourcedefinitions" && e.User.Username == harness.ManagerUser {
 			crdReads[e.UserAgent]++
 		}
-		// Where the API server filters, every list and watch of VaultApps
-		// by a replica asks for its range.
-		if serverSide && e.ObjectRef.Resource == "vaultapps" && (e.Verb == "list" || e.Verb == "watch") && strings.HasPrefix(e.UserAgent, "vault-keycloak-operator") &&
-			!strings.Contains(e.RequestURI, "shardSelector=") {
-			t.Errorf("%s asked for every VaultApp: %s %s", e.UserAgent, e.Verb, e.RequestURI)
+	}
+	watches, _, err := w.cluster.AuditWatchesStarted(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range watches {
+		// Where the API server filters, the replica's informers watch
+		// their range alone (the storage migration, shard 0's, pages
+		// through every VaultApp: a list, not a watch).
+		if e.ObjectRef.Resource == "vaultapps" && e.User.Username == harness.ManagerUser {
+			if strings.Contains(e.RequestURI, "shardSelector=") {
+				shardedWatches[e.UserAgent]++
+			} else if serverSide {
+				t.Errorf("%s watches every VaultApp: %s", e.UserAgent, e.RequestURI)
+			}
+		}
+	}
+	if serverSide && (shardedWatches[agents[0]] == 0 || shardedWatches[agents[1]] == 0) {
+		t.Errorf("watches of VaultApps with a shardSelector: %v, want each shard's", shardedWatches)
+	}
+	if !serverSide && len(shardedWatches) != 0 {
+		t.Errorf("watches with a shardSelector on an API server that does not serve them: %v", shardedWatches)
+	}
+	// And the API server does filter custom resources by it.
+	if serverSide {
+		var ranged vaultv1beta1.VaultAppList
+		s1 := shard.Shard{Index: 1, Count: 2}
+		if err := c.List(ctx, &ranged, &client.ListOptions{Raw: &metav1.ListOptions{ShardSelector: s1.Selector()}}); err != nil {
+			t.Fatal(err)
+		}
+		for _, app := range ranged.Items {
+			if !s1.Owns(app.Namespace) {
+				t.Errorf("the API server sent %s/%s for shard 1's selector", app.Namespace, app.Name)
+			}
+		}
+		if len(ranged.Items) == 0 || len(ranged.Items) == len(namespaces)*shardApps {
+			t.Errorf("shard 1's selector listed %d of %d VaultApps", len(ranged.Items), len(namespaces)*shardApps)
 		}
 	}
 	// The storage migration, a job done once per cluster, reads the CRDs.
@@ -133,7 +167,7 @@ func testShards(t *testing.T, serverSide bool) {
 			want = "this replica caches every namespace"
 		}
 		if !strings.Contains(m.Log(), want) {
-			t.Errorf("shard %d does not say %q at start; its log ends:\n%s", i, want, m.LogTail(15))
+			t.Errorf("shard %d does not say %q at start; its log begins:\n%s", i, want, firstLines(m.Log(), 15))
 		}
 	}
 	if !serverSide {
@@ -145,7 +179,7 @@ func testShards(t *testing.T, serverSide bool) {
 	start("shard-1-standby", 1)
 	managers[1].Kill()
 	createApps(appName(3))
-	waitAllShops(t, w, len(namespaces)*(shardApps+1), time.Minute)
+	waitAllIn(t, w, namespaces, len(namespaces)*(shardApps+1), time.Minute)
 	events, _, err = w.cluster.AuditEvents(offset)
 	if err != nil {
 		t.Fatal(err)
@@ -181,9 +215,9 @@ func keys(m map[string]bool) []string {
 	return out
 }
 
-// waitAllShops waits until n VaultApps of the shop namespaces are Ready
-// for their current spec.
-func waitAllShops(t *testing.T, w *world, n int, timeout time.Duration) {
+// waitAllIn waits until n VaultApps of namespaces are Ready for their
+// current spec.
+func waitAllIn(t *testing.T, w *world, namespaces []string, n int, timeout time.Duration) {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
 	for {
@@ -193,7 +227,7 @@ func waitAllShops(t *testing.T, w *world, n int, timeout time.Duration) {
 		}
 		ready := 0
 		for _, app := range list.Items {
-			if strings.HasPrefix(app.Namespace, "shop-") && harness.ReadyFor(app.Status.Conditions, app.Generation) {
+			if slices.Contains(namespaces, app.Namespace) && harness.ReadyFor(app.Status.Conditions, app.Generation) {
 				ready++
 			}
 		}
@@ -205,4 +239,9 @@ func waitAllShops(t *testing.T, w *world, n int, timeout time.Duration) {
 		}
 		time.Sleep(500 * time.Millisecond)
 	}
+}
+
+func firstLines(text string, n int) string {
+	lines := strings.SplitN(text, "\n", n+1)
+	return strings.Join(lines[:min(n, len(lines))], "\n")
 }

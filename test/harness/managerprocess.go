@@ -454,6 +454,17 @@ func (e AuditEvent) Write() bool {
 // AuditEvents reads the audit log from byte offset on, and returns the
 // completed requests and the offset to read from next time.
 func (pc *ProcessCluster) AuditEvents(offset int64) ([]AuditEvent, int64, error) {
+	return pc.auditEvents(offset, "ResponseComplete")
+}
+
+// AuditWatchesStarted is AuditEvents for the watches that started (a
+// watch completes only when it ends).
+func (pc *ProcessCluster) AuditWatchesStarted(offset int64) ([]AuditEvent, int64, error) {
+	events, offset, err := pc.auditEvents(offset, "ResponseStarted")
+	return slices.DeleteFunc(events, func(e AuditEvent) bool { return e.Verb != "watch" }), offset, err
+}
+
+func (pc *ProcessCluster) auditEvents(offset int64, stage string) ([]AuditEvent, int64, error) {
 	f, err := os.Open(pc.AuditLog)
 	if err != nil {
 		return nil, offset, err
@@ -471,7 +482,7 @@ func (pc *ProcessCluster) AuditEvents(offset int64) ([]AuditEvent, int64, error)
 		}
 		offset += int64(len(line))
 		var e AuditEvent
-		if json.Unmarshal(line, &e) == nil && e.Stage == "ResponseComplete" {
+		if json.Unmarshal(line, &e) == nil && e.Stage == stage {
 			events = append(events, e)
 		}
 	}

@@ -63,6 +63,42 @@ type Operator struct {
 // no secret reaches a log line.
 func (op *Operator) Logs() string { return op.logs.String() }
 
+// logs are the buffers of the operators running in this process. The
+// logger is set once: controller-runtime's loggers take the first
+// SetLogger alone, so each operator's buffer is added here instead (two
+// operators at once each get both logs: a superset, for the sweep).
+var logs = &logFanout{buffers: map[*syncBuffer]bool{}}
+
+type logFanout struct {
+	once    sync.Once
+	mu      sync.Mutex
+	buffers map[*syncBuffer]bool
+}
+
+func (f *logFanout) add(b *syncBuffer) {
+	f.once.Do(func() {
+		logf.SetLogger(zap.New(zap.WriteTo(io.MultiWriter(os.Stderr, f)), zap.UseDevMode(true)))
+	})
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.buffers[b] = true
+}
+
+func (f *logFanout) remove(b *syncBuffer) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	delete(f.buffers, b)
+}
+
+func (f *logFanout) Write(p []byte) (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for b := range f.buffers {
+		_, _ = b.Write(p)
+	}
+	return len(p), nil
+}
+
 type syncBuffer struct {
 	mu  sync.Mutex
 	buf bytes.Buffer
@@ -120,7 +156,7 @@ func StartOperator(opts manager.Options) (*Operator, error) {
 func Start(config Config) (*Operator, error) {
 	opts := config.Options
 	op := &Operator{}
-	logf.SetLogger(zap.New(zap.WriteTo(io.MultiWriter(os.Stderr, &op.logs)), zap.UseDevMode(true)))
+	logs.add(&op.logs)
 	assets := os.Getenv("KUBEBUILDER_ASSETS")
 	if err := requireFile(assets, "control plane", "KUBEBUILDER_ASSETS"); err != nil {
 		return nil, err
@@ -209,6 +245,7 @@ func (op *Operator) Stop() {
 	// For the run's secret sweep: the manager's log and metrics (it runs in
 	// this process), the cluster's Events, statuses and secret values.
 	KeepHaystack("log of the in-process manager", op.Logs())
+	logs.remove(&op.logs)
 	if families, err := metrics.Registry.Gather(); err == nil {
 		var text bytes.Buffer
 		for _, f := range families {
