@@ -113,7 +113,7 @@ func bindFlags(fs *flag.FlagSet) *managerFlags {
 	fs.DurationVar(&f.builtinStartTimeout, "builtin-migration-start-timeout", migration.DefaultBuiltinStartTimeout,
 		"With --storage-migration=auto: how long a StorageVersionMigration may wait for kube-controller-manager before the operator rewrites the objects itself.")
 
-	fs.BoolVar(&f.installMonitoring, "install-monitoring", os.Getenv("VKO_INSTALL_MONITORING") != "false",
+	fs.BoolVar(&f.installMonitoring, "install-monitoring", f.envBool("VKO_INSTALL_MONITORING", true),
 		"Once leader, install the operator's ServiceMonitor and PrometheusRule (config/prometheus) in its namespace, owned by its Deployment, "+
 			"as soon as the cluster serves the Prometheus Operator's API (default: true unless VKO_INSTALL_MONITORING=false, which an OLM Subscription's config can set). "+
 			"An object of the same name that the operator did not write is left as is. The Helm chart renders them itself and sets false.")
@@ -156,6 +156,22 @@ func (f *managerFlags) operatorOptions() (manager.Options, error) {
 		InstallMonitoring:       f.installMonitoring,
 		Shard:                   s,
 	}, nil
+}
+
+// envBool is the boolean in the environment variable name (as strconv
+// reads one: true, false, 1, 0…), def when it is unset; another word is
+// kept for operatorOptions to refuse.
+func (f *managerFlags) envBool(name string, def bool) bool {
+	v := os.Getenv(name)
+	if v == "" {
+		return def
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		f.envErrs = append(f.envErrs, fmt.Errorf("%s=%q: not true or false", name, v))
+		return def
+	}
+	return b
 }
 
 // envInt is the integer in the environment variable name, def when it is

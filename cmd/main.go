@@ -135,7 +135,7 @@ func (f *managerFlags) managerOptions(s shard.Shard, serverSide bool) ctrl.Optio
 		LeaderElection:         f.leaderElect,
 		// Each shard elects its own leader; shard 0 of 1 keeps the Lease
 		// of releases before sharding.
-		LeaderElectionID: s.LeaseName("vault-keycloak-operator.carbogame.com"),
+		LeaderElectionID: s.LeaseName(manager.LeaderElectionBase),
 		// The pod's namespace. Empty, controller-runtime reads it from the
 		// mounted ServiceAccount, which a manager run outside a pod lacks.
 		LeaderElectionNamespace: f.operatorNamespace,

@@ -57,7 +57,11 @@ package controller
 // where the cluster serves them (internal/monitoring): owned by its
 // Deployment, which it reads by name for the owner reference.
 // +kubebuilder:rbac:groups=apps,namespace=system,resources=deployments,verbs=get,resourceNames=vault-keycloak-operator-controller-manager
-// +kubebuilder:rbac:groups=monitoring.coreos.com,namespace=system,resources=servicemonitors;prometheusrules,verbs=get;create;patch
+// The namespace may be shared (OLM's operators): get and patch only the
+// two objects by name (create cannot be limited by name).
+// +kubebuilder:rbac:groups=monitoring.coreos.com,namespace=system,resources=servicemonitors;prometheusrules,verbs=create
+// +kubebuilder:rbac:groups=monitoring.coreos.com,namespace=system,resources=servicemonitors,verbs=get;patch,resourceNames=vault-keycloak-operator-controller-manager-metrics-monitor
+// +kubebuilder:rbac:groups=monitoring.coreos.com,namespace=system,resources=prometheusrules,verbs=get;patch,resourceNames=vault-keycloak-operator-alerts
 
 // Namespaces carry the cluster admin's grants: the Vault capabilities a
 // namespace may use, and consent to receive Secrets from other namespaces.

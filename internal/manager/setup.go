@@ -61,6 +61,18 @@ func NewMigrator(mgr ctrl.Manager) (*migration.Migrator, error) {
 	return &migration.Migrator{Client: c, Discovery: dc, Recorder: mgr.GetEventRecorder("storage-version-migrator"), Log: ctrl.Log.WithName("migration")}, nil
 }
 
+// addShardCountGuard returns the gate of the reconciles, opened by a guard
+// once this replica leads and no leader of another shard count does; nil
+// (open) without the operator's namespace, where the Leases are.
+func addShardCountGuard(mgr ctrl.Manager, opts Options) (*shard.Gate, error) {
+	if opts.OperatorNamespace == "" {
+		return nil, nil
+	}
+	gate := &shard.Gate{}
+	return gate, mgr.Add(&shardCountGuard{reader: mgr.GetAPIReader(), namespace: opts.OperatorNamespace, shard: opts.Shard,
+		gate: gate, log: ctrl.Log.WithName("shards")})
+}
+
 // addMonitoringInstaller installs the operator's monitoring objects once it
 // leads. Its client has no cache: a Deployment and two objects, read once.
 func addMonitoringInstaller(mgr ctrl.Manager, opts Options) error {
@@ -118,10 +130,12 @@ type Options struct {
 	// MonitoringInterval is how often the installer looks again for the
 	// Prometheus Operator's API; monitoring.DefaultInterval if zero.
 	MonitoringInterval time.Duration
-	// Shard is the part of the namespaces this replica reconciles (the
-	// zero value: all). Only shard 0 runs what is done once per cluster:
-	// the servers' controllers, the orphan sweep, the storage migration,
-	// the monitoring install.
+	// Shard is the part of the namespaces whose VaultApps this replica
+	// reconciles (the zero value: all). Only shard 0 runs what is done once
+	// per cluster: the servers' controllers, the orphan sweep, the storage
+	// migration, the monitoring install, and the credentials: a rotation
+	// coordinates every reader of a client, in one process (its other
+	// rotations, the readers it wakes, the secret each remembers).
 	Shard shard.Shard
 	// OrphanSweepInterval is how often Vault is searched for policies of
 	// VaultApps that no longer exist; DefaultOrphanSweepInterval if zero.
@@ -175,6 +189,10 @@ func setupControllers(mgr ctrl.Manager, opts Options, recorder func(controller s
 
 	resourcemetrics.Use(mgr.GetClient(), mgr.Elected(), opts.Shard)
 	clusterJobs := opts.Shard.RunsClusterJobs()
+	gate, err := addShardCountGuard(mgr, opts)
+	if err != nil {
+		return err
+	}
 	clusterUID, err := kubeSystemUID(mgr.GetAPIReader())
 	if err != nil {
 		return err
@@ -209,6 +227,7 @@ func setupControllers(mgr ctrl.Manager, opts Options, recorder func(controller s
 		MaxConcurrentReconciles: opts.MaxConcurrentReconciles,
 		MaxBackoff:              opts.MaxBackoff,
 		Shard:                   opts.Shard,
+		Gate:                    gate,
 	}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("VaultApp controller: %w", err)
 	}
@@ -226,6 +245,9 @@ func setupControllers(mgr ctrl.Manager, opts Options, recorder func(controller s
 		}
 	}
 
+	if !clusterJobs {
+		return nil
+	}
 	credentials, err := credentialsCache(mgr, opts.OperatorNamespace)
 	if err != nil {
 		return err
@@ -234,16 +256,14 @@ func setupControllers(mgr ctrl.Manager, opts Options, recorder func(controller s
 	if credentials != nil {
 		keycloaks.Metadata = credentials
 	}
-	if clusterJobs {
-		if err := (&secretscontroller.KeycloakServerReconciler{
-			Client:      mgr.GetClient(),
-			Clients:     keycloaks,
-			Recorder:    recorder("keycloakserver-controller"),
-			MaxBackoff:  opts.MaxBackoff,
-			Credentials: credentials,
-		}).SetupWithManager(mgr); err != nil {
-			return fmt.Errorf("KeycloakServer controller: %w", err)
-		}
+	if err := (&secretscontroller.KeycloakServerReconciler{
+		Client:      mgr.GetClient(),
+		Clients:     keycloaks,
+		Recorder:    recorder("keycloakserver-controller"),
+		MaxBackoff:  opts.MaxBackoff,
+		Credentials: credentials,
+	}).SetupWithManager(mgr); err != nil {
+		return fmt.Errorf("KeycloakServer controller: %w", err)
 	}
 	if err := (&secretscontroller.KeycloakClientCredentialReconciler{
 		Client:                  mgr.GetClient(),
@@ -252,13 +272,9 @@ func setupControllers(mgr ctrl.Manager, opts Options, recorder func(controller s
 		Recorder:                recorder("keycloakclientcredential-controller"),
 		MaxConcurrentReconciles: opts.MaxConcurrentReconciles,
 		MaxBackoff:              opts.MaxBackoff,
-		Shard:                   opts.Shard,
+		Gate:                    gate,
 	}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("KeycloakClientCredential controller: %w", err)
-	}
-
-	if !clusterJobs {
-		return nil
 	}
 	if opts.InstallMonitoring && opts.OperatorNamespace != "" {
 		if err := addMonitoringInstaller(mgr, opts); err != nil {

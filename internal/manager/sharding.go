@@ -29,7 +29,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
 	"github.com/carbogame/vault-keycloak-operator/internal/shard"
 )
@@ -58,18 +57,19 @@ func ServesShardedLists(ctx context.Context, cfg *rest.Config, s shard.Shard) (b
 }
 
 // ShardedCacheOptions are CacheOptions for shard s: where the API server
-// filters (serverSide), the informers of VaultApps and credentials ask for
-// s's namespaces alone, so that each replica holds its part. The other
-// kinds stay whole: servers and Namespaces are read by every shard, and a
-// credential's Secrets may be in any namespace.
+// filters (serverSide), the informer of VaultApps asks for s's namespaces
+// alone, so that each replica holds its part. The other kinds stay whole:
+// servers and Namespaces are read by every shard, credentials are
+// reconciled by shard 0 alone (see Options.Shard), and shard 0 keeps every
+// VaultApp, for its cluster-wide jobs (a VaultServer's count of VaultApps,
+// its cleanup, which must see the VaultApps of every shard).
 func ShardedCacheOptions(s shard.Shard, serverSide bool) cache.Options {
 	opts := CacheOptions()
-	if !s.Sharded() || !serverSide {
+	if !s.Sharded() || !serverSide || s.RunsClusterJobs() {
 		return opts
 	}
 	opts.NewInformer = func(lw toolscache.ListerWatcher, obj runtime.Object, resync time.Duration, indexers toolscache.Indexers) toolscache.SharedIndexInformer {
-		switch obj.(type) {
-		case *vaultv1beta1.VaultApp, *secretsv1beta1.KeycloakClientCredential:
+		if _, ok := obj.(*vaultv1beta1.VaultApp); ok {
 			lw = s.ListWatch(lw)
 		}
 		return toolscache.NewSharedIndexInformer(lw, obj, resync, indexers)

@@ -118,13 +118,34 @@ func (i *Installer) install(ctx context.Context) (done bool, err error) {
 			i.Log.Info("left as is: not written by the operator", "kind", want.GetKind(), "namespace", want.GetNamespace(), "name", want.GetName(),
 				"label", ManagedByLabel+"="+found.GetLabels()[ManagedByLabel])
 		case Apply:
-			if err := i.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(want), client.FieldOwner(FieldOwner), client.ForceOwnership); err != nil {
-				return false, fmt.Errorf("apply %s %s/%s: %w", want.GetKind(), want.GetNamespace(), want.GetName(), err)
+			if err := i.write(ctx, want, found); err != nil {
+				return false, err
 			}
-			i.Log.Info("installed", "kind", want.GetKind(), "namespace", want.GetNamespace(), "name", want.GetName())
 		}
 	}
 	return done, nil
+}
+
+// write creates want where there was nothing (an object someone else
+// creates meanwhile makes it fail: it is decided on again next time), and
+// repairs the operator's own by a forced apply, which holds only if the
+// object is still the one read (its resourceVersion).
+func (i *Installer) write(ctx context.Context, want, found *unstructured.Unstructured) error {
+	what := fmt.Sprintf("%s %s/%s", want.GetKind(), want.GetNamespace(), want.GetName())
+	if found == nil {
+		if err := i.Client.Create(ctx, want.DeepCopy(), client.FieldOwner(FieldOwner)); err != nil {
+			return fmt.Errorf("create %s: %w", what, err)
+		}
+		i.Log.Info("installed", "kind", want.GetKind(), "namespace", want.GetNamespace(), "name", want.GetName())
+		return nil
+	}
+	applied := want.DeepCopy()
+	applied.SetResourceVersion(found.GetResourceVersion())
+	if err := i.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(applied), client.FieldOwner(FieldOwner), client.ForceOwnership); err != nil {
+		return fmt.Errorf("apply %s: %w", what, err)
+	}
+	i.Log.Info("repaired", "kind", want.GetKind(), "namespace", want.GetNamespace(), "name", want.GetName())
+	return nil
 }
 
 // owner is the reference to the operator's Deployment, nil when there is none.

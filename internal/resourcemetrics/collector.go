@@ -59,9 +59,9 @@ type cacheSource struct {
 	// elected closes when this replica leads: only the leader reports,
 	// so that the series of two replicas do not add up in a sum.
 	elected <-chan struct{}
-	// shard is what the leader reports: its namespaces, and the
-	// cluster-scoped servers if it runs the cluster's jobs. The series of
-	// the shards' leaders add up to the cluster's.
+	// shard is what the leader reports: what it reconciles (the VaultApps
+	// of its namespaces; on shard 0 the servers and the credentials too).
+	// The series of the shards' leaders add up to the cluster's.
 	shard shard.Shard
 }
 
@@ -71,13 +71,12 @@ func Use(r client.Reader, elected <-chan struct{}, s shard.Shard) {
 	source.Store(&cacheSource{reader: r, elected: elected, shard: s})
 }
 
-// reports says whether the source reports the series of namespace ("" for
-// the cluster-scoped kinds).
-func (src *cacheSource) reports(namespace string) bool {
-	if namespace == "" {
-		return src.shard.RunsClusterJobs()
+// reports says whether the source reports the series of kind in namespace.
+func (src *cacheSource) reports(kind, namespace string) bool {
+	if kind == "VaultApp" {
+		return src.shard.Owns(namespace)
 	}
-	return src.shard.Owns(namespace)
+	return src.shard.RunsClusterJobs()
 }
 
 type collector struct{}
@@ -104,14 +103,14 @@ func (collector) Collect(ch chan<- prometheus.Metric) {
 			continue
 		}
 		for key, n := range Count(kind, list) {
-			if !src.reports(key.Namespace) {
+			if !src.reports(key.Kind, key.Namespace) {
 				continue
 			}
 			ch <- prometheus.MustNewConstMetric(desc, prometheus.GaugeValue, float64(n), key.Kind, key.Namespace, key.Ready, key.Reason)
 		}
 		if credentials, ok := list.(*secretsv1beta1.KeycloakClientCredentialList); ok {
 			for ns, n := range Overdue(credentials, time.Now()) {
-				if !src.reports(ns) {
+				if !src.reports("KeycloakClientCredential", ns) {
 					continue
 				}
 				ch <- prometheus.MustNewConstMetric(overdueDesc, prometheus.GaugeValue, float64(n), ns)

@@ -18,6 +18,7 @@ package shard
 
 import (
 	"context"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -26,21 +27,28 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
 
-// Filter passes on to r the requests of the shard's namespaces alone. Every
+// Filter passes on to r the requests of the shard's namespaces alone, once
+// g is open (until then they wait, asked again every HeldRequeue). Every
 // sharded controller goes through it, whatever its cache holds: where the
 // API server does not filter, the cache holds every namespace's objects,
 // and the watches of Namespaces, servers and Secrets map to any.
-func (s Shard) Filter(r reconcile.Reconciler) reconcile.Reconciler {
-	if !s.Sharded() {
+func (s Shard) Filter(r reconcile.Reconciler, g *Gate) reconcile.Reconciler {
+	if !s.Sharded() && g == nil {
 		return r
 	}
 	return reconcile.Func(func(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 		if !s.Owns(req.Namespace) {
 			return reconcile.Result{}, nil
 		}
+		if !g.Open() {
+			return reconcile.Result{RequeueAfter: HeldRequeue}, nil
+		}
 		return r.Reconcile(ctx, req)
 	})
 }
+
+// HeldRequeue is how soon a request held back by a closed Gate is asked again.
+const HeldRequeue = 2 * time.Second
 
 // ListWatch makes lw's list and watch requests ask the API server for the
 // shard's namespaces alone (shardSelector).

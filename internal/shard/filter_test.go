@@ -40,7 +40,7 @@ func TestFilterPassesTheShardsNamespacesAlone(t *testing.T) {
 				}
 				reached[req.Namespace]++
 				return reconcile.Result{}, nil
-			}))
+			}), nil)
 			for n := range 50 {
 				ns := fmt.Sprintf("team-%d", n)
 				if _, err := r.Reconcile(context.Background(), reconcile.Request{NamespacedName: types.NamespacedName{Namespace: ns, Name: "app"}}); err != nil {
@@ -79,5 +79,29 @@ func TestListWatchAsksForTheShard(t *testing.T) {
 		if listed != s.Selector() || watched != s.Selector() {
 			t.Errorf("%v: list asked %q, watch %q, want %q", s, listed, watched, s.Selector())
 		}
+	}
+}
+
+// A closed gate holds every request back, asked again soon; open, they pass.
+func TestFilterWaitsForTheGate(t *testing.T) {
+	calls := 0
+	g := &Gate{}
+	r := Shard{}.Filter(reconcile.Func(func(context.Context, reconcile.Request) (reconcile.Result, error) {
+		calls++
+		return reconcile.Result{}, nil
+	}), g)
+	req := reconcile.Request{NamespacedName: types.NamespacedName{Namespace: "shop", Name: "app"}}
+	res, err := r.Reconcile(context.Background(), req)
+	if err != nil || calls != 0 || res.RequeueAfter != HeldRequeue {
+		t.Fatalf("closed gate: %d calls, %+v, %v; want none, asked again after %s", calls, res, err, HeldRequeue)
+	}
+	if !g.Set(true) || g.Set(true) {
+		t.Fatalf("Set reports a change once")
+	}
+	if _, err := r.Reconcile(context.Background(), req); err != nil || calls != 1 {
+		t.Fatalf("open gate: %d calls, %v; want one", calls, err)
+	}
+	if !(*Gate)(nil).Open() {
+		t.Fatalf("a nil gate is closed")
 	}
 }

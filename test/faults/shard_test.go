@@ -37,8 +37,8 @@ import (
 // and watch (KEP-5866) and without: each namespace's VaultApps are
 // written by the one replica whose range holds it (the audit log says who
 // wrote: each replica's user agent names its shard), the cluster's jobs
-// run on shard 0 alone, and where the API server filters, each replica
-// asks for its range alone. With the feature, a shard's standby takes over
+// run on shard 0 alone, and where the API server filters, the other shards
+// ask for their range alone. With the feature, a shard's standby takes over
 // its range when the leader is killed.
 func TestShardsSplitTheNamespaces(t *testing.T) {
 	for _, serverSide := range []bool{true, false} {
@@ -124,19 +124,19 @@ func testShards(t *testing.T, serverSide bool) {
 		t.Fatal(err)
 	}
 	for _, e := range watches {
-		// Where the API server filters, the replica's informers watch
-		// their range alone (the storage migration, shard 0's, pages
-		// through every VaultApp: a list, not a watch).
+		// Where the API server filters, shard 1's informer watches its
+		// range alone; shard 0 keeps every VaultApp for the cluster's
+		// jobs (a server's count, its cleanup).
 		if e.ObjectRef.Resource == "vaultapps" && e.User.Username == harness.ManagerUser {
 			if strings.Contains(e.RequestURI, "shardSelector=") {
 				shardedWatches[e.UserAgent]++
-			} else if serverSide {
+			} else if serverSide && e.UserAgent == agents[1] {
 				t.Errorf("%s watches every VaultApp: %s", e.UserAgent, e.RequestURI)
 			}
 		}
 	}
-	if serverSide && (shardedWatches[agents[0]] == 0 || shardedWatches[agents[1]] == 0) {
-		t.Errorf("watches of VaultApps with a shardSelector: %v, want each shard's", shardedWatches)
+	if serverSide && (shardedWatches[agents[0]] != 0 || shardedWatches[agents[1]] == 0) {
+		t.Errorf("watches of VaultApps with a shardSelector: %v, want shard 1's alone", shardedWatches)
 	}
 	if !serverSide && len(shardedWatches) != 0 {
 		t.Errorf("watches with a shardSelector on an API server that does not serve them: %v", shardedWatches)
@@ -173,20 +173,109 @@ func testShards(t *testing.T, serverSide bool) {
 	if !serverSide {
 		return
 	}
+	failover(t, w, start, managers[1], createApps, namespaces, owners, agents, offset)
+}
 
+// failover kills shard 1's leader with its standby running: the standby
+// takes its range over, and the VaultApps created since in its namespaces
+// get Ready, written by shard 1 alone.
+func failover(t *testing.T, w *world, start func(string, int) *harness.Manager, leader *harness.Manager, createApps func(...string),
+	namespaces []string, owners map[string]int, agents []string, offset int64) {
+	t.Helper()
 	// Shard 1's leader killed: its standby takes its range over, and the
 	// VaultApps created since in its namespaces get Ready.
 	start("shard-1-standby", 1)
-	managers[1].Kill()
+	leader.Kill()
 	createApps(appName(3))
 	waitAllIn(t, w, namespaces, len(namespaces)*(shardApps+1), time.Minute)
-	events, _, err = w.cluster.AuditEvents(offset)
+	events, _, err := w.cluster.AuditEvents(offset)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for ns, by := range writersByNamespace(events) {
 		if want := agents[owners[ns]]; len(by) != 1 || !by[want] {
 			t.Errorf("after the failover, VaultApps of %s written by %v, want by %q alone", ns, keys(by), want)
+		}
+	}
+}
+
+// From one replica to two shards: while the unsharded leader runs, the
+// shards' leaders hold their reconciles (it alone writes); once it stops,
+// they take over within seconds, each its range.
+func TestShardCountChangedUnderLoad(t *testing.T) {
+	ctx := context.Background()
+	w := newWorld(t)
+	c := w.c
+	wh := w.cluster.Env.WebhookInstallOptions
+	svc, err := harness.StartService(fmt.Sprintf("%s:%d", wh.LocalServingHost, wh.LocalServingPort))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(svc.Close)
+	start := func(name string, extra ...string) *harness.Manager {
+		m := w.startManager(t, name, w.vault.Addr, append(extra, harness.WebhookPortFree)...)
+		svc.Add(strings.TrimPrefix(m.WebhookURL, "https://"))
+		t.Cleanup(m.Stop)
+		return m
+	}
+	namespaces := []string{"orders", "payments"} // shard 0's, shard 1's
+	for _, ns := range namespaces {
+		if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	created := 0
+	createApps := func() {
+		for _, ns := range namespaces {
+			app := vaultApp(appName(created), "db/*")
+			app.Namespace = ns
+			if err := c.Create(ctx, app); err != nil {
+				t.Fatal(err)
+			}
+		}
+		created++
+	}
+	whole := start("unsharded")
+	createApps()
+	waitAllIn(t, w, namespaces, 2*created, time.Minute)
+	_, offset, err := w.cluster.AuditEvents(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// The new count's replicas start beside the old leader: it goes on alone.
+	start("shard-0", "--shards=2", "--shard-index=0")
+	start("shard-1", "--shards=2", "--shard-index=1")
+	for range 3 {
+		createApps()
+		waitAllIn(t, w, namespaces, 2*created, time.Minute)
+	}
+	events, offset, err := w.cluster.AuditEvents(offset)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for ns, by := range writersByNamespace(events) {
+		if len(by) != 1 || !by["vault-keycloak-operator (shard all)"] {
+			t.Errorf("with the unsharded leader running, VaultApps of %s written by %v, want by it alone", ns, keys(by))
+		}
+	}
+
+	// It stops (a rollout ends): the shards take over, each its range.
+	whole.Stop()
+	stopped := time.Now()
+	createApps()
+	waitAllIn(t, w, namespaces, 2*created, time.Minute)
+	if took := time.Since(stopped); took > 20*time.Second {
+		t.Errorf("the shards took %s over from the stopped leader, want within the failover bound (20 s)", took.Round(time.Second))
+	}
+	events, _, err = w.cluster.AuditEvents(offset)
+	if err != nil {
+		t.Fatal(err)
+	}
+	agents := map[string]string{"orders": "vault-keycloak-operator (shard 0/2)", "payments": "vault-keycloak-operator (shard 1/2)"}
+	for ns, by := range writersByNamespace(events) {
+		if len(by) != 1 || !by[agents[ns]] {
+			t.Errorf("after the unsharded leader stopped, VaultApps of %s written by %v, want by %q alone", ns, keys(by), agents[ns])
 		}
 	}
 }

@@ -34,6 +34,7 @@ import (
 	"github.com/carbogame/vault-keycloak-operator/internal/controller/requeue"
 	"github.com/carbogame/vault-keycloak-operator/internal/controller/watches"
 	"github.com/carbogame/vault-keycloak-operator/internal/outage"
+	"github.com/carbogame/vault-keycloak-operator/internal/shard"
 	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
 )
 
@@ -87,7 +88,8 @@ func (r *KeycloakClientCredentialReconciler) SetupWithManager(mgr ctrl.Manager) 
 			RateLimiter:             requeue.RateLimiter(r.MaxBackoff),
 		}).
 		Named("keycloakclientcredential").
-		Complete(r.Shard.Filter(r))
+		// Every namespace's (credentials are shard 0's), once the gate opens.
+		Complete(shard.Shard{}.Filter(r, r.Gate))
 }
 
 // ownerOfSecret queues the KeycloakClientCredential a Secret's labels name,

@@ -55,9 +55,9 @@ type KeycloakClientCredentialReconciler struct {
 	Recorder events.EventRecorder
 	// MaxConcurrentReconciles is how many resources are reconciled at once.
 	MaxConcurrentReconciles int
-	// Shard is the part of the namespaces this replica reconciles; the
-	// zero value is all of them.
-	Shard shard.Shard
+	// Gate holds reconciles back while leaders of another shard count
+	// lead (a rollout from one count to another); nil is open.
+	Gate *shard.Gate
 	// MaxBackoff caps the wait between two retries after a Keycloak failure.
 	MaxBackoff time.Duration
 	// Now is the clock (tests move it for rotation); time.Now when nil.

@@ -62,6 +62,9 @@ type VaultAppReconciler struct {
 	// Shard is the part of the namespaces this replica reconciles; the
 	// zero value is all of them.
 	Shard shard.Shard
+	// Gate holds reconciles back while leaders of another shard count
+	// lead; nil is open.
+	Gate *shard.Gate
 	// MaxBackoff caps the wait between two retries after a Vault failure.
 	MaxBackoff time.Duration
 	// Outage holds the VaultApps that wait for Vault to answer again;

@@ -71,7 +71,7 @@ func (r *VaultAppReconciler) SetupWithManager(mgr ctrl.Manager) error {
 			RateLimiter:             requeue.RateLimiter(r.MaxBackoff),
 		}).
 		Named("vaultapp").
-		Complete(r.Shard.Filter(r))
+		Complete(r.Shard.Filter(r, r.Gate))
 }
 
 // vaultAppsOf maps a VaultServer to the VaultApps that name it, wrote to
