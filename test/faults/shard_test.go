@@ -33,22 +33,25 @@ import (
 	"github.com/carbogame/vault-keycloak-operator/test/harness"
 )
 
-// Two shards of one cluster on the real API server, with its sharded list
-// and watch (KEP-5866) and without: each namespace's VaultApps are
+// Four shards of one cluster on the real API server with its sharded list
+// and watch (KEP-5866), two without: each namespace's VaultApps are
 // written by the one replica whose range holds it (the audit log says who
 // wrote: each replica's user agent names its shard), the cluster's jobs
 // run on shard 0 alone, and where the API server filters, the other shards
 // ask for their range alone. With the feature, a shard's standby takes over
 // its range when the leader is killed.
 func TestShardsSplitTheNamespaces(t *testing.T) {
-	for _, serverSide := range []bool{true, false} {
-		t.Run(fmt.Sprintf("ShardedListAndWatch=%t", serverSide), func(t *testing.T) { testShards(t, serverSide) })
+	for _, tc := range []struct {
+		serverSide bool
+		shards     int
+	}{{true, 4}, {false, 2}} {
+		t.Run(fmt.Sprintf("ShardedListAndWatch=%t,shards=%d", tc.serverSide, tc.shards), func(t *testing.T) { testShards(t, tc.serverSide, tc.shards) })
 	}
 }
 
 const shardApps = 3
 
-func testShards(t *testing.T, serverSide bool) {
+func testShards(t *testing.T, serverSide bool, shards int) {
 	ctx := context.Background()
 	opts := harness.ClusterOptions{}
 	if serverSide {
@@ -63,26 +66,33 @@ func testShards(t *testing.T, serverSide bool) {
 	}
 	t.Cleanup(svc.Close)
 	start := func(name string, index int) *harness.Manager {
-		m := w.startManager(t, name, w.vault.Addr, "--shards=2", fmt.Sprintf("--shard-index=%d", index), harness.WebhookPortFree)
+		m := w.startManager(t, name, w.vault.Addr, fmt.Sprintf("--shards=%d", shards), fmt.Sprintf("--shard-index=%d", index), harness.WebhookPortFree)
 		svc.Add(strings.TrimPrefix(m.WebhookURL, "https://"))
 		t.Cleanup(m.Stop)
 		return m
 	}
-	managers := []*harness.Manager{start("shard-0", 0), start("shard-1", 1)}
-	agents := []string{"vault-keycloak-operator (shard 0/2)", "vault-keycloak-operator (shard 1/2)"}
+	var managers []*harness.Manager
+	var agents []string
+	for i := range shards {
+		managers = append(managers, start(fmt.Sprintf("shard-%d", i), i))
+		agents = append(agents, fmt.Sprintf("vault-keycloak-operator (shard %d/%d)", i, shards))
+	}
 
-	// Namespaces of both ranges (the hash is fixed: this holds or never).
+	// Namespaces of every range (the hash is fixed: this holds or never).
 	// Names that differ in their last character alone mostly fall in one
-	// range (FNV-1a's high bits): shop-0…shop-7 are all shard 1's.
-	namespaces := []string{"orders", "checkout", "reports", "inventory", "payments", "catalog", "identity", "frontend"}
-	owners := map[string]int{}
+	// range (FNV-1a's high bits): shop-0…shop-7 are all shard 1's of 2.
+	namespaces := []string{"orders", "checkout", "reports", "inventory", "payments", "catalog", "identity", "frontend", "analytics", "billing"}
+	owners, owned := map[string]int{}, make([]int, shards)
 	for _, ns := range namespaces {
-		if !(shard.Shard{Index: 0, Count: 2}).Owns(ns) {
-			owners[ns] = 1
+		for i := range shards {
+			if (shard.Shard{Index: i, Count: shards}).Owns(ns) {
+				owners[ns] = i
+				owned[i]++
+			}
 		}
 	}
-	if n := len(owners); n == 0 || n == len(namespaces) {
-		t.Fatalf("shard 1 owns %d of %d namespaces: pick names of both ranges", n, len(namespaces))
+	if slices.Contains(owned, 0) {
+		t.Fatalf("namespaces per shard %v: pick names of every range", owned)
 	}
 	createApps := func(names ...string) {
 		for _, ns := range namespaces {
@@ -124,19 +134,21 @@ func testShards(t *testing.T, serverSide bool) {
 		t.Fatal(err)
 	}
 	for _, e := range watches {
-		// Where the API server filters, shard 1's informer watches its
-		// range alone; shard 0 keeps every VaultApp for the cluster's
-		// jobs (a server's count, its cleanup).
+		// Where the API server filters, the informers of shards other
+		// than 0 watch their range alone; shard 0 keeps every VaultApp for
+		// the cluster's jobs (a server's count, its cleanup).
 		if e.ObjectRef.Resource == "vaultapps" && e.User.Username == harness.ManagerUser {
 			if strings.Contains(e.RequestURI, "shardSelector=") {
 				shardedWatches[e.UserAgent]++
-			} else if serverSide && e.UserAgent == agents[1] {
+			} else if serverSide && e.UserAgent != agents[0] {
 				t.Errorf("%s watches every VaultApp: %s", e.UserAgent, e.RequestURI)
 			}
 		}
 	}
-	if serverSide && (shardedWatches[agents[0]] != 0 || shardedWatches[agents[1]] == 0) {
-		t.Errorf("watches of VaultApps with a shardSelector: %v, want shard 1's alone", shardedWatches)
+	for i, agent := range agents {
+		if want := serverSide && i > 0; (shardedWatches[agent] > 0) != want {
+			t.Errorf("shard %d: %d watches of VaultApps with a shardSelector, want some: %t", i, shardedWatches[agent], want)
+		}
 	}
 	if !serverSide && len(shardedWatches) != 0 {
 		t.Errorf("watches with a shardSelector on an API server that does not serve them: %v", shardedWatches)
@@ -144,7 +156,7 @@ func testShards(t *testing.T, serverSide bool) {
 	// And the API server does filter custom resources by it.
 	if serverSide {
 		var ranged vaultv1beta1.VaultAppList
-		s1 := shard.Shard{Index: 1, Count: 2}
+		s1 := shard.Shard{Index: 1, Count: shards}
 		if err := c.List(ctx, &ranged, &client.ListOptions{Raw: &metav1.ListOptions{ShardSelector: s1.Selector()}}); err != nil {
 			t.Fatal(err)
 		}
@@ -153,13 +165,15 @@ func testShards(t *testing.T, serverSide bool) {
 				t.Errorf("the API server sent %s/%s for shard 1's selector", app.Namespace, app.Name)
 			}
 		}
-		if len(ranged.Items) == 0 || len(ranged.Items) == len(namespaces)*shardApps {
-			t.Errorf("shard 1's selector listed %d of %d VaultApps", len(ranged.Items), len(namespaces)*shardApps)
+		if len(ranged.Items) != owned[1]*shardApps {
+			t.Errorf("shard 1's selector listed %d VaultApps, want its %d", len(ranged.Items), owned[1]*shardApps)
 		}
 	}
 	// The storage migration, a job done once per cluster, reads the CRDs.
-	if crdReads[agents[0]] == 0 || crdReads[agents[1]] != 0 {
-		t.Errorf("CRDs read by shard 0 %d times, by shard 1 %d times; want the cluster's jobs on shard 0 alone", crdReads[agents[0]], crdReads[agents[1]])
+	for i, agent := range agents {
+		if (crdReads[agent] == 0) == (i == 0) {
+			t.Errorf("CRDs read by shard %d %d times; want the cluster's jobs on shard 0 alone", i, crdReads[agent])
+		}
 	}
 	for i, m := range managers {
 		want := "sharded: the API server sends this replica its namespaces alone"
