@@ -38,11 +38,28 @@ import (
 	"github.com/carbogame/vault-keycloak-operator/test/harness"
 )
 
-// The fleet: what a platform team runs, scaled to the issue's figures.
+// fleetShape is a fleet's size.
+type fleetShape struct {
+	Namespaces int
+	// Size is how many VaultApps, and how many KeycloakClientCredentials.
+	Size int
+	// Unrelated is how many Secrets the operator has nothing to do with.
+	Unrelated int
+	// Clients is how many Keycloak clients the credentials read (credential
+	// i reads the client of namespace i mod Clients).
+	Clients int
+	// Refresh is every object's refreshInterval.
+	Refresh time.Duration
+}
+
+// shape is the fleet being measured: what a platform team runs, scaled to
+// the issue's figures, unless BenchmarkScale set its own before building
+// its fleet (benchmarks run one after the other).
+var shape = benchShape
+
+var benchShape = fleetShape{Namespaces: 50, Size: 1000, Unrelated: 10000, Clients: 50, Refresh: refresh}
+
 const (
-	namespaces       = 50
-	fleetSize        = 1000 // VaultApps, and KeycloakClientCredentials
-	unrelatedSecrets = 10000
 	// refresh is every object's refreshInterval: P2's window, and P4's
 	// bound for Vault drift.
 	refresh = 45 * time.Second
@@ -74,7 +91,14 @@ type fleet struct {
 	tokenPath, saToken                                                     string
 	manager                                                                *harness.Manager
 	managers                                                               int
-	all                                                                    []*harness.Manager
+	// workers is the running manager's --max-concurrent-reconciles, and
+	// benchHolds says the bench holds the leader's Lease (the manager is
+	// a standby): a manager is reused while its role and workers fit.
+	workers    int
+	benchHolds bool
+	// spent is where the bench's time went (the table's last row).
+	spent *timeSpent
+	all   []*harness.Manager
 	// processStart and the proxies' counts then: the manager started by
 	// restartInStep, whose whole life P3 and P5 judge.
 	processStart                  time.Time
@@ -85,7 +109,23 @@ type fleet struct {
 	secrets []string
 }
 
-func nsName(i int) string { return fmt.Sprintf("fleet-%02d", i%namespaces) }
+func nsName(i int) string { return fmt.Sprintf("fleet-%02d", i%shape.Namespaces) }
+
+// clientOf is the Keycloak client credential i reads.
+func clientOf(i int) string { return "fleet-" + nsName(i%shape.Clients) }
+
+// grantedNamespaces lists the fleet's namespaces in a grant, or names them
+// by their prefix where they are more than a grant lists (64).
+func grantedNamespaces() []string {
+	if shape.Namespaces > 64 {
+		return []string{"fleet-*"}
+	}
+	var names []string
+	for i := range shape.Namespaces {
+		names = append(names, nsName(i))
+	}
+	return names
+}
 
 // classifyKeycloak tells token requests, reads and writes apart.
 func classifyKeycloak(r *http.Request) string {
@@ -101,7 +141,8 @@ func classifyKeycloak(r *http.Request) string {
 func newFleet(b *testing.B) *fleet {
 	b.Helper()
 	ctx := context.Background()
-	f := &fleet{dir: memoryDir(b)}
+	f := &fleet{dir: memoryDir(b), spent: newTimeSpent()}
+	defer f.spent.on("setup", time.Now())
 	// The bench's own clients log their rare warnings; the manager's
 	// log is its process's, in the fleet's directory.
 	logf.SetLogger(zap.New(zap.WriteTo(os.Stderr)))
@@ -148,17 +189,15 @@ func newFleet(b *testing.B) *fleet {
 	if err != nil {
 		b.Fatal(err)
 	}
-	grant := secretsv1beta1.AccessGrant{Realms: []string{clientRealm}, ClientIDs: []string{"fleet-*"}}
-	for i := range namespaces {
-		ns := nsName(i)
-		if err := f.c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
+	grant := secretsv1beta1.AccessGrant{Namespaces: grantedNamespaces(), Realms: []string{clientRealm}, ClientIDs: []string{"fleet-*"}}
+	parallel(b, shape.Namespaces, 16, func(i int) error {
+		return f.c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: nsName(i)}})
+	})
+	for i := range shape.Clients {
+		if err := kc.CreateClient(ctx, clientRealm, clientOf(i), ""); err != nil {
 			b.Fatal(err)
 		}
-		grant.Namespaces = append(grant.Namespaces, ns)
-		if err := kc.CreateClient(ctx, clientRealm, "fleet-"+ns, ""); err != nil {
-			b.Fatal(err)
-		}
-		secret, err := kc.ClientSecret(ctx, clientRealm, "fleet-"+ns)
+		secret, err := kc.ClientSecret(ctx, clientRealm, clientOf(i))
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -193,7 +232,7 @@ func newFleet(b *testing.B) *fleet {
 // nothing to do with (1 KiB each): its cache must not hold them.
 func (f *fleet) createUnrelatedSecrets(b *testing.B) {
 	payload := strings.Repeat("x", 1024)
-	parallel(b, unrelatedSecrets, 16, func(i int) error {
+	parallel(b, shape.Unrelated, 16, func(i int) error {
 		return f.c.Create(context.Background(), &corev1.Secret{
 			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("unrelated-%05d", i), Namespace: nsName(i)},
 			StringData: map[string]string{"payload": payload},
@@ -215,7 +254,7 @@ func (f *fleet) startManager(b *testing.B, workers int) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	f.manager = m
+	f.manager, f.workers = m, workers
 	f.all = append(f.all, m)
 }
 
@@ -233,6 +272,7 @@ func (f *fleet) holdLease(b *testing.B) {
 	if err := harness.HoldLeaderLease(context.Background(), f.c, operatorNamespace, "bench"); err != nil {
 		b.Fatal(err)
 	}
+	f.benchHolds = true
 }
 
 func (f *fleet) releaseLease(b *testing.B) {
@@ -240,6 +280,7 @@ func (f *fleet) releaseLease(b *testing.B) {
 	if err := harness.ReleaseLeaderLease(context.Background(), f.c, operatorNamespace); err != nil {
 		b.Fatal(err)
 	}
+	f.benchHolds = false
 }
 
 // leaseHolder is who holds the leader election lease now.
@@ -299,7 +340,7 @@ func vaultApp(run string, i int) *vaultv1beta1.VaultApp {
 		ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("%s-%04d", run, i), Namespace: nsName(i), Labels: map[string]string{runLabel: run}},
 		Spec: vaultv1beta1.VaultAppSpec{
 			Policy:          vaultv1beta1.PolicySpec{Rules: []vaultv1beta1.PolicyRule{{Path: "app/*", Capabilities: []vaultv1beta1.Capability{vaultv1beta1.CapabilityRead}}}},
-			RefreshInterval: &metav1.Duration{Duration: refresh},
+			RefreshInterval: &metav1.Duration{Duration: shape.Refresh},
 		},
 	}
 	if i%2 == 1 {
@@ -328,9 +369,9 @@ func credential(run string, i int) *secretsv1beta1.KeycloakClientCredential {
 	return &secretsv1beta1.KeycloakClientCredential{
 		ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("%s-%04d", run, i), Namespace: ns, Labels: map[string]string{runLabel: run}},
 		Spec: secretsv1beta1.KeycloakClientCredentialSpec{
-			Source:          secretsv1beta1.CredentialSource{ServerRef: secretsv1beta1.ServerReference{Name: serverName}, Realm: clientRealm, ClientID: "fleet-" + ns},
+			Source:          secretsv1beta1.CredentialSource{ServerRef: secretsv1beta1.ServerReference{Name: serverName}, Realm: clientRealm, ClientID: clientOf(i)},
 			Target:          secretsv1beta1.TargetSpec{SecretName: fmt.Sprintf("%s-%04d", run, i)},
-			RefreshInterval: &metav1.Duration{Duration: refresh},
+			RefreshInterval: &metav1.Duration{Duration: shape.Refresh},
 		},
 	}
 }
@@ -389,8 +430,8 @@ func (f *fleet) waitCredentialsReady(b *testing.B, run string, n int, timeout ti
 // copies of the Secrets it will edit.
 func (f *fleet) createCredentials(b *testing.B) {
 	b.Helper()
-	parallel(b, fleetSize, creators, func(i int) error { return f.c.Create(context.Background(), credential("fleet", i)) })
-	f.waitCredentialsReady(b, "fleet", fleetSize, 5*time.Minute)
+	parallel(b, shape.Size, creators, func(i int) error { return f.c.Create(context.Background(), credential("fleet", i)) })
+	f.waitCredentialsReady(b, "fleet", shape.Size, 5*time.Minute)
 	f.createBareSecrets(b)
 }
 

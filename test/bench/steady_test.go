@@ -52,9 +52,9 @@ func (f *fleet) restartInStep(b *testing.B) steadyState {
 	f.startManager(b, defaultWorkers)
 	f.processStart = start
 	f.processVault, f.processKeycloak = vBefore, kBefore
-	time.Sleep(time.Until(start.Add(refresh)))
+	time.Sleep(time.Until(start.Add(shape.Refresh)))
 	st := steadyState{
-		Window:    refresh,
+		Window:    shape.Refresh,
 		Vault:     harness.Difference(f.vaultCounts(), vBefore),
 		Keycloak:  harness.Difference(f.keycloakProxy.Counts(), kBefore),
 		APIWrites: map[string]int{},
@@ -72,9 +72,9 @@ func (f *fleet) restartInStep(b *testing.B) steadyState {
 		}
 		st.APIWrites[fmt.Sprintf("%s %s/%s", e.Verb, e.ObjectRef.Resource, e.ObjectRef.Subresource)]++
 	}
-	st.VaultReadsPer = float64(st.Vault["read"]) / fleetSize
-	st.KeycloakReadsP = float64(st.Keycloak["read"]) / fleetSize
-	b.Logf("P2 one period (%s) from a restart: Vault %v, Keycloak %v, API writes %v, API reads %d", refresh, st.Vault, st.Keycloak, st.APIWrites, st.APIReads)
+	st.VaultReadsPer = float64(st.Vault["read"]) / float64(shape.Size)
+	st.KeycloakReadsP = float64(st.Keycloak["read"]) / float64(shape.Size)
+	b.Logf("P2 one period (%s) from a restart: Vault %v, Keycloak %v, API writes %v, API reads %d", shape.Refresh, st.Vault, st.Keycloak, st.APIWrites, st.APIReads)
 	return st
 }
 
@@ -145,7 +145,7 @@ path "auth/kubernetes/role/app.*" { capabilities = ["read"] }
 		}
 	}
 	recovered = time.Since(start)
-	f.deleteRun(b, "refused", n)
+	f.deleteRun(b, "refused")
 	b.Logf("P3 a read-only operator policy for 20 s: %d requests refused, %d logins meanwhile; all Ready %s after it was fixed", refused, loginsWhileRefused, recovered.Round(time.Second))
 	return refused, loginsWhileRefused, recovered
 }

@@ -1,0 +1,188 @@
+/*
+Copyright 2026 The vault-keycloak-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package bench
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/carbogame/vault-keycloak-operator/test/harness"
+)
+
+// The single replica's ceiling (`make bench-scale`, opt-in: not in CI).
+const (
+	scaleNamespaces = 5000
+	// scaleClients is how many Keycloak clients the credentials read: a
+	// realm of 5,000 clients is Keycloak's limit to measure, not ours.
+	scaleClients = 100
+	// scaleRefresh is every object's refreshInterval: the product's
+	// default. At the bench's 45 s, 100,000 objects would ask for 2,200
+	// reads a second, which no single replica on two cores serves.
+	scaleRefresh = 10 * time.Minute
+	// scaleWindow is how long a restarted manager's requests are counted:
+	// its first refreshes are spread over a whole interval, so a part of
+	// it, scaled to the interval, gives the requests per object per period.
+	scaleWindow = 2 * time.Minute
+	// scaleTarget is the bound on operator / bare client at scale: P1's
+	// and P7's, so that what grows faster than linearly misses it.
+	scaleTarget = 1.3
+)
+
+// BenchmarkScale measures one replica with VKO_SCALE VaultApps and as many
+// KeycloakClientCredentials over 5,000 namespaces (with 10,000 unrelated
+// Secrets): each kind's time to all Ready against the bare client at that
+// size (one pair each: a run of minutes is not moved by a second of noise),
+// the API-server requests per object meanwhile, a restarted manager's
+// start-up, its requests per object per refresh period, and its peak RSS
+// per 1,000 objects. See docs/benchmarks.md.
+func BenchmarkScale(b *testing.B) {
+	n, err := strconv.Atoi(cmp.Or(os.Getenv("VKO_SCALE"), "0"))
+	if err != nil || n < 0 {
+		b.Fatalf("VKO_SCALE=%q: want a number of objects of each kind", os.Getenv("VKO_SCALE"))
+	}
+	if n == 0 {
+		b.Skip("opt-in: make bench-scale (VKO_SCALE objects of each kind)")
+	}
+	shape = fleetShape{Namespaces: scaleNamespaces, Size: n, Unrelated: 10000, Clients: scaleClients, Refresh: scaleRefresh}
+	defer func() { shape = benchShape }()
+	started := time.Now()
+	f := newFleet(b)
+	defer f.stopManager()
+	f.spent.lap("setup")
+	r := &report{Date: time.Now().UTC(), Machine: machine(), Raw: map[string]any{"shape": shape}}
+
+	f.auditSince(b)
+	apps := f.converge(b, defaultWorkers, n, 1, true)
+	appRequests := f.managerRequests(b)
+	r.Raw["S1-vaultapps"] = apps
+	r.add("S1", fmt.Sprintf("%d VaultApps created at once → all Ready: operator / limit", n), apps.Ratio() <= scaleTarget, fmt.Sprintf("≤ %.1f×", scaleTarget),
+		"%.2f× (%s / %s); Vault requests per object: operator %v, limit %v", apps.Ratio(), apps.Operator.Round(time.Second), apps.Limit.Round(time.Second), apps.OperatorVault, apps.LimitVault)
+	f.spent.lap("S1 VaultApps")
+
+	creds := f.convergeCredentials(b, n, 1, true)
+	credRequests := f.managerRequests(b)
+	r.Raw["S1-credentials"] = creds
+	r.add("S1", fmt.Sprintf("%d KeycloakClientCredentials created at once → all Ready: operator / bare client", n), creds.Ratio() <= scaleTarget, fmt.Sprintf("≤ %.1f×", scaleTarget),
+		"%.2f× (%s / %s); Keycloak requests per credential: operator %v, bare %v", creds.Ratio(), creds.Operator.Round(time.Second), creds.Limit.Round(time.Second), creds.OperatorKeycloak, creds.LimitKeycloak)
+	r.add("S2", "API-server requests of the manager per object while they converged: VaultApps / credentials (both runs of each pair, the standby's included)", true, "reported",
+		"%.2f / %.2f", float64(appRequests)/float64(n), float64(credRequests)/float64(n))
+	f.spent.lap("S1 credentials")
+
+	// Memory of the manager that held both kinds through the credentials' run.
+	rss, err := f.manager.PeakRSS()
+	if err != nil {
+		b.Fatal(err)
+	}
+	r.Raw["S5-peakRSSBytes"] = rss
+	r.add("S5", fmt.Sprintf("peak RSS (VmHWM) with %d of each kind, %d Secrets it wrote, %d unrelated", n, n, shape.Unrelated), true, "reported",
+		"%.0f MiB, %.1f MiB per 1,000 objects", float64(rss)/(1<<20), float64(rss)/(1<<20)/(2*float64(n)/1000))
+
+	st := f.restartMeasured(b)
+	r.Raw["S3"] = st
+	r.add("S3", "a restarted manager: caches synced (both object controllers' workers started) / first reconcile, from the process start", true, "reported",
+		"%s / %s", st.Synced.Round(100*time.Millisecond), st.FirstReconcile.Round(100*time.Millisecond))
+	perPeriod := float64(scaleRefresh) / float64(st.Window) / float64(n)
+	r.add("S4", fmt.Sprintf("writes in the first %s after the restart, the fleet in step: Vault / Keycloak / API server", st.Window), st.Vault["write"]+st.Keycloak["write"]+st.APIWrites == 0, "0 / 0 / 0",
+		"%d / %d / %d", st.Vault["write"], st.Keycloak["write"], st.APIWrites)
+	vaultReads, keycloakReads := float64(st.Vault["read"])*perPeriod, float64(st.Keycloak["read"])*perPeriod
+	r.add("S4", fmt.Sprintf("reads per object per refresh period (%s, counted over %s, scaled): Vault per VaultApp / Keycloak per credential / API server per object", scaleRefresh, st.Window),
+		vaultReads <= 2 && keycloakReads <= 2, "≤ 2 / ≤ 2 / reported", "%.2f / %.2f / %.3f", vaultReads, keycloakReads, float64(st.APIReads)*perPeriod/2)
+	f.spent.lap("S3 and S4")
+
+	r.add("—", "the whole run (reported; where its time went)", true, "—", "%s (%s)", time.Since(started).Round(time.Second), f.spent)
+	r.write(b)
+}
+
+// managerRequests counts the manager's requests in the audit log since
+// the last reading (its leader election's Lease apart).
+func (f *fleet) managerRequests(b *testing.B) int {
+	b.Helper()
+	count := 0
+	for _, e := range f.auditSince(b) {
+		if e.User.Username == harness.ManagerUser && e.ObjectRef.Resource != "leases" {
+			count++
+		}
+	}
+	return count
+}
+
+// restart is a restarted manager's start-up and first requests.
+type restart struct {
+	Synced         time.Duration  `json:"cachesSyncedNanos"`
+	FirstReconcile time.Duration  `json:"firstReconcileNanos"`
+	Window         time.Duration  `json:"windowNanos"`
+	Vault          map[string]int `json:"vault"`
+	Keycloak       map[string]int `json:"keycloak"`
+	APIWrites      int            `json:"apiWrites"`
+	APIReads       int            `json:"apiReads"`
+}
+
+// restartMeasured restarts the manager with the fleet in step and
+// measures, from the process start, when its object controllers' caches
+// synced (they start their workers then), its first reconcile, and the
+// requests it makes over scaleWindow.
+func (f *fleet) restartMeasured(b *testing.B) restart {
+	b.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), scaleWindow)
+	defer cancel()
+	f.stopManager()
+	vBefore, kBefore := f.vaultCounts(), f.keycloakProxy.Counts()
+	f.auditSince(b)
+	start := time.Now()
+	f.startManager(b, defaultWorkers)
+	st := restart{Window: scaleWindow}
+	for st.Synced == 0 || st.FirstReconcile == 0 {
+		if st.Synced == 0 {
+			log := f.manager.Log()
+			if strings.Contains(log, `"Starting workers","controller":"vaultapp"`) && strings.Contains(log, `"Starting workers","controller":"keycloakclientcredential"`) {
+				st.Synced = time.Since(start)
+			}
+		}
+		if st.FirstReconcile == 0 {
+			if m, err := f.manager.Metrics(); err == nil && harness.Sum(m, "controller_runtime_reconcile_total", nil) > 0 {
+				st.FirstReconcile = time.Since(start)
+			}
+		}
+		select {
+		case <-ctx.Done():
+			b.Fatalf("the restarted manager: caches synced after %s, first reconcile after %s (0: not within %s)", st.Synced, st.FirstReconcile, scaleWindow)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	<-ctx.Done()
+	st.Vault = harness.Difference(f.vaultCounts(), vBefore)
+	st.Keycloak = harness.Difference(f.keycloakProxy.Counts(), kBefore)
+	for _, e := range f.auditSince(b) {
+		switch {
+		case e.User.Username != harness.ManagerUser || e.ObjectRef.Resource == "leases":
+		case !e.Write():
+			st.APIReads++
+		case e.ObjectRef.Resource == "events" && strings.HasPrefix(e.ObjectRef.Name, harness.LeaderLeaseName):
+		default:
+			st.APIWrites++
+		}
+	}
+	b.Logf("S3/S4 a restarted manager: caches synced %s, first reconcile %s; over %s: Vault %v, Keycloak %v, API writes %d, reads %d",
+		st.Synced, st.FirstReconcile, st.Window, st.Vault, st.Keycloak, st.APIWrites, st.APIReads)
+	return st
+}
