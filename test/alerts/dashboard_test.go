@@ -54,7 +54,7 @@ type dashboard struct {
 // dashboard reads (the operator's own are checked against its source).
 var controllerRuntimeMetrics = []string{
 	"controller_runtime_webhook_requests_total", "controller_runtime_reconcile_errors_total", "controller_runtime_webhook_panics_total",
-	"apiserver_admission_webhook_rejection_count",
+	"apiserver_admission_webhook_rejection_count", "leader_election_master_status",
 }
 
 // The Grafana dashboard: every panel's query is PromQL promtool accepts,
