@@ -60,7 +60,12 @@ func (r *VaultAppReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if r.Destinations != nil {
 		// A VaultServer created, changed or made the default: the
 		// VaultApps that use it, or would.
-		b = b.Watches(&vaultv1beta1.VaultServer{}, handler.EnqueueRequestsFromMapFunc(r.vaultAppsOf),
+		// A VaultServer deleted: its client dropped (server_gone.go).
+		var servers handler.EventHandler = handler.EnqueueRequestsFromMapFunc(r.vaultAppsOf)
+		if f, ok := r.Destinations.(forgetter); ok {
+			servers = forgetOnDelete{EventHandler: servers, forget: f.Forget}
+		}
+		b = b.Watches(&vaultv1beta1.VaultServer{}, servers,
 			builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{})))
 	}
 	return b.
