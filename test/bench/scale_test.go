@@ -46,6 +46,8 @@ const (
 	// scaleTarget is the bound on operator / bare client at scale: P1's
 	// and P7's, so that what grows faster than linearly misses it.
 	scaleTarget = 1.3
+	// scaleShards is how many shards S6 runs side by side.
+	scaleShards = 4
 )
 
 // BenchmarkScale measures one replica with VKO_SCALE VaultApps and as many
@@ -63,7 +65,8 @@ func BenchmarkScale(b *testing.B) {
 	if n == 0 {
 		b.Skip("opt-in: make bench-scale (VKO_SCALE objects of each kind)")
 	}
-	shape = fleetShape{Namespaces: scaleNamespaces, Size: n, Unrelated: 10000, Clients: scaleClients, Refresh: scaleRefresh}
+	shape = fleetShape{Namespaces: scaleNamespaces, Size: n, Unrelated: 10000, Clients: scaleClients, Refresh: scaleRefresh,
+		FeatureGates: "ShardedListAndWatch=true"}
 	defer func() { shape = benchShape }()
 	started := time.Now()
 	f := newFleet(b)
@@ -108,6 +111,16 @@ func BenchmarkScale(b *testing.B) {
 	r.add("S4", fmt.Sprintf("reads per object per refresh period (%s, counted over %s, scaled): Vault per VaultApp / Keycloak per credential / API server per object", scaleRefresh, st.Window),
 		vaultReads <= 2 && keycloakReads <= 2, "≤ 2 / ≤ 2 / reported", "%.2f / %.2f / %.3f", vaultReads, keycloakReads, float64(st.APIReads)*perPeriod/2)
 	f.spent.lap("S3 and S4")
+
+	shardRSS := f.shardsMemory(b, scaleShards)
+	r.Raw["S6-peakRSSBytesByShard"] = shardRSS
+	var byShard []string
+	for i, v := range shardRSS {
+		byShard = append(byShard, fmt.Sprintf("shard %d: %.0f MiB (%.2f of one replica's)", i, float64(v)/(1<<20), float64(v)/float64(rss)))
+	}
+	r.add("S6", fmt.Sprintf("peak RSS of each of %d shards (the API server's sharded watch on), once their caches synced and their first pass done", scaleShards), true, "reported",
+		"%s", strings.Join(byShard, "; "))
+	f.spent.lap("S6 shards")
 
 	r.add("—", "the whole run (reported; where its time went)", true, "—", "%s (%s)", time.Since(started).Round(time.Second), f.spent)
 	r.write(b)
@@ -185,4 +198,53 @@ func (f *fleet) restartMeasured(b *testing.B) restart {
 	b.Logf("S3/S4 a restarted manager: caches synced %s, first reconcile %s; over %s: Vault %v, Keycloak %v, API writes %d, reads %d",
 		st.Synced, st.FirstReconcile, st.Window, st.Vault, st.Keycloak, st.APIWrites, st.APIReads)
 	return st
+}
+
+// shardsMemory runs the manager as count shards side by side (the single
+// replica stopped first: its Lease handed back), waits until each has
+// synced its caches and the machine is at rest again, and returns each
+// one's peak RSS. Shard 0 keeps every VaultApp and every credential
+// (docs/design.md): the others hold their range of VaultApps.
+func (f *fleet) shardsMemory(b *testing.B, count int) []int64 {
+	b.Helper()
+	f.stopManager()
+	shards := make([]*harness.Manager, count)
+	defer func() {
+		for _, m := range shards {
+			if m != nil {
+				m.Stop()
+			}
+		}
+	}()
+	for i := range shards {
+		f.managers++
+		m, err := f.cluster.StartManager(context.Background(), fmt.Sprintf("manager-%02d-shard-%d", f.managers, i), nil,
+			"--operator-namespace="+operatorNamespace,
+			"--vault-service-account-token-path="+f.tokenPath,
+			fmt.Sprintf("--shards=%d", count), fmt.Sprintf("--shard-index=%d", i))
+		if err != nil {
+			b.Fatal(err)
+		}
+		shards[i] = m
+		f.all = append(f.all, m)
+	}
+	deadline := time.Now().Add(scaleWindow)
+	for i, m := range shards {
+		for !strings.Contains(m.Log(), `"Starting workers","controller":"vaultapp"`) {
+			if time.Now().After(deadline) {
+				b.Fatalf("shard %d: no VaultApp workers after %s; log:\n%s", i, scaleWindow, m.LogTail(20))
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+	}
+	waitQuiet(b)
+	rss := make([]int64, count)
+	for i, m := range shards {
+		var err error
+		if rss[i], err = m.PeakRSS(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.Logf("S6 %d shards: peak RSS %v bytes", count, rss)
+	return rss
 }
