@@ -41,6 +41,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
+	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
 	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
 	vaultclient "github.com/carbogame/vault-keycloak-operator/internal/vault"
@@ -196,7 +197,41 @@ func (f *fleet) lead(b *testing.B, workers int) {
 	f.releaseLease(b)
 	f.startManager(b, workers)
 	f.waitLeader(b)
+	f.waitFirstPass(b)
 	waitQuiet(b)
+}
+
+// waitFirstPass waits until a manager that just took the lead has
+// reconciled once every VaultApp and credential there is: a new leader
+// reconciles each at once (two Vault reads a VaultApp, a Keycloak read a
+// credential: requeue/refresh.go). An operator's run measures the new
+// objects, not that pass, which the limit's run does not pay either. Until
+// 2026-12-03 P7's operator runs overlapped it (waitQuiet gives up after
+// 30 s), and the pairs ran from 0.8× to 1.6×.
+func (f *fleet) waitFirstPass(b *testing.B) {
+	b.Helper()
+	count := func(kind schema.GroupVersionKind) int {
+		var list metav1.PartialObjectMetadataList
+		list.SetGroupVersionKind(kind)
+		if err := f.c.List(context.Background(), &list); err != nil {
+			b.Fatal(err)
+		}
+		return len(list.Items)
+	}
+	apps := count(vaultv1beta1.GroupVersion.WithKind("VaultAppList"))
+	creds := count(secretsv1beta1.GroupVersion.WithKind("KeycloakClientCredentialList"))
+	limit := max(2*time.Minute, time.Duration(apps+creds)*20*time.Millisecond)
+	for start := time.Now(); ; time.Sleep(250 * time.Millisecond) {
+		m, err := f.manager.Metrics()
+		if err == nil && harness.Sum(m, "controller_runtime_reconcile_total", map[string]string{"controller": "vaultapp"}) >= float64(apps) &&
+			harness.Sum(m, "controller_runtime_reconcile_total", map[string]string{"controller": "keycloakclientcredential"}) >= float64(creds) {
+			return
+		}
+		if time.Since(start) > limit {
+			b.Logf("the new leader had not reconciled its %d VaultApps and %d credentials once within %s; measuring anyway", apps, creds, limit)
+			return
+		}
+	}
 }
 
 // profile saves a CPU profile of the manager (VKO_BENCH_PROFILE: where),

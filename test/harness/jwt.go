@@ -28,6 +28,7 @@ import (
 	"fmt"
 	"math/big"
 	"strings"
+	"time"
 
 	vaultapi "github.com/hashicorp/vault/api"
 	authenticationv1 "k8s.io/api/authentication/v1"
@@ -103,6 +104,13 @@ func (v *Vault) AllowOperatorJWTAt(ctx context.Context, mount, policyName, text,
 	})
 }
 
+// TokenLifetime is how long the ServiceAccount tokens the harness asks for
+// live: a projected volume's shortest (10 minutes), which the kubelet would
+// renew. The bench, whose runs outlive it and which renews nothing, asks
+// for longer: an expired token fails every Vault login made after it
+// (the operator's, and the Vault reviewer's TokenReview).
+var TokenLifetime = 10 * time.Minute
+
 // ServiceAccountTokenFor requests a token of a ServiceAccount for an
 // audience, as a projected volume gives a pod ("": the API server's own).
 func ServiceAccountTokenFor(ctx context.Context, cfg *rest.Config, namespace, name, audience string) (string, error) {
@@ -110,7 +118,7 @@ func ServiceAccountTokenFor(ctx context.Context, cfg *rest.Config, namespace, na
 	if err != nil {
 		return "", err
 	}
-	spec := authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To[int64](600)}
+	spec := authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To(int64(TokenLifetime / time.Second))}
 	if audience != "" {
 		spec.Audiences = []string{audience}
 	}

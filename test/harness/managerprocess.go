@@ -350,26 +350,36 @@ func (m *Manager) Metrics() (map[string]*dto.MetricFamily, error) {
 // Sum adds up the samples of a counter family whose labels include match.
 func Sum(families map[string]*dto.MetricFamily, name string, match map[string]string) float64 {
 	var total float64
-	f, ok := families[name]
-	if !ok {
-		return 0
-	}
-	for _, metric := range f.GetMetric() {
-		labels := map[string]string{}
-		for _, l := range metric.GetLabel() {
-			labels[l.GetName()] = l.GetValue()
-		}
-		keep := true
-		for k, v := range match {
-			if labels[k] != v {
-				keep = false
-			}
-		}
-		if keep {
+	for _, metric := range families[name].GetMetric() {
+		if labelsInclude(metric, match) {
 			total += metric.GetCounter().GetValue()
 		}
 	}
 	return total
+}
+
+// Gauge adds up the samples of a gauge family whose labels include match.
+func Gauge(families map[string]*dto.MetricFamily, name string, match map[string]string) float64 {
+	var total float64
+	for _, metric := range families[name].GetMetric() {
+		if labelsInclude(metric, match) {
+			total += metric.GetGauge().GetValue()
+		}
+	}
+	return total
+}
+
+func labelsInclude(metric *dto.Metric, match map[string]string) bool {
+	labels := map[string]string{}
+	for _, l := range metric.GetLabel() {
+		labels[l.GetName()] = l.GetValue()
+	}
+	for k, v := range match {
+		if labels[k] != v {
+			return false
+		}
+	}
+	return true
 }
 
 // HistogramMean is the mean of the observations of a histogram family whose

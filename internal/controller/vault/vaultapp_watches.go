@@ -61,7 +61,7 @@ func (r *VaultAppReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		// A VaultServer created, changed or made the default: the
 		// VaultApps that use it, or would.
 		// A VaultServer deleted: its client dropped (server_gone.go).
-		var servers handler.EventHandler = handler.EnqueueRequestsFromMapFunc(r.vaultAppsOf)
+		servers := handler.EnqueueRequestsFromMapFunc(r.vaultAppsOf)
 		if f, ok := r.Destinations.(forgetter); ok {
 			servers = forgetOnDelete{EventHandler: servers, forget: f.Forget}
 		}
