@@ -23,11 +23,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -160,8 +163,44 @@ func (p *Process) waitHTTPStatus(ctx context.Context, url string, timeout time.D
 	}
 }
 
-// FreePort returns a TCP port on 127.0.0.1 that nothing listens on now.
+// FreePort returns a TCP port on 127.0.0.1 that nothing listens on now,
+// chosen below the kernel's ephemeral range. A port of that range (what
+// listening on port 0 gives) is also the source port of any outgoing
+// connection, and may be taken by one before the process it was picked
+// for binds it: CI53 lost a test so, the webhook port of a cluster bound
+// seconds after it was picked.
 func FreePort() (int, error) {
+	low := ephemeralLow()
+	if low-portsFrom < 1000 {
+		return listenedPort() // a range set unusually low: the kernel's pick
+	}
+	for range 200 {
+		port := portsFrom + rand.IntN(low-portsFrom)
+		l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		if err != nil {
+			continue
+		}
+		_ = l.Close()
+		return port, nil
+	}
+	return 0, fmt.Errorf("no free port between %d and %d", portsFrom, low)
+}
+
+// portsFrom is the lowest port FreePort picks.
+const portsFrom = 10000
+
+// ephemeralLow is the first port of the kernel's ephemeral range.
+func ephemeralLow() int {
+	data, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
+	if fields := strings.Fields(string(data)); err == nil && len(fields) == 2 {
+		if low, err := strconv.Atoi(fields[0]); err == nil {
+			return low
+		}
+	}
+	return 32768
+}
+
+func listenedPort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return 0, err
@@ -171,16 +210,17 @@ func FreePort() (int, error) {
 }
 
 // FreePorts returns n distinct TCP ports on 127.0.0.1 that nothing listens
-// on now (FreePort called n times may return the same one).
+// on now, as FreePort picks them.
 func FreePorts(n int) ([]int, error) {
 	var ports []int
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
+	for len(ports) < n {
+		port, err := FreePort()
 		if err != nil {
 			return nil, err
 		}
-		defer func() { _ = l.Close() }()
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+		if !slices.Contains(ports, port) {
+			ports = append(ports, port)
+		}
 	}
 	return ports, nil
 }
