@@ -53,9 +53,10 @@ const (
 // KeycloakClientCredentials over 5,000 namespaces (with 10,000 unrelated
 // Secrets): each kind's time to all Ready against the bare client at that
 // size (one pair each: a run of minutes is not moved by a second of noise),
-// the API-server requests per object meanwhile, a restarted manager's
-// start-up, its requests per object per refresh period, and its peak RSS
-// per 1,000 objects. See docs/benchmarks.md.
+// the API-server requests per object meanwhile, its peak RSS per 1,000
+// objects, a restarted manager's start-up and the requests of its first
+// pass, and each shard's peak RSS with 4. The table is written whatever
+// phase fails (a run is long). See docs/benchmarks.md.
 func BenchmarkScale(b *testing.B) {
 	n, err := strconv.Atoi(cmp.Or(os.Getenv("VKO_SCALE"), "0"))
 	if err != nil || n < 0 {
@@ -72,6 +73,10 @@ func BenchmarkScale(b *testing.B) {
 	defer f.stopManager()
 	f.spent.lap("setup")
 	r := &report{Date: time.Now().UTC(), Machine: machine(), Raw: map[string]any{"shape": shape}}
+	defer func() {
+		r.add("—", "the whole run (reported; where its time went)", true, "—", "%s (%s)", time.Since(started).Round(time.Second), f.spent)
+		r.write(b)
+	}()
 
 	f.auditSince(b)
 	apps := f.converge(b, defaultWorkers, n, 1, true)
@@ -119,9 +124,6 @@ func BenchmarkScale(b *testing.B) {
 	r.add("S6", fmt.Sprintf("peak RSS of each of %d shards (the API server's sharded watch on), once their caches synced and their first pass done", scaleShards), true, "reported",
 		"%s", strings.Join(byShard, "; "))
 	f.spent.lap("S6 shards")
-
-	r.add("—", "the whole run (reported; where its time went)", true, "—", "%s (%s)", time.Since(started).Round(time.Second), f.spent)
-	r.write(b)
 }
 
 // managerRequests counts the manager's requests in the audit log since
