@@ -36,7 +36,7 @@ const (
 	// never looks at them.
 	bareLabel = "bench.vko/bare"
 	// bareSecrets is one per Secret P4 edits or deletes over its rounds.
-	bareSecrets = repairRounds * (editedSecrets + deletedSecrets)
+	bareSecrets = secretSets * (editedSecrets + deletedSecrets)
 )
 
 // bareName is the bare repairer's Secret beside target Secret i.
