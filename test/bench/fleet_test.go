@@ -93,11 +93,6 @@ type fleet struct {
 	tokenPath, saToken                                                     string
 	manager                                                                *harness.Manager
 	managers                                                               int
-	// workers is the running manager's --max-concurrent-reconciles, and
-	// benchHolds says the bench holds the leader's Lease (the manager is
-	// a standby): a manager is reused while its role and workers fit.
-	workers    int
-	benchHolds bool
 	// spent is where the bench's time went (the table's last row).
 	spent *timeSpent
 	all   []*harness.Manager
@@ -266,7 +261,7 @@ func (f *fleet) startManager(b *testing.B, workers int) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	f.manager, f.workers = m, workers
+	f.manager = m
 	f.all = append(f.all, m)
 }
 
@@ -284,7 +279,6 @@ func (f *fleet) holdLease(b *testing.B) {
 	if err := harness.HoldLeaderLease(context.Background(), f.c, operatorNamespace, "bench"); err != nil {
 		b.Fatal(err)
 	}
-	f.benchHolds = true
 }
 
 func (f *fleet) releaseLease(b *testing.B) {
@@ -292,7 +286,6 @@ func (f *fleet) releaseLease(b *testing.B) {
 	if err := harness.ReleaseLeaderLease(context.Background(), f.c, operatorNamespace); err != nil {
 		b.Fatal(err)
 	}
-	f.benchHolds = false
 }
 
 // leaseHolder is who holds the leader election lease now.
