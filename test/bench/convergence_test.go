@@ -32,6 +32,7 @@ import (
 	"time"
 
 	vaultapi "github.com/hashicorp/vault/api"
+	dto "github.com/prometheus/client_model/go"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -200,6 +201,11 @@ func (f *fleet) lead(b *testing.B, workers int) {
 	waitQuiet(b)
 }
 
+// reconciles is how many reconciles a manager's controller has made.
+func reconciles(m map[string]*dto.MetricFamily, controller string) float64 {
+	return harness.Sum(m, "controller_runtime_reconcile_total", map[string]string{"controller": controller})
+}
+
 // waitFirstPass waits until a manager that just took the lead has
 // reconciled once every VaultApp and credential there is: a new leader
 // reconciles each at once (two Vault reads a VaultApp, a Keycloak read a
@@ -222,8 +228,8 @@ func (f *fleet) waitFirstPass(b *testing.B) {
 	limit := max(2*time.Minute, time.Duration(apps+creds)*20*time.Millisecond)
 	for start := time.Now(); ; time.Sleep(250 * time.Millisecond) {
 		m, err := f.manager.Metrics()
-		if err == nil && harness.Sum(m, "controller_runtime_reconcile_total", map[string]string{"controller": "vaultapp"}) >= float64(apps) &&
-			harness.Sum(m, "controller_runtime_reconcile_total", map[string]string{"controller": "keycloakclientcredential"}) >= float64(creds) {
+		if err == nil && reconciles(m, "vaultapp") >= float64(apps) &&
+			reconciles(m, "keycloakclientcredential") >= float64(creds) {
 			return
 		}
 		if time.Since(start) > limit {

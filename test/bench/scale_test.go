@@ -172,8 +172,8 @@ func (f *fleet) restartMeasured(b *testing.B) restart {
 			}
 		}
 		if m, err := f.manager.Metrics(); err == nil {
-			apps := harness.Sum(m, "controller_runtime_reconcile_total", map[string]string{"controller": "vaultapp"})
-			creds := harness.Sum(m, "controller_runtime_reconcile_total", map[string]string{"controller": "keycloakclientcredential"})
+			apps := reconciles(m, "vaultapp")
+			creds := reconciles(m, "keycloakclientcredential")
 			if st.FirstReconcile == 0 && apps > 0 {
 				st.FirstReconcile = time.Since(start)
 			}
@@ -238,9 +238,9 @@ func (f *fleet) shardsMemory(b *testing.B, count int) []int64 {
 	for i, m := range shards {
 		for {
 			met, err := m.Metrics()
-			if err == nil && harness.Sum(met, "controller_runtime_reconcile_total", map[string]string{"controller": "vaultapp"}) > 0 &&
+			if err == nil && reconciles(met, "vaultapp") > 0 &&
 				harness.Gauge(met, "workqueue_depth", map[string]string{"name": "vaultapp"}) == 0 &&
-				(i != 0 || harness.Sum(met, "controller_runtime_reconcile_total", map[string]string{"controller": "keycloakclientcredential"}) >= float64(shape.Size)) {
+				(i != 0 || reconciles(met, "keycloakclientcredential") >= float64(shape.Size)) {
 				break
 			}
 			if time.Since(start) > limit {
