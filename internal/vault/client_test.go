@@ -23,6 +23,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -150,5 +151,51 @@ func TestFreeNamesComeFromARecentListing(t *testing.T) {
 	}
 	if lists.Load() != before {
 		t.Errorf("after a refusal, %d more listings were asked for, want none for a while", lists.Load()-before)
+	}
+}
+
+// Past NamesListMax names a listing is not worth its cost: the name is
+// called taken (the caller reads it) and no listing is asked for again for
+// a while, so a burst's cost per object no longer grows with the fleet.
+func TestFreeStopsListingPastNamesListMax(t *testing.T) {
+	var lists atomic.Int32
+	policies := make([]string, 0, NamesListMax+1)
+	for i := range NamesListMax + 1 {
+		policies = append(policies, `"app.ns`+strconv.Itoa(i)+`"`)
+	}
+	body := `{"data":{"keys":[` + strings.Join(policies, ",") + `]}}`
+	vault := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		switch {
+		case r.URL.Path == "/v1/auth/token/lookup-self":
+			_, _ = io.WriteString(w, `{"data":{"ttl":0}}`)
+		case r.URL.Path == "/v1/sys/policies/acl" && r.URL.Query().Get("list") == "true":
+			lists.Add(1)
+			_, _ = io.WriteString(w, body)
+		case r.URL.Path == "/v1/auth/kubernetes/role" && r.URL.Query().Get("list") == "true":
+			_, _ = io.WriteString(w, `{"data":{"keys":[]}}`)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer vault.Close()
+	cfg := ConfigFromEnv()
+	cfg.Address, cfg.Token = vault.URL, "root"
+	c, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if c.Free(ctx, "app.ns.new") {
+		t.Errorf("a listing of %d policies called a name free, want it read instead", NamesListMax+1)
+	}
+	time.Sleep(NamesMaxAge)
+	for range 5 {
+		if c.Free(ctx, "app.ns.new") {
+			t.Error("a name was called free after a listing too long to be worth it")
+		}
+	}
+	if lists.Load() != 1 {
+		t.Errorf("%d listings of more than %d names, want 1 and then none for a while", lists.Load(), NamesListMax)
 	}
 }
