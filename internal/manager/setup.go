@@ -137,6 +137,10 @@ type Options struct {
 	// coordinates every reader of a client, in one process (its other
 	// rotations, the readers it wakes, the secret each remembers).
 	Shard shard.Shard
+	// SplitCache: the API server sends this shard its own namespaces'
+	// VaultApps alone (see ShardedCacheOptions), so shard 0's cluster-wide
+	// jobs read every VaultApp from the API server.
+	SplitCache bool
 	// OrphanSweepInterval is how often Vault is searched for policies of
 	// VaultApps that no longer exist; DefaultOrphanSweepInterval if zero.
 	OrphanSweepInterval time.Duration
@@ -201,13 +205,23 @@ func setupControllers(mgr ctrl.Manager, opts Options, recorder func(controller s
 	if err != nil {
 		return err
 	}
+	everyVaultApp := vaultcontroller.EveryVaultApp{Reader: mgr.GetClient()}
+	var countInterval time.Duration
+	if opts.SplitCache {
+		// A server's count reads every VaultApp from the API server: once
+		// per check, not after each burst of its own shard's VaultApps.
+		everyVaultApp = vaultcontroller.EveryVaultApp{Reader: mgr.GetAPIReader(), Paged: true}
+		countInterval = vaultcontroller.ServerCheckInterval
+	}
 	if clusterJobs {
 		if err := (&vaultcontroller.VaultServerReconciler{
-			Client:     mgr.GetClient(),
-			Clients:    vaults.Clients,
-			Recorder:   recorder("vaultserver-controller"),
-			ClusterUID: clusterUID,
-			MaxBackoff: opts.MaxBackoff,
+			Client:        mgr.GetClient(),
+			Clients:       vaults.Clients,
+			Recorder:      recorder("vaultserver-controller"),
+			ClusterUID:    clusterUID,
+			MaxBackoff:    opts.MaxBackoff,
+			Apps:          everyVaultApp,
+			CountInterval: countInterval,
 		}).SetupWithManager(mgr); err != nil {
 			return fmt.Errorf("VaultServer controller: %w", err)
 		}
@@ -231,12 +245,10 @@ func setupControllers(mgr ctrl.Manager, opts Options, recorder func(controller s
 	}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("VaultApp controller: %w", err)
 	}
-	// With a sharded cache the sweep reads the API server for the VaultApps
-	// of the other shards (orphaned reads each candidate there anyway).
 	if clusterJobs {
 		if err := mgr.Add(&vaultcontroller.OrphanSweeper{
 			Reader:       mgr.GetAPIReader(),
-			Cache:        mgr.GetClient(),
+			Apps:         everyVaultApp,
 			Destinations: vaults,
 			Recorder:     recorder("vaultapp-controller"),
 			Interval:     opts.OrphanSweepInterval,

@@ -58,14 +58,14 @@ func ServesShardedLists(ctx context.Context, cfg *rest.Config, s shard.Shard) (b
 
 // ShardedCacheOptions are CacheOptions for shard s: where the API server
 // filters (serverSide), the informer of VaultApps asks for s's namespaces
-// alone, so that each replica holds its part. The other kinds stay whole:
-// servers and Namespaces are read by every shard, credentials are
-// reconciled by shard 0 alone (see Options.Shard), and shard 0 keeps every
-// VaultApp, for its cluster-wide jobs (a VaultServer's count of VaultApps,
-// its cleanup, which must see the VaultApps of every shard).
+// alone, so that each replica holds its part; shard 0's cluster-wide jobs
+// (a VaultServer's count of VaultApps, its cleanup, the orphan sweep) then
+// read every VaultApp from the API server (Options.SplitCache). The other
+// kinds stay whole: servers and Namespaces are read by every shard, and
+// credentials are reconciled by shard 0 alone (see Options.Shard).
 func ShardedCacheOptions(s shard.Shard, serverSide bool) cache.Options {
 	opts := CacheOptions()
-	if !s.Sharded() || !serverSide || s.RunsClusterJobs() {
+	if !s.Sharded() || !serverSide {
 		return opts
 	}
 	opts.NewInformer = func(lw toolscache.ListerWatcher, obj runtime.Object, resync time.Duration, indexers toolscache.Indexers) toolscache.SharedIndexInformer {

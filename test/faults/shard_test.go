@@ -134,19 +134,19 @@ func testShards(t *testing.T, serverSide bool, shards int) {
 		t.Fatal(err)
 	}
 	for _, e := range watches {
-		// Where the API server filters, the informers of shards other
-		// than 0 watch their range alone; shard 0 keeps every VaultApp for
-		// the cluster's jobs (a server's count, its cleanup).
+		// Where the API server filters, every shard's informer watches its
+		// range alone, shard 0's too: its cluster-wide jobs (a server's
+		// count, its cleanup, the orphan sweep) list the API server.
 		if e.ObjectRef.Resource == "vaultapps" && e.User.Username == harness.ManagerUser {
 			if strings.Contains(e.RequestURI, "shardSelector=") {
 				shardedWatches[e.UserAgent]++
-			} else if serverSide && e.UserAgent != agents[0] {
+			} else if serverSide {
 				t.Errorf("%s watches every VaultApp: %s", e.UserAgent, e.RequestURI)
 			}
 		}
 	}
 	for i, agent := range agents {
-		if want := serverSide && i > 0; (shardedWatches[agent] > 0) != want {
+		if want := serverSide; (shardedWatches[agent] > 0) != want {
 			t.Errorf("shard %d: %d watches of VaultApps with a shardSelector, want some: %t", i, shardedWatches[agent], want)
 		}
 	}
@@ -188,6 +188,78 @@ func testShards(t *testing.T, serverSide bool, shards int) {
 		return
 	}
 	failover(t, w, start, managers[1], createApps, namespaces, owners, agents, offset)
+	sweepAcrossShards(t, w, start, managers, namespaces, owners)
+}
+
+// sweepAcrossShards: shard 0's cache holds its range alone, and its orphan
+// sweep (run at start) reads every VaultApp from the API server. A
+// VaultApp of another range deleted behind the operators' back loses its
+// policy; the live policies of every range are kept without a Vault read.
+func sweepAcrossShards(t *testing.T, w *world, start func(string, int) *harness.Manager, managers []*harness.Manager,
+	namespaces []string, owners map[string]int) {
+	t.Helper()
+	ctx := context.Background()
+	i := slices.IndexFunc(namespaces, func(ns string) bool { return owners[ns] > 1 }) // not shard 1: its leader changed
+	if i < 0 {
+		t.Fatalf("no namespace of shards 2 and up among %v", namespaces)
+	}
+	ns := namespaces[i]
+	managers[0].Stop()
+	managers[owners[ns]].Stop()
+	orphan := &vaultv1beta1.VaultApp{}
+	if err := w.c.Get(ctx, client.ObjectKey{Namespace: ns, Name: appName(0)}, orphan); err != nil {
+		t.Fatal(err)
+	}
+	orphan.Finalizers = nil
+	if err := w.c.Update(ctx, orphan); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.c.Delete(ctx, orphan); err != nil {
+		t.Fatal(err)
+	}
+	vc, err := w.vault.AdminClient()
+	if err != nil {
+		t.Fatal(err)
+	}
+	orphanPolicy := "app." + ns + "." + appName(0)
+	if text, err := vc.Sys().GetPolicyWithContext(ctx, orphanPolicy); err != nil || text == "" {
+		t.Fatalf("policy %s before the sweep: %q, %v; want it there", orphanPolicy, text, err)
+	}
+
+	shard0 := start("shard-0-again", 0)
+	deadline := time.Now().Add(time.Minute)
+	for !strings.Contains(shard0.Log(), "removed orphaned Vault policies and roles") {
+		if time.Now().After(deadline) {
+			t.Fatalf("shard 0's sweep removed nothing in a minute; its log ends:\n%s", lastLines(shard0.Log(), 15))
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	if text, err := vc.Sys().GetPolicyWithContext(ctx, orphanPolicy); err != nil || text != "" {
+		t.Errorf("shard 0's sweep left the orphaned policy %s of shard %d's range (%v)", orphanPolicy, owners[ns], err)
+	}
+	var live vaultv1beta1.VaultAppList
+	if err := w.c.List(ctx, &live); err != nil {
+		t.Fatal(err)
+	}
+	own := 0
+	for _, app := range live.Items {
+		if text, err := vc.Sys().GetPolicyWithContext(ctx, "app."+app.Namespace+"."+app.Name); err != nil || text == "" {
+			t.Errorf("policy of live VaultApp %s/%s after the sweep: %q, %v; want it kept", app.Namespace, app.Name, text, err)
+		}
+		if owners[app.Namespace] == 0 {
+			own++
+		}
+	}
+	// Its own VaultApps are read once each as it takes its range; the
+	// other ranges' live policies are known from the API server's list,
+	// so the sweep reads the orphan alone.
+	metrics, err := shard0.Metrics()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if reads := harness.Sum(metrics, "vko_vault_requests_total", map[string]string{"operation": "read_policy"}); reads > float64(own+1) {
+		t.Errorf("shard 0 read %.0f policies, want at most its %d VaultApps' and the orphan: the sweep read live policies of other ranges", reads, own)
+	}
 }
 
 // failover kills shard 1's leader with its standby running: the standby
@@ -213,9 +285,10 @@ func failover(t *testing.T, w *world, start func(string, int) *harness.Manager, 
 	}
 }
 
-// From one replica to two shards: while the unsharded leader runs, the
-// shards' leaders hold their reconciles (it alone writes); once it stops,
-// they take over within seconds, each its range.
+// From one replica to two shards, then from two to three: while the
+// leaders of the old count run, those of the new one hold their reconciles
+// (the old alone write); once the old stop, the new take over within
+// seconds, each its range.
 func TestShardCountChangedUnderLoad(t *testing.T) {
 	ctx := context.Background()
 	w := newWorld(t)
@@ -232,7 +305,8 @@ func TestShardCountChangedUnderLoad(t *testing.T) {
 		t.Cleanup(m.Stop)
 		return m
 	}
-	namespaces := []string{"orders", "payments"} // shard 0's, shard 1's
+	// Of shards 0, 1 of 2 and 0, 1, 2 of 3 (the hash is fixed).
+	namespaces := []string{"orders", "payments", "auth", "marketing"}
 	for _, ns := range namespaces {
 		if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
 			t.Fatal(err)
@@ -249,48 +323,67 @@ func TestShardCountChangedUnderLoad(t *testing.T) {
 		}
 		created++
 	}
-	whole := start("unsharded")
+	// writersSince checks who wrote the VaultApps since offset: by
+	// namespace, the replica of count shards whose range holds it.
+	writersSince := func(offset int64, shards int, when string) int64 {
+		t.Helper()
+		events, next, err := w.cluster.AuditEvents(offset)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for ns, by := range writersByNamespace(events) {
+			want := "vault-keycloak-operator (shard all)"
+			for i := range shards {
+				if s := (shard.Shard{Index: i, Count: shards}); shards > 1 && s.Owns(ns) {
+					want = "vault-keycloak-operator (shard " + s.String() + ")"
+				}
+			}
+			if len(by) != 1 || !by[want] {
+				t.Errorf("%s, VaultApps of %s written by %v, want by %q alone", when, ns, keys(by), want)
+			}
+		}
+		return next
+	}
+	var running []*harness.Manager
+	startCount := func(shards int) {
+		running = running[:0]
+		if shards == 1 {
+			running = append(running, start("unsharded"))
+			return
+		}
+		for i := range shards {
+			running = append(running, start(fmt.Sprintf("shard-%d-of-%d", i, shards), fmt.Sprintf("--shards=%d", shards), fmt.Sprintf("--shard-index=%d", i)))
+		}
+	}
+	startCount(1)
 	createApps()
-	waitAllIn(t, w, namespaces, 2*created, time.Minute)
+	waitAllIn(t, w, namespaces, len(namespaces)*created, time.Minute)
 	_, offset, err := w.cluster.AuditEvents(0)
 	if err != nil {
 		t.Fatal(err)
 	}
 
-	// The new count's replicas start beside the old leader: it goes on alone.
-	start("shard-0", "--shards=2", "--shard-index=0")
-	start("shard-1", "--shards=2", "--shard-index=1")
-	for range 3 {
-		createApps()
-		waitAllIn(t, w, namespaces, 2*created, time.Minute)
-	}
-	events, offset, err := w.cluster.AuditEvents(offset)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for ns, by := range writersByNamespace(events) {
-		if len(by) != 1 || !by["vault-keycloak-operator (shard all)"] {
-			t.Errorf("with the unsharded leader running, VaultApps of %s written by %v, want by it alone", ns, keys(by))
+	for _, step := range []struct{ from, to int }{{1, 2}, {2, 3}} {
+		// The new count's replicas start beside the old leaders: they go on alone.
+		old := slices.Clone(running)
+		startCount(step.to)
+		for range 3 {
+			createApps()
+			waitAllIn(t, w, namespaces, len(namespaces)*created, time.Minute)
 		}
-	}
+		offset = writersSince(offset, step.from, fmt.Sprintf("with the leaders of %d running beside %d", step.from, step.to))
 
-	// It stops (a rollout ends): the shards take over, each its range.
-	whole.Stop()
-	stopped := time.Now()
-	createApps()
-	waitAllIn(t, w, namespaces, 2*created, time.Minute)
-	if took := time.Since(stopped); took > 20*time.Second {
-		t.Errorf("the shards took %s over from the stopped leader, want within the failover bound (20 s)", took.Round(time.Second))
-	}
-	events, _, err = w.cluster.AuditEvents(offset)
-	if err != nil {
-		t.Fatal(err)
-	}
-	agents := map[string]string{"orders": "vault-keycloak-operator (shard 0/2)", "payments": "vault-keycloak-operator (shard 1/2)"}
-	for ns, by := range writersByNamespace(events) {
-		if len(by) != 1 || !by[agents[ns]] {
-			t.Errorf("after the unsharded leader stopped, VaultApps of %s written by %v, want by %q alone", ns, keys(by), agents[ns])
+		// They stop (a rollout ends): the new count takes over, each its range.
+		for _, m := range old {
+			m.Stop()
 		}
+		stopped := time.Now()
+		createApps()
+		waitAllIn(t, w, namespaces, len(namespaces)*created, time.Minute)
+		if took := time.Since(stopped); took > 20*time.Second {
+			t.Errorf("%d shards took %s over from the %d stopped, want within the failover bound (20 s)", step.to, took.Round(time.Second), step.from)
+		}
+		offset = writersSince(offset, step.to, fmt.Sprintf("after the leaders of %d stopped", step.from))
 	}
 }
 
@@ -342,6 +435,11 @@ func waitAllIn(t *testing.T, w *world, namespaces []string, n int, timeout time.
 		}
 		time.Sleep(500 * time.Millisecond)
 	}
+}
+
+func lastLines(text string, n int) string {
+	lines := strings.Split(text, "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
 }
 
 func firstLines(text string, n int) string {

@@ -150,7 +150,7 @@ func TestVaultAppWrittenToItsVaultServer(t *testing.T) {
 	mine := vaultclient.RenderPolicy("secret", vaultclient.Owner{Namespace: "shop", Name: "api", UID: "1111-2222", Cluster: testCluster}, nil)
 	gone := vaultclient.RenderPolicy("secret", vaultclient.Owner{Namespace: "shop", Name: "gone", UID: "3333", Cluster: testCluster}, nil)
 	w.vault.Policies[testPolicy], w.vault.Policies["app.shop.gone"] = mine, gone
-	s := &OrphanSweeper{Reader: w.client, Cache: w.client, Destinations: w.r.Destinations, Recorder: w.events}
+	s := &OrphanSweeper{Reader: w.client, Apps: EveryVaultApp{Reader: w.client}, Destinations: w.r.Destinations, Recorder: w.events}
 	removed, err := s.Sweep(context.Background())
 	if err != nil {
 		t.Fatal(err)

@@ -53,10 +53,12 @@ type OrphanSweeper struct {
 	// Reader reads VaultApps from the API server: an object just created
 	// may not be in the cache yet, and its policy must not look orphaned.
 	Reader client.Reader
-	// Cache is the manager's cache of VaultApps: a policy whose VaultApp
-	// is in it is not read at all (most are), so a sweep costs Vault one
-	// list and a read per candidate orphan, not one per VaultApp.
-	Cache client.Reader
+	// Apps are every namespace's VaultApps (the manager's cache, or the
+	// API server in pages where the cache holds one shard): a policy whose
+	// VaultApp is among them is not read at all (most are), so a sweep
+	// costs Vault one list and a read per candidate orphan, not one per
+	// VaultApp. None are known when its Reader is nil.
+	Apps EveryVaultApp
 	// Destinations lists the Vaults to sweep, each with this cluster's
 	// identity there; when nil, Vault and Identity are the one.
 	Destinations Destinations
@@ -166,24 +168,20 @@ func (s *sweep) run(ctx context.Context) ([]string, error) {
 	return removed, errs
 }
 
-// livePolicies are the policy names of the VaultApps in the cache, under
-// this server's identity; none without a cache. Every VaultApp counts,
+// livePolicies are the policy names of every VaultApp, under this
+// server's identity; none without a reader of them. Every VaultApp counts,
 // whichever server it uses: a policy whose VaultApp exists is kept anyway
 // (see orphaned), so reading it would be a request for nothing, and with
 // several servers one Vault would cost a read per VaultApp of the others.
 func (s *sweep) livePolicies(ctx context.Context) (map[string]bool, error) {
 	live := map[string]bool{}
-	if s.Cache == nil {
+	if s.Apps.Reader == nil {
 		return live, nil
 	}
-	var apps vaultv1beta1.VaultAppList
-	if err := s.Cache.List(ctx, &apps); err != nil {
-		return nil, fmt.Errorf("list VaultApps: %w", err)
-	}
-	for i := range apps.Items {
-		live[s.Identity.policyName(apps.Items[i].Namespace, apps.Items[i].Name)] = true
-	}
-	return live, nil
+	err := s.Apps.Each(ctx, func(a *vaultv1beta1.VaultApp) {
+		live[s.Identity.policyName(a.Namespace, a.Name)] = true
+	})
+	return live, err
 }
 
 // orphaned reads a policy and reports whether this cluster's operator wrote

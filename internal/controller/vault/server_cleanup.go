@@ -75,7 +75,7 @@ func (r *VaultServerReconciler) finalizeServer(ctx context.Context, server *vaul
 // what the other one's VaultApps have live is not this server's to remove.
 func (r *VaultServerReconciler) writesElsewhere(ctx context.Context, o vaultclient.Owner, server string) (bool, error) {
 	var app vaultv1beta1.VaultApp
-	switch err := r.Get(ctx, client.ObjectKey{Namespace: o.Namespace, Name: o.Name}, &app); {
+	switch err := r.everyVaultApp().Get(ctx, client.ObjectKey{Namespace: o.Namespace, Name: o.Name}, &app); {
 	case apierrors.IsNotFound(err):
 		return false, nil
 	case err != nil:

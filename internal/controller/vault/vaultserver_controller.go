@@ -19,7 +19,6 @@ package vault
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sync"
 	"time"
 
@@ -57,6 +56,9 @@ type VaultServerReconciler struct {
 	MaxBackoff time.Duration
 	// CountInterval: DefaultCountInterval when zero.
 	CountInterval time.Duration
+	// Apps reads every namespace's VaultApps, for the count and the
+	// cleanup; the Client (the manager's cache) when its Reader is nil.
+	Apps EveryVaultApp
 
 	// checked remembers each server's last successful check: a reconcile
 	// that only recounts its VaultApps (a burst of them written) does not
@@ -201,17 +203,20 @@ func (r *VaultServerReconciler) check(ctx context.Context, server *vaultv1beta1.
 
 // vaultAppsOn counts the VaultApps that wrote to the server.
 func (r *VaultServerReconciler) vaultAppsOn(ctx context.Context, name string) (int32, error) {
-	var list vaultv1beta1.VaultAppList
-	if err := r.List(ctx, &list); err != nil {
-		return 0, fmt.Errorf("list VaultApps: %w", err)
-	}
 	var n int32
-	for _, a := range list.Items {
+	err := r.everyVaultApp().Each(ctx, func(a *vaultv1beta1.VaultApp) {
 		if a.Status.Server == name {
 			n++
 		}
+	})
+	return n, err
+}
+
+func (r *VaultServerReconciler) everyVaultApp() EveryVaultApp {
+	if r.Apps.Reader == nil {
+		return EveryVaultApp{Reader: r.Client}
 	}
-	return n, nil
+	return r.Apps
 }
 
 // serverOf maps a VaultApp to the VaultServer it wrote to, whose count
