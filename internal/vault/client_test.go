@@ -154,13 +154,13 @@ func TestFreeNamesComeFromARecentListing(t *testing.T) {
 	}
 }
 
-// Past NamesListMax names a listing is not worth its cost: the name is
-// called taken (the caller reads it) and no listing is asked for again for
-// a while, so a burst's cost per object no longer grows with the fleet.
-func TestFreeStopsListingPastNamesListMax(t *testing.T) {
+// A listing is worth its size only when enough questions share it: a
+// listing of 4,000 names costs about three requests, so it pays for two
+// questions in half a second, not for one.
+func TestFreeListsOnlyWhereAListingPays(t *testing.T) {
 	var lists atomic.Int32
-	policies := make([]string, 0, NamesListMax+1)
-	for i := range NamesListMax + 1 {
+	policies := make([]string, 0, 2*namesPerRequest)
+	for i := range 2 * namesPerRequest {
 		policies = append(policies, `"app.ns`+strconv.Itoa(i)+`"`)
 	}
 	body := `{"data":{"keys":[` + strings.Join(policies, ",") + `]}}`
@@ -186,16 +186,40 @@ func TestFreeStopsListingPastNamesListMax(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	if c.Free(ctx, "app.ns.new") {
-		t.Errorf("a listing of %d policies called a name free, want it read instead", NamesListMax+1)
+	// The first question: the size is not known yet, a listing is taken.
+	if !c.Free(ctx, "app.ns.new") || lists.Load() != 1 {
+		t.Fatalf("the first question: %d listings, want 1 and the name free", lists.Load())
 	}
-	time.Sleep(NamesMaxAge)
-	for range 5 {
-		if c.Free(ctx, "app.ns.new") {
-			t.Error("a name was called free after a listing too long to be worth it")
-		}
+	// One question in a window, alone: it is read.
+	time.Sleep(2 * NamesMaxAge)
+	if c.Free(ctx, "app.ns.new") {
+		t.Error("a lone question at 4,000 names was answered by a listing, want it read")
 	}
 	if lists.Load() != 1 {
-		t.Errorf("%d listings of more than %d names, want 1 and then none for a while", lists.Load(), NamesListMax)
+		t.Errorf("a lone question at 4,000 names took a listing (%d in all), want none", lists.Load())
+	}
+	// A second one in the same window: a burst that pays for a listing.
+	if !c.Free(ctx, "app.ns.other") || lists.Load() != 2 {
+		t.Errorf("the second question of a window: %d listings, want 2 and the name free", lists.Load())
+	}
+}
+
+func TestWorthListing(t *testing.T) {
+	for _, tc := range []struct {
+		size, questions int
+		want            bool
+	}{
+		{0, 1, true}, // the first: the size is not known
+		{100, 1, true},
+		{namesPerRequest, 1, false}, // a listing as dear as two requests
+		{namesPerRequest, 2, true},
+		{20000, 5, false}, // a fleet of 10,000: 20,000 names cost 11 requests
+		{20000, 6, true},
+		{100000, 10, false}, // 50,000 at bench-scale's pace: reads are cheaper
+		{100000, 26, true},
+	} {
+		if got := worthListing(tc.size, tc.questions); got != tc.want {
+			t.Errorf("worthListing(%d names, %d questions) = %t, want %t", tc.size, tc.questions, got, tc.want)
+		}
 	}
 }

@@ -34,6 +34,7 @@ import (
 	vaultapi "github.com/hashicorp/vault/api"
 	dto "github.com/prometheus/client_model/go"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
@@ -325,11 +326,16 @@ func timeRun[T client.Object](f *fleet, b *testing.B, run string, n int, list cl
 	if err != nil {
 		b.Fatal(err)
 	}
-	w, err := wc.Watch(ctx, list, client.MatchingLabels{runLabel: run})
-	if err != nil {
-		b.Fatal(err)
+	watchFrom := func(resourceVersion string) watch.Interface {
+		w, err := wc.Watch(ctx, list.DeepCopyObject().(client.ObjectList), client.MatchingLabels{runLabel: run},
+			&client.ListOptions{Raw: &metav1.ListOptions{ResourceVersion: resourceVersion}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		return w
 	}
-	defer w.Stop()
+	w := watchFrom("")
+	defer func() { w.Stop() }()
 	created := make(chan T, n)
 	var done func()
 	if work != nil {
@@ -356,19 +362,38 @@ func timeRun[T client.Object](f *fleet, b *testing.B, run string, n int, list cl
 	}()
 	readyAt := map[string]bool{}
 	var times readyTimes
+	seen := func(obj T) {
+		if key := obj.GetNamespace() + "/" + obj.GetName(); ready(obj) && !readyAt[key] {
+			readyAt[key] = true
+			times.ready = append(times.ready, time.Since(start))
+		}
+	}
 	for len(readyAt) < n {
 		select {
 		case ev, ok := <-w.ResultChan():
 			if !ok {
-				b.Fatalf("the watch of run %s ended", run)
-			}
-			obj, isT := ev.Object.(T)
-			if !isT || ev.Type == watch.Deleted || !ready(obj) {
+				// The API server ends a watch after its request timeout (30 to
+				// 60 min by default), which a run at 50,000 may outlast: catch
+				// up from a list, then watch on from it.
+				w.Stop()
+				caughtUp := list.DeepCopyObject().(client.ObjectList)
+				if err := f.c.List(ctx, caughtUp, client.MatchingLabels{runLabel: run}); err != nil {
+					b.Fatalf("the watch of run %s ended, and a list to go on from failed: %v", run, err)
+				}
+				items, err := meta.ExtractList(caughtUp)
+				if err != nil {
+					b.Fatal(err)
+				}
+				for _, item := range items {
+					if obj, isT := item.(T); isT {
+						seen(obj)
+					}
+				}
+				w = watchFrom(caughtUp.GetResourceVersion())
 				continue
 			}
-			if key := obj.GetNamespace() + "/" + obj.GetName(); !readyAt[key] {
-				readyAt[key] = true
-				times.ready = append(times.ready, time.Since(start))
+			if obj, isT := ev.Object.(T); isT && ev.Type != watch.Deleted {
+				seen(obj)
 			}
 		case <-ctx.Done():
 			b.Fatalf("run %s: %d of %d Ready after %s; manager log:\n%s", run, len(readyAt), n, timeout, f.manager.LogTail(30))

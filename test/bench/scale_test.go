@@ -130,13 +130,8 @@ func BenchmarkScale(b *testing.B) {
 // the last reading (its leader election's Lease apart).
 func (f *fleet) managerRequests(b *testing.B) int {
 	b.Helper()
-	count := 0
-	for _, e := range f.auditSince(b) {
-		if e.User.Username == harness.ManagerUser && e.ObjectRef.Resource != "leases" {
-			count++
-		}
-	}
-	return count
+	reads, writes := f.managerAPI(b)
+	return reads + total(writes)
 }
 
 // restart is a restarted manager's start-up and its first pass.
@@ -188,16 +183,8 @@ func (f *fleet) restartMeasured(b *testing.B) restart {
 	}
 	st.Vault = harness.Difference(f.vaultCounts(), vBefore)
 	st.Keycloak = harness.Difference(f.keycloakProxy.Counts(), kBefore)
-	for _, e := range f.auditSince(b) {
-		switch {
-		case e.User.Username != harness.ManagerUser || e.ObjectRef.Resource == "leases":
-		case !e.Write():
-			st.APIReads++
-		case e.ObjectRef.Resource == "events" && strings.HasPrefix(e.ObjectRef.Name, harness.LeaderLeaseName):
-		default:
-			st.APIWrites++
-		}
-	}
+	reads, writes := f.managerAPI(b)
+	st.APIReads, st.APIWrites = reads, total(writes)
 	b.Logf("S3/S4 a restarted manager: caches synced %s, first reconcile %s, every object reconciled once %s: Vault %v, Keycloak %v, API writes %d, reads %d",
 		st.Synced, st.FirstReconcile, st.PassDone, st.Vault, st.Keycloak, st.APIWrites, st.APIReads)
 	return st

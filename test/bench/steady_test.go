@@ -59,34 +59,52 @@ func (f *fleet) restartInStep(b *testing.B) steadyState {
 		Keycloak:  harness.Difference(f.keycloakProxy.Counts(), kBefore),
 		APIWrites: map[string]int{},
 	}
-	for _, e := range f.auditSince(b) {
-		if e.User.Username != harness.ManagerUser {
-			continue
-		}
-		if !e.Write() {
-			st.APIReads++
-			continue
-		}
-		if e.ObjectRef.Resource == "leases" || (e.ObjectRef.Resource == "events" && e.ObjectRef.Namespace == operatorNamespace && strings.HasPrefix(e.ObjectRef.Name, harness.LeaderLeaseName)) {
-			continue // leader election: its lease, and the Event that says who leads; not per object
-		}
-		st.APIWrites[fmt.Sprintf("%s %s/%s", e.Verb, e.ObjectRef.Resource, e.ObjectRef.Subresource)]++
-	}
+	st.APIReads, st.APIWrites = f.managerAPI(b)
 	st.VaultReadsPer = float64(st.Vault["read"]) / float64(shape.Size)
 	st.KeycloakReadsP = float64(st.Keycloak["read"]) / float64(shape.Size)
 	b.Logf("P2 one period (%s) from a restart: Vault %v, Keycloak %v, API writes %v, API reads %d", shape.Refresh, st.Vault, st.Keycloak, st.APIWrites, st.APIReads)
 	return st
 }
 
-// auditSince returns the audit events written since the last call.
+// auditSince returns the manager's requests in the audit log since the
+// last call.
 func (f *fleet) auditSince(b *testing.B) []harness.AuditEvent {
 	b.Helper()
-	events, offset, err := f.cluster.AuditEvents(f.auditOffset)
+	events, offset, err := f.cluster.AuditEventsBy(f.auditOffset, harness.ManagerUser)
 	if err != nil {
 		b.Fatal(err)
 	}
 	f.auditOffset = offset
 	return events
+}
+
+// managerAPI counts the manager's API-server requests since the last
+// reading: reads, and writes by "verb resource/subresource". Leader
+// election is left out (its Lease, and the Event that says who leads):
+// it is not per object.
+func (f *fleet) managerAPI(b *testing.B) (reads int, writes map[string]int) {
+	b.Helper()
+	writes = map[string]int{}
+	for _, e := range f.auditSince(b) {
+		switch {
+		case e.ObjectRef.Resource == "leases":
+		case !e.Write():
+			reads++
+		case e.ObjectRef.Resource == "events" && e.ObjectRef.Namespace == operatorNamespace && strings.HasPrefix(e.ObjectRef.Name, harness.LeaderLeaseName):
+		default:
+			writes[fmt.Sprintf("%s %s/%s", e.Verb, e.ObjectRef.Resource, e.ObjectRef.Subresource)]++
+		}
+	}
+	return reads, writes
+}
+
+// total is the sum of counts.
+func total(counts map[string]int) int {
+	n := 0
+	for _, c := range counts {
+		n += c
+	}
+	return n
 }
 
 // logins is P3's figures for the manager started in restartInStep.
