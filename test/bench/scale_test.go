@@ -193,8 +193,8 @@ func (f *fleet) restartMeasured(b *testing.B) restart {
 // shardsMemory runs the manager as count shards side by side (the single
 // replica stopped first: its Lease handed back), waits until each has
 // synced its caches and the machine is at rest again, and returns each
-// one's peak RSS. Shard 0 keeps every VaultApp and every credential
-// (docs/design.md): the others hold their range of VaultApps.
+// one's peak RSS. Each holds its range of VaultApps; shard 0 also every
+// credential (docs/design.md).
 func (f *fleet) shardsMemory(b *testing.B, count int) []int64 {
 	b.Helper()
 	f.stopManager()
