@@ -79,7 +79,7 @@ func main() {
 				"so this replica caches every namespace's objects and reconciles its own", "shard", opts.Shard.String())
 		}
 	}
-	opts.SplitCache = serverSide
+	opts.SplitCache = manager.SplitsCache(opts.Shard, serverSide)
 	mgr, err := ctrl.NewManager(cfg, flags.managerOptions(opts.Shard, serverSide))
 	if err != nil {
 		setupLog.Error(err, "unable to create manager")

@@ -65,7 +65,7 @@ func ServesShardedLists(ctx context.Context, cfg *rest.Config, s shard.Shard) (b
 // credentials are reconciled by shard 0 alone (see Options.Shard).
 func ShardedCacheOptions(s shard.Shard, serverSide bool) cache.Options {
 	opts := CacheOptions()
-	if !s.Sharded() || !serverSide {
+	if !SplitsCache(s, serverSide) {
 		return opts
 	}
 	opts.NewInformer = func(lw toolscache.ListerWatcher, obj runtime.Object, resync time.Duration, indexers toolscache.Indexers) toolscache.SharedIndexInformer {
@@ -76,3 +76,10 @@ func ShardedCacheOptions(s shard.Shard, serverSide bool) cache.Options {
 	}
 	return opts
 }
+
+// SplitsCache says whether shard s's cache holds its own range of
+// VaultApps alone (ShardedCacheOptions), and so whether its cluster-wide
+// jobs must read the API server (Options.SplitCache): both follow from it,
+// since a cleanup that read a split cache would take another range's live
+// VaultApp for gone.
+func SplitsCache(s shard.Shard, serverSide bool) bool { return s.Sharded() && serverSide }

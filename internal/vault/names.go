@@ -75,6 +75,10 @@ const namesPerRequest = 2000
 // a listing is taken only where it pays: the first question (size unknown)
 // and bursts fast enough for the fleet's size; otherwise names are read,
 // at a cost per object that stays flat at any size.
+//
+// The listing's two requests (policies, roles) against the first
+// question's two reads are a tie, settled for the listing, which the
+// burst's next questions share: hence 1 + size/namesPerRequest.
 func worthListing(size, questions int) bool {
 	return 2*questions > 1+size/namesPerRequest
 }

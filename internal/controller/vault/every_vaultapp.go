@@ -43,7 +43,9 @@ type EveryVaultApp struct {
 const everyVaultAppPage = 500
 
 // Each calls fn with every VaultApp, which fn must not change (from a
-// cache it is the cache's own object).
+// cache it shares its maps and slices with the cache's object). A page
+// that fails (an expired continue token among others) fails the whole:
+// callers act on every VaultApp or on none.
 func (e EveryVaultApp) Each(ctx context.Context, fn func(*vaultv1beta1.VaultApp)) error {
 	opts := &client.ListOptions{UnsafeDisableDeepCopy: ptr.To(!e.Paged)}
 	for {

@@ -22,6 +22,7 @@ import (
 	"strconv"
 	"testing"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -34,10 +35,16 @@ type pagedVaultApps struct {
 	client.Reader
 	n, lists int
 	limits   []int64
+	// failAt: the list of that number (from 1) fails, as an expired
+	// continue token does.
+	failAt int
 }
 
 func (p *pagedVaultApps) List(_ context.Context, list client.ObjectList, opts ...client.ListOption) error {
 	p.lists++
+	if p.lists == p.failAt {
+		return apierrors.NewResourceExpired("the continue token is too old")
+	}
 	o := (&client.ListOptions{}).ApplyOptions(opts)
 	p.limits = append(p.limits, o.Limit)
 	from := 0
@@ -90,5 +97,15 @@ func TestEveryVaultAppReadsEveryPage(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A page that fails fails the whole: the count, the cleanup and the sweep
+// act on every VaultApp or on none.
+func TestEveryVaultAppFailsWithAPage(t *testing.T) {
+	r := &pagedVaultApps{n: 2*everyVaultAppPage + 1, failAt: 2}
+	err := (EveryVaultApp{Reader: r, Paged: true}).Each(context.Background(), func(*vaultv1beta1.VaultApp) {})
+	if !apierrors.IsResourceExpired(err) {
+		t.Errorf("a failed second page: Each returned %v, want the page's error", err)
 	}
 }

@@ -75,6 +75,11 @@ type sweep struct {
 	*OrphanSweeper
 	Vault    VaultAPI
 	Identity Identity
+	// apps are every VaultApp's namespace and name, listed once per sweep
+	// of every server.
+	apps []client.ObjectKey
+	// read counts the candidates read: the policies not known live.
+	read int
 }
 
 // NeedLeaderElection: only the leader writes to Vault.
@@ -88,10 +93,11 @@ func (s *OrphanSweeper) Start(ctx context.Context) error {
 		interval = DefaultOrphanSweepInterval
 	}
 	for {
-		if removed, err := s.Sweep(ctx); err != nil {
+		if removed, read, err := s.sweepAll(ctx); err != nil {
 			log.Error(err, "sweep for orphaned Vault policies")
 		} else if len(removed) > 0 {
-			log.Info("removed orphaned Vault policies and roles", "names", removed)
+			// policiesRead: the candidates read, those of no VaultApp listed.
+			log.Info("removed orphaned Vault policies and roles", "names", removed, "policiesRead", read)
 		}
 		select {
 		case <-ctx.Done():
@@ -105,19 +111,33 @@ func (s *OrphanSweeper) Start(ctx context.Context) error {
 // gone, with the role of the same name when that role grants it, and
 // returns their names. One server that fails does not stop the others.
 func (s *OrphanSweeper) Sweep(ctx context.Context) ([]string, error) {
+	removed, _, err := s.sweepAll(ctx)
+	return removed, err
+}
+
+// sweepAll is Sweep, with the number of candidate policies it read.
+func (s *OrphanSweeper) sweepAll(ctx context.Context) ([]string, int, error) {
+	apps, err := s.liveApps(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
 	if s.Destinations == nil {
-		return (&sweep{OrphanSweeper: s, Vault: s.Vault, Identity: s.Identity}).run(ctx)
+		one := &sweep{OrphanSweeper: s, Vault: s.Vault, Identity: s.Identity, apps: apps}
+		removed, err := one.run(ctx)
+		return removed, one.read, err
 	}
 	var removed []string
+	read := 0
 	servers, errs := s.Destinations.All(ctx)
 	for _, srv := range servers {
-		names, err := (&sweep{OrphanSweeper: s, Vault: srv.Vault, Identity: srv.Identity}).run(ctx)
-		removed = append(removed, names...)
+		one := &sweep{OrphanSweeper: s, Vault: srv.Vault, Identity: srv.Identity, apps: apps}
+		names, err := one.run(ctx)
+		removed, read = append(removed, names...), read+one.read
 		if err != nil {
 			errs = errors.Join(errs, fmt.Errorf("sweep %s: %w", serverLabel(srv.Name), err))
 		}
 	}
-	return removed, errs
+	return removed, read, errs
 }
 
 // serverLabel names a server in messages.
@@ -136,16 +156,14 @@ func (s *sweep) run(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	live, err := s.livePolicies(ctx)
-	if err != nil {
-		return nil, err
-	}
+	live := s.livePolicies()
 	var removed []string
 	var errs error
 	for _, name := range names {
 		if live[name] {
 			continue
 		}
+		s.read++
 		gone, owner, err := s.orphaned(ctx, name)
 		if err != nil {
 			errs = errors.Join(errs, err)
@@ -168,20 +186,30 @@ func (s *sweep) run(ctx context.Context) ([]string, error) {
 	return removed, errs
 }
 
-// livePolicies are the policy names of every VaultApp, under this
-// server's identity; none without a reader of them. Every VaultApp counts,
-// whichever server it uses: a policy whose VaultApp exists is kept anyway
-// (see orphaned), so reading it would be a request for nothing, and with
-// several servers one Vault would cost a read per VaultApp of the others.
-func (s *sweep) livePolicies(ctx context.Context) (map[string]bool, error) {
-	live := map[string]bool{}
+// liveApps are every VaultApp's namespace and name; none without a
+// reader of them.
+func (s *OrphanSweeper) liveApps(ctx context.Context) ([]client.ObjectKey, error) {
+	var keys []client.ObjectKey
 	if s.Apps.Reader == nil {
-		return live, nil
+		return nil, nil
 	}
 	err := s.Apps.Each(ctx, func(a *vaultv1beta1.VaultApp) {
-		live[s.Identity.policyName(a.Namespace, a.Name)] = true
+		keys = append(keys, client.ObjectKey{Namespace: a.Namespace, Name: a.Name})
 	})
-	return live, err
+	return keys, err
+}
+
+// livePolicies are the policy names of every VaultApp, under this
+// server's identity. Every VaultApp counts, whichever server it uses: a
+// policy whose VaultApp exists is kept anyway (see orphaned), so reading
+// it would be a request for nothing, and with several servers one Vault
+// would cost a read per VaultApp of the others.
+func (s *sweep) livePolicies() map[string]bool {
+	live := make(map[string]bool, len(s.apps))
+	for _, k := range s.apps {
+		live[s.Identity.policyName(k.Namespace, k.Name)] = true
+	}
+	return live
 }
 
 // orphaned reads a policy and reports whether this cluster's operator wrote
