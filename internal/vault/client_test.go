@@ -97,11 +97,8 @@ func TestA403LogsInAgainOnlyWhenTheTokenIsGone(t *testing.T) {
 func TestFreeNamesComeFromARecentListing(t *testing.T) {
 	var lists atomic.Int32
 	var refuseRoles atomic.Bool
-	vault := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
+	c := rootClientOf(t, func(w http.ResponseWriter, r *http.Request) {
 		switch {
-		case r.URL.Path == "/v1/auth/token/lookup-self":
-			_, _ = io.WriteString(w, `{"data":{"ttl":0}}`)
 		case r.URL.Path == "/v1/sys/policies/acl" && r.URL.Query().Get("list") == "true":
 			lists.Add(1)
 			_, _ = io.WriteString(w, `{"data":{"keys":["default","app.ns.taken"]}}`)
@@ -117,14 +114,7 @@ func TestFreeNamesComeFromARecentListing(t *testing.T) {
 		default:
 			http.NotFound(w, r)
 		}
-	}))
-	defer vault.Close()
-	cfg := ConfigFromEnv()
-	cfg.Address, cfg.Token = vault.URL, "root"
-	c, err := New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	})
 	ctx := context.Background()
 	for name, want := range map[string]bool{"app.ns.new": true, "app.ns.taken": false, "app.ns.role-only": false} {
 		if got := c.Free(ctx, name); got != want {
@@ -164,11 +154,8 @@ func TestFreeListsOnlyWhereAListingPays(t *testing.T) {
 		policies = append(policies, `"app.ns`+strconv.Itoa(i)+`"`)
 	}
 	body := `{"data":{"keys":[` + strings.Join(policies, ",") + `]}}`
-	vault := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
+	c := rootClientOf(t, func(w http.ResponseWriter, r *http.Request) {
 		switch {
-		case r.URL.Path == "/v1/auth/token/lookup-self":
-			_, _ = io.WriteString(w, `{"data":{"ttl":0}}`)
 		case r.URL.Path == "/v1/sys/policies/acl" && r.URL.Query().Get("list") == "true":
 			lists.Add(1)
 			_, _ = io.WriteString(w, body)
@@ -177,14 +164,7 @@ func TestFreeListsOnlyWhereAListingPays(t *testing.T) {
 		default:
 			http.NotFound(w, r)
 		}
-	}))
-	defer vault.Close()
-	cfg := ConfigFromEnv()
-	cfg.Address, cfg.Token = vault.URL, "root"
-	c, err := New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	})
 	ctx := context.Background()
 	// The first question: the size is not known yet, a listing is taken.
 	if !c.Free(ctx, "app.ns.new") || lists.Load() != 1 {
@@ -222,4 +202,26 @@ func TestWorthListing(t *testing.T) {
 			t.Errorf("worthListing(%d names, %d questions) = %t, want %t", tc.size, tc.questions, got, tc.want)
 		}
 	}
+}
+
+// rootClientOf is a Client with a root token of a test Vault that answers
+// the token's lookup itself and everything else with h, in JSON.
+func rootClientOf(t *testing.T, h http.HandlerFunc) *Client {
+	t.Helper()
+	vault := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if r.URL.Path == "/v1/auth/token/lookup-self" {
+			_, _ = io.WriteString(w, `{"data":{"ttl":0}}`)
+			return
+		}
+		h(w, r)
+	}))
+	t.Cleanup(vault.Close)
+	cfg := ConfigFromEnv()
+	cfg.Address, cfg.Token = vault.URL, "root"
+	c, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
