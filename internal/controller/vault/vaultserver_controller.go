@@ -122,9 +122,15 @@ func (r *VaultServerReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 func (r *VaultServerReconciler) checkNow(ctx context.Context, server *vaultv1beta1.VaultServer) (ctrl.Result, error) {
 	version, err := r.check(ctx, server)
 	r.noteCheck(server, err)
-	apps, err2 := r.vaultAppsOn(ctx, server.Name)
-	if err2 != nil {
-		return ctrl.Result{}, errors.Join(err, err2)
+	apps := server.Status.VaultApps
+	// Read from the API server (a split cache), the count waits for a
+	// check that succeeds: a Vault down would otherwise page through every
+	// VaultApp at each retry.
+	if err == nil || !r.everyVaultApp().Paged {
+		var err2 error
+		if apps, err2 = r.vaultAppsOn(ctx, server.Name); err2 != nil {
+			return ctrl.Result{}, errors.Join(err, err2)
+		}
 	}
 	var event *serverEvent
 	server.Status, event = decideServerStatus(server, r.ClusterUID, version, err, apps)

@@ -24,6 +24,7 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"errors"
 	"fmt"
 	"math/big"
 	"strings"
@@ -334,5 +335,39 @@ func TestDecideServerStatus(t *testing.T) {
 	s.Status, s.Generation = st, 2 // another server
 	if st, _ = decideServerStatus(s, "uid-1", "", down, 3); st.Version != "" {
 		t.Fatalf("version %q kept through a change of server", st.Version)
+	}
+}
+
+// Where every VaultApp is read from the API server (a split cache), a
+// check that fails keeps the last count instead of paging through every
+// VaultApp at each retry; the next check that succeeds counts.
+func TestVaultServerCountWaitsForACheckFromTheAPIServer(t *testing.T) {
+	server := centralVault()
+	server.Status.VaultApps = 7
+	scheme := runtime.NewScheme()
+	_ = corev1.AddToScheme(scheme)
+	_ = vaultv1beta1.AddToScheme(scheme)
+	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(server).WithStatusSubresource(server).Build()
+	apps := &pagedVaultApps{n: 3}
+	checker := &fakeChecker{Vault: vaultfake.New(), err: errors.New("connection refused")}
+	r := &VaultServerReconciler{Client: c, Recorder: events.NewFakeRecorder(10), ClusterUID: "uid-1",
+		Clients: &ServerClients{Reader: c, New: func(vaultclient.Config) (ServerClient, error) { return checker, nil }},
+		Apps:    EveryVaultApp{Reader: apps, Paged: true}}
+	for range 3 {
+		_, _ = r.Reconcile(context.Background(), ctrl.Request{NamespacedName: client.ObjectKey{Name: "central"}})
+	}
+	if apps.lists != 0 {
+		t.Errorf("three failed checks listed VaultApps %d times, want none", apps.lists)
+	}
+	var got vaultv1beta1.VaultServer
+	if err := c.Get(context.Background(), client.ObjectKey{Name: "central"}, &got); err != nil || got.Status.VaultApps != 7 {
+		t.Errorf("count after failed checks %d (%v), want the last one, 7", got.Status.VaultApps, err)
+	}
+	checker.err, checker.version = nil, "1.21.0"
+	if _, err := r.Reconcile(context.Background(), ctrl.Request{NamespacedName: client.ObjectKey{Name: "central"}}); err != nil {
+		t.Fatal(err)
+	}
+	if apps.lists != 1 {
+		t.Errorf("a check that succeeded listed VaultApps %d times, want once", apps.lists)
 	}
 }
