@@ -162,6 +162,10 @@ func StartProcessClusterWith(dir string, opts ClusterOptions) (*ProcessCluster, 
 		return nil, err
 	}
 	env.ControlPlane.Etcd = &envtest.Etcd{DataDir: etcdDir}
+	// etcd refuses writes past its quota (2 GiB by default), which
+	// bench-scale's 50,000 objects of each kind, their Secrets and Events
+	// with the revisions between compactions may reach.
+	env.ControlPlane.Etcd.Configure().Set("quota-backend-bytes", strconv.Itoa(8<<30))
 	cfg, err := env.Start()
 	if err != nil {
 		return nil, fmt.Errorf("start kube-apiserver and etcd: %w", err)
