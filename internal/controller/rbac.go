@@ -53,6 +53,11 @@ package controller
 // ClusterRole (a token of any ServiceAccount is that workload's identity).
 // +kubebuilder:rbac:groups="",namespace=system,resources=serviceaccounts/token,verbs=create,resourceNames=vault-keycloak-operator-controller-manager
 
+// Rotations across shards (secrets.RotationSignal): a ConfigMap per
+// KeycloakServer in the operator's own namespace, written with optimistic
+// locking, watched by every shard (selected by their label).
+// +kubebuilder:rbac:groups="",namespace=system,resources=configmaps,verbs=get;list;watch;create;update
+
 // The operator's own ServiceMonitor and PrometheusRule, in its namespace,
 // where the cluster serves them (internal/monitoring): owned by its
 // Deployment, which it reads by name for the owner reference.

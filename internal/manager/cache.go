@@ -21,6 +21,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -60,10 +61,13 @@ func NewScheme() *runtime.Scheme {
 // bytes per key. Other Secrets (a KeycloakServer's credentials, a CA, a
 // foreign Secret in the way) are read from the API server directly; see
 // credentialsCache for how the credentials are watched.
-func CacheOptions() cache.Options {
+func CacheOptions() cache.Options { return cacheOptionsOf(secretscontroller.ManagedSecrets()) }
+
+// cacheOptionsOf are CacheOptions holding the Secrets secrets selects.
+func cacheOptionsOf(secrets labels.Selector) cache.Options {
 	return cache.Options{
 		ByObject: map[client.Object]cache.ByObject{
-			&corev1.Secret{}: {Label: secretscontroller.ManagedSecrets(), Transform: secretscontroller.DigestSecret},
+			&corev1.Secret{}: {Label: secrets, Transform: secretscontroller.DigestSecret},
 		},
 		// managedFields are never read, and are most of an object's
 		// metadata: a forged Secret with the operator's labels costs less.
@@ -73,7 +77,8 @@ func CacheOptions() cache.Options {
 
 // credentialsCache is a second cache, of the operator's namespace alone,
 // through which the KeycloakServer controller watches the metadata of the
-// credentials Secrets (never their data). Nil without a namespace.
+// credentials Secrets (never their data), and every shard the ConfigMaps
+// of rotations. Nil without a namespace.
 func credentialsCache(mgr ctrl.Manager, namespace string) (cache.Cache, error) {
 	if namespace == "" {
 		return nil, nil
@@ -83,6 +88,8 @@ func credentialsCache(mgr ctrl.Manager, namespace string) (cache.Cache, error) {
 		Scheme:            mgr.GetScheme(),
 		Mapper:            mgr.GetRESTMapper(),
 		DefaultNamespaces: map[string]cache.Config{namespace: {}},
+		// Of ConfigMaps, the rotations' alone (secrets.RotationSignal).
+		ByObject: map[client.Object]cache.ByObject{&corev1.ConfigMap{}: {Label: secretscontroller.RotationsConfigMaps()}},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("cache of the credentials Secrets in %s: %w", namespace, err)

@@ -130,16 +130,16 @@ type Options struct {
 	// MonitoringInterval is how often the installer looks again for the
 	// Prometheus Operator's API; monitoring.DefaultInterval if zero.
 	MonitoringInterval time.Duration
-	// Shard is the part of the namespaces whose VaultApps this replica
-	// reconciles (the zero value: all). Only shard 0 runs what is done once
-	// per cluster: the servers' controllers, the orphan sweep, the storage
-	// migration, the monitoring install, and the credentials: a rotation
-	// coordinates every reader of a client, in one process (its other
-	// rotations, the readers it wakes, the secret each remembers).
+	// Shard is the part of the namespaces whose VaultApps and
+	// KeycloakClientCredentials this replica reconciles (the zero value:
+	// all). Only shard 0 runs what is done once per cluster: the servers'
+	// controllers, the orphan sweep, the storage migration, the monitoring
+	// install. A rotation reaches the readers of its client on other
+	// shards through the API server (secrets.RotationSignal).
 	Shard shard.Shard
 	// SplitCache: the API server sends this shard its own namespaces'
-	// VaultApps alone (see ShardedCacheOptions), so shard 0's cluster-wide
-	// jobs read every VaultApp from the API server.
+	// VaultApps and credentials alone (see ShardedCacheOptions), so the
+	// jobs that must see all of them read the API server.
 	SplitCache bool
 	// OrphanSweepInterval is how often Vault is searched for policies of
 	// VaultApps that no longer exist; DefaultOrphanSweepInterval if zero.
@@ -257,25 +257,26 @@ func setupControllers(mgr ctrl.Manager, opts Options, recorder func(controller s
 		}
 	}
 
-	if !clusterJobs {
-		return nil
-	}
 	credentials, err := credentialsCache(mgr, opts.OperatorNamespace)
 	if err != nil {
 		return err
 	}
 	keycloaks := &secretscontroller.ClientSource{Reader: mgr.GetAPIReader(), Namespace: opts.OperatorNamespace, Pool: keycloak.NewPool()}
+	var rotations *secretscontroller.RotationSignal
 	if credentials != nil {
 		keycloaks.Metadata = credentials
+		rotations = &secretscontroller.RotationSignal{Client: mgr.GetClient(), Cache: credentials, Namespace: opts.OperatorNamespace}
 	}
-	if err := (&secretscontroller.KeycloakServerReconciler{
-		Client:      mgr.GetClient(),
-		Clients:     keycloaks,
-		Recorder:    recorder("keycloakserver-controller"),
-		MaxBackoff:  opts.MaxBackoff,
-		Credentials: credentials,
-	}).SetupWithManager(mgr); err != nil {
-		return fmt.Errorf("KeycloakServer controller: %w", err)
+	if clusterJobs {
+		if err := (&secretscontroller.KeycloakServerReconciler{
+			Client:      mgr.GetClient(),
+			Clients:     keycloaks,
+			Recorder:    recorder("keycloakserver-controller"),
+			MaxBackoff:  opts.MaxBackoff,
+			Credentials: credentials,
+		}).SetupWithManager(mgr); err != nil {
+			return fmt.Errorf("KeycloakServer controller: %w", err)
+		}
 	}
 	if err := (&secretscontroller.KeycloakClientCredentialReconciler{
 		Client:                  mgr.GetClient(),
@@ -284,9 +285,15 @@ func setupControllers(mgr ctrl.Manager, opts Options, recorder func(controller s
 		Recorder:                recorder("keycloakclientcredential-controller"),
 		MaxConcurrentReconciles: opts.MaxConcurrentReconciles,
 		MaxBackoff:              opts.MaxBackoff,
+		Shard:                   opts.Shard,
+		SplitCache:              opts.SplitCache,
+		Rotations:               rotations,
 		Gate:                    gate,
 	}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("KeycloakClientCredential controller: %w", err)
+	}
+	if !clusterJobs {
+		return nil
 	}
 	if opts.InstallMonitoring && opts.OperatorNamespace != "" {
 		if err := addMonitoringInstaller(mgr, opts); err != nil {

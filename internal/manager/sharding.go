@@ -29,7 +29,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
+	secretscontroller "github.com/carbogame/vault-keycloak-operator/internal/controller/secrets"
 	"github.com/carbogame/vault-keycloak-operator/internal/shard"
 )
 
@@ -56,20 +58,23 @@ func ServesShardedLists(ctx context.Context, cfg *rest.Config, s shard.Shard) (b
 	return list.ShardInfo != nil, nil
 }
 
-// ShardedCacheOptions are CacheOptions for shard s: where the API server
-// filters (serverSide), the informer of VaultApps asks for s's namespaces
-// alone, so that each replica holds its part; shard 0's cluster-wide jobs
-// (a VaultServer's count of VaultApps, its cleanup, the orphan sweep) then
-// read every VaultApp from the API server (Options.SplitCache). The other
-// kinds stay whole: servers and Namespaces are read by every shard, and
-// credentials are reconciled by shard 0 alone (see Options.Shard).
+// ShardedCacheOptions are CacheOptions for shard s. Its cache of Secrets
+// holds the ones its own credentials wrote (by their writer's bucket,
+// ManagedSecretsOf: a label selector, served by every API server). Where
+// the API server filters by namespace hash (serverSide), its informers of
+// VaultApps and KeycloakClientCredentials ask for s's namespaces alone,
+// so that each replica holds its part; the jobs that must see every one
+// of them (shard 0's cluster-wide jobs, a rotation's check for another
+// under way) then read the API server (Options.SplitCache). Servers and
+// Namespaces stay whole: every shard reads them.
 func ShardedCacheOptions(s shard.Shard, serverSide bool) cache.Options {
-	opts := CacheOptions()
+	opts := cacheOptionsOf(secretscontroller.ManagedSecretsOf(s))
 	if !SplitsCache(s, serverSide) {
 		return opts
 	}
 	opts.NewInformer = func(lw toolscache.ListerWatcher, obj runtime.Object, resync time.Duration, indexers toolscache.Indexers) toolscache.SharedIndexInformer {
-		if _, ok := obj.(*vaultv1beta1.VaultApp); ok {
+		switch obj.(type) {
+		case *vaultv1beta1.VaultApp, *secretsv1beta1.KeycloakClientCredential:
 			lw = s.ListWatch(lw)
 		}
 		return toolscache.NewSharedIndexInformer(lw, obj, resync, indexers)

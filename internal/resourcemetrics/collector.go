@@ -60,7 +60,7 @@ type cacheSource struct {
 	// so that the series of two replicas do not add up in a sum.
 	elected <-chan struct{}
 	// shard is what the leader reports: what it reconciles (the VaultApps
-	// of its namespaces; on shard 0 the servers and the credentials too).
+	// and credentials of its namespaces; on shard 0 the servers too).
 	// The series of the shards' leaders add up to the cluster's.
 	shard shard.Shard
 }
@@ -73,7 +73,7 @@ func Use(r client.Reader, elected <-chan struct{}, s shard.Shard) {
 
 // reports says whether the source reports the series of kind in namespace.
 func (src *cacheSource) reports(kind, namespace string) bool {
-	if kind == "VaultApp" {
+	if kind == "VaultApp" || kind == "KeycloakClientCredential" {
 		return src.shard.Owns(namespace)
 	}
 	return src.shard.RunsClusterJobs()

@@ -72,9 +72,9 @@ func TestTheGaugeCountsByKindNamespaceAndReadyReason(t *testing.T) {
 		t.Fatalf("series:\n%v\nwant:\n%v", got, want)
 	}
 
-	// The leaders of two shards report the VaultApps of their own
-	// namespaces (shop is shard 0's, api shard 1's), and shard 0 the servers
-	// and the credentials: together, the same series, none twice.
+	// The leaders of two shards report the VaultApps and credentials of
+	// their own namespaces (shop is shard 0's, api shard 1's), and shard 0
+	// the servers: together, the same series, none twice.
 	union := map[string]float64{}
 	for i := range 2 {
 		Use(c, elected, shard.Shard{Index: i, Count: 2})
@@ -82,8 +82,11 @@ func TestTheGaugeCountsByKindNamespaceAndReadyReason(t *testing.T) {
 			if _, twice := union[k]; twice {
 				t.Errorf("%s reported by both shards", k)
 			}
-			if !strings.HasPrefix(k, "VaultApp/") && i != 0 {
+			if strings.HasPrefix(k, "KeycloakServer/") && i != 0 {
 				t.Errorf("%s reported by shard %d, want shard 0 alone", k, i)
+			}
+			if strings.HasPrefix(k, "KeycloakClientCredential/api/") && i != 1 {
+				t.Errorf("%s reported by shard %d, want api's, shard 1", k, i)
 			}
 			union[k] = v
 		}

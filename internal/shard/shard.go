@@ -60,16 +60,19 @@ func (s Shard) Requirement() sharding.ShardRangeRequirement {
 	return sharding.ShardRangeRequirement{Key: NamespaceKey, Start: bound(s.Index, s.Count), End: bound(s.Index+1, s.Count)}
 }
 
-// bound is i/n of the hash space (n at least 1).
+// bound is i/n of the hash space (n at least 1), as the API server writes it.
 func bound(i, n int) string {
-	n = max(n, 1)
-	if i >= n {
+	if i >= max(n, 1) {
 		return "0x10000000000000000"
 	}
+	return fmt.Sprintf("0x%016x", boundInt(i, n))
+}
+
+// boundInt is i/n of the hash space, 2^64 for i = n.
+func boundInt(i, n int) *big.Int {
 	b := new(big.Int).Lsh(big.NewInt(1), 64)
-	b.Mul(b, big.NewInt(int64(i)))
-	b.Div(b, big.NewInt(int64(n)))
-	return fmt.Sprintf("0x%016x", b)
+	b.Mul(b, big.NewInt(int64(min(i, max(n, 1)))))
+	return b.Div(b, big.NewInt(int64(max(n, 1))))
 }
 
 // Selector is the shardSelector of the shard's list and watch requests;

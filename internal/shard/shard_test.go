@@ -18,6 +18,7 @@ package shard
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -111,5 +112,49 @@ func TestLeaseNameAndClusterJobs(t *testing.T) {
 		if got := tc.s.RunsClusterJobs(); got != tc.jobs {
 			t.Errorf("%v: RunsClusterJobs = %v, want %v", tc.s, got, tc.jobs)
 		}
+	}
+}
+
+// A namespace's bucket is among its shard's buckets, for every count; a
+// count that divides 256 gives each bucket to one shard, and every count
+// covers the 256.
+func TestBucketsCoverTheShardsNamespaces(t *testing.T) {
+	for _, count := range []int{2, 3, 4, 7, 16, 256} {
+		held := map[string]int{}
+		for i := range count {
+			s := Shard{i, count}
+			for _, b := range s.Buckets() {
+				held[b]++
+			}
+		}
+		if len(held) != 256 {
+			t.Errorf("%d shards hold %d buckets, want 256", count, len(held))
+		}
+		for b, n := range held {
+			if 256%count == 0 && n != 1 {
+				t.Errorf("%d shards: bucket %s held by %d", count, b, n)
+			}
+			if n > 2 {
+				t.Errorf("%d shards: bucket %s held by %d, at most 2", count, b, n)
+			}
+		}
+		for n := range 2000 {
+			ns := fmt.Sprintf("team-%d", n)
+			for i := range count {
+				s := Shard{i, count}
+				if s.Owns(ns) && !slices.Contains(s.Buckets(), Bucket(ns)) {
+					t.Fatalf("%v owns %q, of bucket %s, not among its buckets %v", s, ns, Bucket(ns), s.Buckets())
+				}
+			}
+		}
+	}
+	if got := (Shard{1, 2}).Buckets(); len(got) != 128 || got[0] != "80" || got[127] != "ff" {
+		t.Errorf("shard 1/2's buckets: %v", got)
+	}
+	if got := (Shard{0, 3}).Buckets(); got[0] != "00" || got[len(got)-1] != "55" {
+		t.Errorf("shard 0/3's buckets run %s…%s, want 00…55", got[0], got[len(got)-1])
+	}
+	if (Shard{}).Buckets() != nil || Bucket("team-a") != sharding.HashField("team-a")[:2] {
+		t.Error("the whole has no buckets; a bucket is the hash's top byte")
 	}
 }

@@ -27,6 +27,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
+	"github.com/carbogame/vault-keycloak-operator/internal/controller/pages"
 	"github.com/carbogame/vault-keycloak-operator/internal/keycloak"
 )
 
@@ -218,19 +219,32 @@ func (r *KeycloakClientCredentialReconciler) rotateStep(ctx context.Context, kcc
 // otherRotation names another resource of this cluster with a rotation of
 // the same client under way ("" when none): Keycloak keeps one previous
 // secret per client, and a second regeneration would invalidate the
-// first's at once.
+// first's at once. It reads the cache, or where the cache holds this
+// shard's namespaces alone, every credential from the API server in pages
+// (a rotation starts seldom); not knowing is a reason to wait.
 func (r *KeycloakClientCredentialReconciler) otherRotation(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential) string {
-	var list secretsv1beta1.KeycloakClientCredentialList
-	if err := r.List(ctx, &list, client.MatchingFields{serverRefIndex: kcc.Spec.Source.ServerRef.Name}); err != nil {
-		return ""
+	src := kcc.Spec.Source
+	var reader client.Reader = r.Client
+	var opts []client.ListOption
+	if r.SplitCache {
+		reader = r.Reader
+	} else {
+		opts = append(opts, client.MatchingFields{serverRefIndex: src.ServerRef.Name})
 	}
-	for i := range list.Items {
-		other := &list.Items[i]
-		if st := inProgress(other); st != nil && other.UID != kcc.UID && st.Realm == kcc.Spec.Source.Realm && st.ClientID == kcc.Spec.Source.ClientID {
-			return other.Namespace + "/" + other.Name
+	other := ""
+	err := pages.Each(ctx, reader, r.SplitCache, func(list *secretsv1beta1.KeycloakClientCredentialList) error {
+		for i := range list.Items {
+			o := &list.Items[i]
+			if st := inProgress(o); st != nil && o.UID != kcc.UID && st.Server == src.ServerRef.Name && st.Realm == src.Realm && st.ClientID == src.ClientID {
+				other = o.Namespace + "/" + o.Name
+			}
 		}
+		return nil
+	}, opts...)
+	if err != nil {
+		return fmt.Sprintf("another resource, maybe (the credentials could not be listed: %v)", err)
 	}
-	return ""
+	return other
 }
 
 // graceFor says whether the rotation keeps the previous secret valid, or

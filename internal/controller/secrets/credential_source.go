@@ -25,6 +25,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
@@ -121,6 +122,14 @@ func (r *KeycloakClientCredentialReconciler) source(ctx context.Context, kcc *se
 		// The other readers forget the old secret before they are queued.
 		r.recent.forgetClient(server.UID, src.Realm, src.ClientID)
 		r.queueReadersOf(ctx, kcc)
+		if r.Rotations != nil {
+			// And the readers of other shards. Failing here is not worth
+			// failing the pass (the regeneration is recorded): they read
+			// the new secret at their refresh.
+			if err := r.Rotations.publish(ctx, server.Name, src.Realm, src.ClientID, r.now()); err != nil {
+				logf.FromContext(ctx).Error(err, "tell the other shards of a rotation")
+			}
+		}
 	}
 	out.refreshed = kcc.PendingRefresh()
 	read := recentSource{uid: kcc.UID, generation: kcc.Generation, serverUID: server.UID, serverGeneration: server.Generation, realm: src.Realm, clientID: src.ClientID}

@@ -34,7 +34,6 @@ import (
 	"github.com/carbogame/vault-keycloak-operator/internal/controller/requeue"
 	"github.com/carbogame/vault-keycloak-operator/internal/controller/watches"
 	"github.com/carbogame/vault-keycloak-operator/internal/outage"
-	"github.com/carbogame/vault-keycloak-operator/internal/shard"
 	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
 )
 
@@ -71,25 +70,31 @@ func (r *KeycloakClientCredentialReconciler) SetupWithManager(mgr ctrl.Manager) 
 		return err
 	}
 	r.readers = newReadersOfRotated()
-	return ctrl.NewControllerManagedBy(mgr).
+	b := ctrl.NewControllerManagedBy(mgr).
 		// Spec changes, deletion, a finalizer removed by hand: not the
 		// operator's own status writes.
 		For(&secretsv1beta1.KeycloakClientCredential{}, builder.WithPredicates(predicate.Or(watches.SpecChangedOrFinalizerMissing(CredentialFinalizer),
 			watches.AnnotationsChanged(secretsv1beta1.RefreshRequestAnnotation, secretsv1beta1.RotationRequestAnnotation)))).
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.ownerOfSecret), builder.WithPredicates(r.echoes.notEchoes())).
-		Watches(&secretsv1beta1.KeycloakServer{}, handler.EnqueueRequestsFromMapFunc(r.usersOfServer)).
+		// A deleted server's pooled client is dropped on every shard (the
+		// KeycloakServer controller, which drops it too, runs on shard 0).
+		Watches(&secretsv1beta1.KeycloakServer{}, watches.ForgetOnDelete{EventHandler: handler.EnqueueRequestsFromMapFunc(r.usersOfServer), Forget: r.Clients.Forget}).
 		Watches(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(r.targetingNamespace), builder.WithPredicates(watches.NamespaceGrantsChanged)).
 		// Resources that waited for their Keycloak server, once it answers.
 		WatchesRawSource(r.Outage.Source()).
 		// The other readers of a client this process rotated.
-		WatchesRawSource(r.readers.source()).
-		WithOptions(controller.Options{
-			MaxConcurrentReconciles: max(1, r.MaxConcurrentReconciles),
-			RateLimiter:             requeue.RateLimiter(r.MaxBackoff),
-		}).
+		WatchesRawSource(r.readers.source())
+	if r.Rotations != nil {
+		// The readers of a client another shard rotated.
+		b = b.WatchesRawSource(r.Rotations.source(r.wakeReaders))
+	}
+	return b.WithOptions(controller.Options{
+		MaxConcurrentReconciles: max(1, r.MaxConcurrentReconciles),
+		RateLimiter:             requeue.RateLimiter(r.MaxBackoff),
+	}).
 		Named("keycloakclientcredential").
-		// Every namespace's (credentials are shard 0's), once the gate opens.
-		Complete(shard.Shard{}.Filter(r, r.Gate))
+		// The shard's namespaces alone, once the gate opens.
+		Complete(r.Shard.Filter(r, r.Gate))
 }
 
 // ownerOfSecret queues the KeycloakClientCredential a Secret's labels name,

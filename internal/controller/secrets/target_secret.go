@@ -25,10 +25,12 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/selection"
 	"k8s.io/apimachinery/pkg/types"
 
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
 	"github.com/carbogame/vault-keycloak-operator/internal/keycloak"
+	"github.com/carbogame/vault-keycloak-operator/internal/shard"
 	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
 )
 
@@ -40,6 +42,11 @@ const (
 	ManagedByValue      = "vault-keycloak-operator"
 	OwnerNamespaceLabel = "secrets.carbogame.com/owner-namespace"
 	OwnerNameLabel      = "secrets.carbogame.com/owner-name"
+	// OwnerBucketLabel is the bucket of the writer's namespace (see
+	// shard.Bucket), set when the Secret is written and never changed: a
+	// shard's cache of Secrets selects the buckets of its range, so that
+	// it watches the Secrets its own credentials wrote, in any namespace.
+	OwnerBucketLabel = "secrets.carbogame.com/owner-bucket"
 	// DataHashAnnotation is a digest of the data the operator last wrote:
 	// data that no longer matches it was edited by someone else (drift),
 	// while matching data that differs from Keycloak means a new secret.
@@ -58,6 +65,23 @@ const (
 // ManagedSecrets selects every Secret the operator manages.
 func ManagedSecrets() labels.Selector {
 	return labels.SelectorFromSet(labels.Set{ManagedByLabel: ManagedByValue})
+}
+
+// ManagedSecretsOf selects the Secrets written for the credentials of s's
+// namespaces (and of the ones that share their buckets): every managed
+// Secret for the whole. A Secret written before OwnerBucketLabel existed
+// is in no shard's selection until its credential's first pass, which
+// finds it in the way, reads it and labels it.
+func ManagedSecretsOf(s shard.Shard) labels.Selector {
+	buckets := s.Buckets()
+	if buckets == nil {
+		return ManagedSecrets()
+	}
+	in, err := labels.NewRequirement(OwnerBucketLabel, selection.In, buckets)
+	if err != nil {
+		panic(err) // two hex digits are always a valid label value
+	}
+	return ManagedSecrets().Add(*in)
 }
 
 // ownedBy selects the Secrets written for one KeycloakClientCredential.

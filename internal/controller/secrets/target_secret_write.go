@@ -29,6 +29,7 @@ import (
 
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
 	"github.com/carbogame/vault-keycloak-operator/internal/keycloak"
+	"github.com/carbogame/vault-keycloak-operator/internal/shard"
 	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
 )
 
@@ -84,6 +85,7 @@ func desiredMeta(kcc *secretsv1beta1.KeycloakClientCredential, data map[string][
 		labels = map[string]string{}
 	}
 	maps.Copy(labels, ownedBy(kcc))
+	labels[OwnerBucketLabel] = shard.Bucket(kcc.Namespace)
 	annotations = maps.Clone(kcc.Spec.Target.Annotations)
 	if annotations == nil {
 		annotations = map[string]string{}
@@ -141,7 +143,7 @@ func releasePatch(s *corev1.Secret) []byte {
 	return marshal(map[string]any{
 		"metadata": map[string]any{
 			"resourceVersion": s.ResourceVersion,
-			fieldLabels:       nulls(ManagedByLabel, OwnerNamespaceLabel, OwnerNameLabel),
+			fieldLabels:       nulls(ManagedByLabel, OwnerNamespaceLabel, OwnerNameLabel, OwnerBucketLabel),
 			fieldAnnotations:  nulls(DataHashAnnotation, ManagedKeysAnnotation, OwnerUIDAnnotation),
 		},
 		fieldData: nulls(managedKeys(s)...),

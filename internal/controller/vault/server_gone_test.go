@@ -27,6 +27,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
+	"github.com/carbogame/vault-keycloak-operator/internal/controller/watches"
 	vaultclient "github.com/carbogame/vault-keycloak-operator/internal/vault"
 	"github.com/carbogame/vault-keycloak-operator/internal/vault/vaultfake"
 )
@@ -52,11 +53,11 @@ func TestDeletedServerIsForgottenByTheVaultAppWatch(t *testing.T) {
 	}
 
 	handedOn := ""
-	var h handler.EventHandler = forgetOnDelete{
+	var h handler.EventHandler = watches.ForgetOnDelete{
 		EventHandler: handler.Funcs{DeleteFunc: func(_ context.Context, e event.DeleteEvent, _ workqueue.TypedRateLimitingInterface[reconcile.Request]) {
 			handedOn = e.Object.GetName()
 		}},
-		forget: forgetter(servers).Forget,
+		Forget: forgetter(servers).Forget,
 	}
 	q := workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[reconcile.Request]())
 	defer q.ShutDown()

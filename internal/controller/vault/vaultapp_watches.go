@@ -63,7 +63,7 @@ func (r *VaultAppReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		// A VaultServer deleted: its client dropped (server_gone.go).
 		servers := handler.EnqueueRequestsFromMapFunc(r.vaultAppsOf)
 		if f, ok := r.Destinations.(forgetter); ok {
-			servers = forgetOnDelete{EventHandler: servers, forget: f.Forget}
+			servers = watches.ForgetOnDelete{EventHandler: servers, Forget: f.Forget}
 		}
 		b = b.Watches(&vaultv1beta1.VaultServer{}, servers,
 			builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{})))
