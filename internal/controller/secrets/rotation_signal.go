@@ -56,9 +56,9 @@ import (
 // no secret. A shard that misses an entry (it was down) has no secret in
 // memory to forget, and reads Keycloak on its first pass.
 const (
-	// RotationsLabel marks the ConfigMaps of rotations, the only ones the
-	// operator watches.
-	RotationsLabel = "secrets.carbogame.com/rotations"
+	// RotationsComponent is the app.kubernetes.io/component of the
+	// ConfigMaps of rotations, the only ones the operator watches.
+	RotationsComponent = "keycloak-rotations"
 	// RotationsServerAnnotation names the KeycloakServer whose clients a
 	// ConfigMap of rotations lists.
 	RotationsServerAnnotation = "secrets.carbogame.com/keycloak-server"
@@ -68,9 +68,10 @@ const (
 )
 
 // RotationsConfigMaps selects the ConfigMaps of rotations.
-func RotationsConfigMaps() labels.Selector {
-	return labels.SelectorFromSet(labels.Set{RotationsLabel: "true"})
-}
+func RotationsConfigMaps() labels.Selector { return labels.SelectorFromSet(rotationsLabels) }
+
+// rotationsLabels are the labels of a ConfigMap of rotations.
+var rotationsLabels = labels.Set{"app.kubernetes.io/component": RotationsComponent, ManagedByLabel: ManagedByValue}
 
 // RotationsName is the name of server's ConfigMap of rotations: a digest,
 // since a server's name may be longer than a ConfigMap's may be.
@@ -150,7 +151,7 @@ func (s *RotationSignal) publish(ctx context.Context, server, realm, clientID st
 		err := s.Client.Get(ctx, key, &cm)
 		if apierrors.IsNotFound(err) {
 			cm = corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name,
-				Labels:      map[string]string{RotationsLabel: "true", ManagedByLabel: ManagedByValue},
+				Labels:      maps.Clone(rotationsLabels),
 				Annotations: map[string]string{RotationsServerAnnotation: server}},
 				Data: withRotation(nil, r)}
 			err = s.Client.Create(ctx, &cm, client.FieldOwner(FieldManager))
