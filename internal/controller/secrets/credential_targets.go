@@ -111,10 +111,15 @@ func (r *KeycloakClientCredentialReconciler) syncTarget(ctx context.Context, kcc
 			ns, name, strings.Join(taken, ", ")), nil)
 	}
 	if needsApply(&current, kcc, data) {
-		wasEdited := edited(&current)
+		wasEdited, bucketOnly := edited(&current), lacksBucketAlone(&current, kcc, data)
 		// Updated in place: tools such as Reloader watch updates.
 		if err := r.applyTarget(ctx, &current, kcc, data); err != nil {
 			return fail(secretsv1beta1.ReasonTargetFailed, "update Secret: "+err.Error(), err)
+		}
+		if bucketOnly {
+			// A Secret of an earlier release labelled: nothing to tell.
+			res.Synced, res.Reason = true, secretsv1beta1.ReasonSynced
+			return res, nil
 		}
 		reason, msg := secretsv1beta1.ReasonUpdated, "updated Secret %s/%s"
 		if wasEdited {

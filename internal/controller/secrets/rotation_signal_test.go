@@ -34,7 +34,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
-	"github.com/carbogame/vault-keycloak-operator/internal/shard"
 )
 
 func rotationEntry(realm, clientID string, at time.Time) string {
@@ -200,31 +199,5 @@ func TestASplitCacheLooksForAnotherRotationOnTheAPIServer(t *testing.T) {
 		case !split && w.calls("regenerate ") != 1:
 			t.Errorf("the control: %d regenerations, want 1 (the split cache alone does not see team-b's)", w.calls("regenerate "))
 		}
-	}
-}
-
-// A target Secret carries its writer's bucket, which the shard of the
-// writer's namespace selects and another shard of a count dividing 256
-// does not; letting the Secret go removes it with the other marks.
-func TestATargetSecretCarriesItsWritersBucket(t *testing.T) {
-	w := newKCCWorld(t, teamA("web", "team-a-web"))
-	w.reconcile("web")
-	s := w.secret("team-a", "web-creds")
-	if s == nil || s.Labels[OwnerBucketLabel] != shard.Bucket("team-a") {
-		t.Fatalf("target Secret labels %v, want %s=%s", s.Labels, OwnerBucketLabel, shard.Bucket("team-a"))
-	}
-	for i := range 4 {
-		sh := shard.Shard{Index: i, Count: 4}
-		if got := ManagedSecretsOf(sh).Matches(labels.Set(s.Labels)); got != sh.Owns("team-a") {
-			t.Errorf("shard %v selects the Secret: %t, owns team-a: %t", sh, got, sh.Owns("team-a"))
-		}
-	}
-	if !ManagedSecretsOf(shard.Shard{}).Matches(labels.Set{ManagedByLabel: ManagedByValue}) {
-		t.Error("the whole selects a managed Secret of an earlier release, without a bucket")
-	}
-	var patch map[string]map[string]map[string]any
-	_ = json.Unmarshal(releasePatch(s), &patch)
-	if v, ok := patch["metadata"]["labels"][OwnerBucketLabel]; !ok || v != nil {
-		t.Errorf("the release patch's labels %v: want %s removed", patch["metadata"]["labels"], OwnerBucketLabel)
 	}
 }

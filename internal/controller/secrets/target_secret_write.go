@@ -121,6 +121,20 @@ func needsApply(s *corev1.Secret, kcc *secretsv1beta1.KeycloakClientCredential, 
 	return len(dropped(s, labels, annotations, data)) > 0
 }
 
+// lacksBucketAlone says whether s differs from what the operator writes
+// by OwnerBucketLabel alone: a Secret written before the label existed.
+func lacksBucketAlone(s *corev1.Secret, kcc *secretsv1beta1.KeycloakClientCredential, data map[string][]byte) bool {
+	if _, ok := s.Labels[OwnerBucketLabel]; ok {
+		return false
+	}
+	labelled := s.DeepCopy()
+	if labelled.Labels == nil {
+		labelled.Labels = map[string]string{}
+	}
+	labelled.Labels[OwnerBucketLabel] = shard.Bucket(kcc.Namespace)
+	return !needsApply(labelled, kcc, data)
+}
+
 // appliedSecret is what the operator applies to its Secret s: its keys,
 // labels and annotations (desiredMeta; not the type, set at creation and
 // immutable), conditional on the resourceVersion it decided on, so a key
