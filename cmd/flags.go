@@ -141,6 +141,10 @@ func (f *managerFlags) operatorOptions() (manager.Options, error) {
 	if err != nil {
 		return manager.Options{}, err
 	}
+	if s.Sharded() && f.operatorNamespace == "" {
+		// The shards' Leases and the ConfigMaps of rotations live there.
+		return manager.Options{}, fmt.Errorf("--shards=%d needs --operator-namespace (or OPERATOR_NAMESPACE): the shards coordinate through its Leases and ConfigMaps", f.shards)
+	}
 	return manager.Options{
 		Vault:                   f.vault,
 		LegacyVaultEnvironment:  f.legacyVaultEnvironment,

@@ -92,7 +92,7 @@ func credentialsCache(mgr ctrl.Manager, namespace string) (cache.Cache, error) {
 		ByObject: map[client.Object]cache.ByObject{&corev1.ConfigMap{}: {Label: secretscontroller.RotationsConfigMaps()}},
 	})
 	if err != nil {
-		return nil, fmt.Errorf("cache of the credentials Secrets in %s: %w", namespace, err)
+		return nil, fmt.Errorf("cache of the operator's namespace %s (credentials Secrets, ConfigMaps of rotations): %w", namespace, err)
 	}
 	if err := mgr.Add(c); err != nil {
 		return nil, err

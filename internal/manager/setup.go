@@ -265,7 +265,11 @@ func setupControllers(mgr ctrl.Manager, opts Options, recorder func(controller s
 	var rotations *secretscontroller.RotationSignal
 	if credentials != nil {
 		keycloaks.Metadata = credentials
-		rotations = &secretscontroller.RotationSignal{Client: mgr.GetClient(), Cache: credentials, Namespace: opts.OperatorNamespace}
+	}
+	if credentials != nil && opts.Shard.Sharded() {
+		// A client's readers and rotations may sit in other shards' ranges.
+		// One replica coordinates its rotations in memory, as before.
+		rotations = &secretscontroller.RotationSignal{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Cache: credentials, Namespace: opts.OperatorNamespace}
 	}
 	if clusterJobs {
 		if err := (&secretscontroller.KeycloakServerReconciler{
@@ -286,7 +290,6 @@ func setupControllers(mgr ctrl.Manager, opts Options, recorder func(controller s
 		MaxConcurrentReconciles: opts.MaxConcurrentReconciles,
 		MaxBackoff:              opts.MaxBackoff,
 		Shard:                   opts.Shard,
-		SplitCache:              opts.SplitCache,
 		Rotations:               rotations,
 		Gate:                    gate,
 	}).SetupWithManager(mgr); err != nil {

@@ -25,9 +25,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
-	"github.com/carbogame/vault-keycloak-operator/internal/controller/pages"
 	"github.com/carbogame/vault-keycloak-operator/internal/keycloak"
 )
 
@@ -162,11 +162,11 @@ func readCredential(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCrede
 // secret changed and must be read again. Every call uses the source as the
 // pass checked it: the Regenerating patch is refused (a conflict) if the
 // resource changed since.
-func (r *KeycloakClientCredentialReconciler) rotateStep(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential, kc KeycloakAPI, rot rotation, out *sourced) (fresh bool, err error) {
+func (r *KeycloakClientCredentialReconciler) rotateStep(ctx context.Context, server *secretsv1beta1.KeycloakServer, kcc *secretsv1beta1.KeycloakClientCredential, kc KeycloakAPI, rot rotation, out *sourced) (fresh bool, err error) {
 	src := kcc.Spec.Source
 	switch rot.step {
 	case stepStart:
-		if other := r.otherRotation(ctx, kcc); other != "" {
+		if other := r.otherRotation(ctx, server, kcc); other != "" {
 			out.rotationWaits = fmt.Sprintf("waiting for the rotation of client %q by %s to complete (Keycloak keeps one previous secret per client)", src.ClientID, other)
 			return false, nil
 		}
@@ -207,44 +207,63 @@ func (r *KeycloakClientCredentialReconciler) rotateStep(ctx context.Context, kcc
 		}
 		return true, r.regenerate(ctx, kcc, kc, src, out)
 	case stepInvalidate:
-		return false, r.invalidate(ctx, kcc, kc, src, out)
+		if err := r.invalidate(ctx, kcc, kc, src, out); err != nil {
+			return false, err
+		}
+		r.releaseClaim(ctx, server, kcc)
 	case stepAbandon:
+		st := kcc.Status.Rotation
 		completed(kcc, r.now())
 		out.notices = append(out.notices, notice{corev1.EventTypeWarning, secretsv1beta1.ReasonRotationAbandoned,
 			fmt.Sprintf("the rotation stops here: %s; Keycloak keeps the previous secret until its own expiry", rot.why)})
+		if st.Server == src.ServerRef.Name {
+			r.releaseClaim(ctx, server, &secretsv1beta1.KeycloakClientCredential{ObjectMeta: kcc.ObjectMeta,
+				Spec: secretsv1beta1.KeycloakClientCredentialSpec{Source: secretsv1beta1.CredentialSource{ServerRef: src.ServerRef, Realm: st.Realm, ClientID: st.ClientID}}})
+		}
 	}
 	return false, nil
 }
 
-// otherRotation names another resource of this cluster with a rotation of
-// the same client under way ("" when none): Keycloak keeps one previous
-// secret per client, and a second regeneration would invalidate the
-// first's at once. It reads the cache, or where the cache holds this
-// shard's namespaces alone, every credential from the API server in pages
-// (a rotation starts seldom); not knowing is a reason to wait.
-func (r *KeycloakClientCredentialReconciler) otherRotation(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential) string {
+// releaseClaim gives kcc's client back after its rotation (best effort:
+// the claim of a credential that no longer rotates is free anyway).
+func (r *KeycloakClientCredentialReconciler) releaseClaim(ctx context.Context, server *secretsv1beta1.KeycloakServer, kcc *secretsv1beta1.KeycloakClientCredential) {
+	if r.Rotations == nil {
+		return
+	}
 	src := kcc.Spec.Source
-	var reader client.Reader = r.Client
-	var opts []client.ListOption
-	if r.SplitCache {
-		reader = r.Reader
-	} else {
-		opts = append(opts, client.MatchingFields{serverRefIndex: src.ServerRef.Name})
+	if err := r.Rotations.release(ctx, server, src.Realm, src.ClientID, kcc.UID); err != nil {
+		logf.FromContext(ctx).Error(err, "give back the claim of a rotation", "client", src.ClientID)
 	}
-	other := ""
-	err := pages.Each(ctx, reader, r.SplitCache, func(list *secretsv1beta1.KeycloakClientCredentialList) error {
-		for i := range list.Items {
-			o := &list.Items[i]
-			if st := inProgress(o); st != nil && o.UID != kcc.UID && st.Server == src.ServerRef.Name && st.Realm == src.Realm && st.ClientID == src.ClientID {
-				other = o.Namespace + "/" + o.Name
-			}
+}
+
+// otherRotation names another resource with a rotation of the same
+// client under way ("" when none): Keycloak keeps one previous secret per
+// client, and a second regeneration would invalidate the first's at once.
+// With the operator's namespace, the client is claimed in the ConfigMap of
+// rotations (RotationSignal.claim: atomic across shards and clusters'
+// processes alike); not knowing makes the rotation wait. Without it, one
+// process checks its cache.
+func (r *KeycloakClientCredentialReconciler) otherRotation(ctx context.Context, server *secretsv1beta1.KeycloakServer, kcc *secretsv1beta1.KeycloakClientCredential) string {
+	src := kcc.Spec.Source
+	if r.Rotations != nil {
+		other, err := r.Rotations.claim(ctx, server, kcc)
+		if err != nil {
+			logf.FromContext(ctx).Error(err, "claim a client for its rotation")
+			return fmt.Sprintf("another resource, maybe (the claims on KeycloakServer %q's clients could not be read; tried again)", src.ServerRef.Name)
 		}
-		return nil
-	}, opts...)
-	if err != nil {
-		return fmt.Sprintf("another resource, maybe (the credentials could not be listed: %v)", err)
+		return other
 	}
-	return other
+	var list secretsv1beta1.KeycloakClientCredentialList
+	if err := r.List(ctx, &list, client.MatchingFields{serverRefIndex: src.ServerRef.Name}); err != nil {
+		return ""
+	}
+	for i := range list.Items {
+		other := &list.Items[i]
+		if st := inProgress(other); st != nil && other.UID != kcc.UID && sameClient(kcc, st) {
+			return other.Namespace + "/" + other.Name
+		}
+	}
+	return ""
 }
 
 // graceFor says whether the rotation keeps the previous secret valid, or

@@ -25,7 +25,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
@@ -113,7 +112,7 @@ func (r *KeycloakClientCredentialReconciler) source(ctx context.Context, kcc *se
 		return e
 	}
 	key := client.ObjectKeyFromObject(kcc)
-	fresh, err := r.rotateStep(ctx, kcc, kc, rotate, &out)
+	fresh, err := r.rotateStep(ctx, &server, kcc, kc, rotate, &out)
 	if err != nil {
 		r.recent.forget(key)
 		return out, failed(err)
@@ -123,12 +122,8 @@ func (r *KeycloakClientCredentialReconciler) source(ctx context.Context, kcc *se
 		r.recent.forgetClient(server.UID, src.Realm, src.ClientID)
 		r.queueReadersOf(ctx, kcc)
 		if r.Rotations != nil {
-			// And the readers of other shards. Failing here is not worth
-			// failing the pass (the regeneration is recorded): they read
-			// the new secret at their refresh.
-			if err := r.Rotations.publish(ctx, server.Name, src.Realm, src.ClientID, r.now()); err != nil {
-				logf.FromContext(ctx).Error(err, "tell the other shards of a rotation")
-			}
+			// And the readers of other shards.
+			r.Rotations.publish(ctx, &server, src.Realm, src.ClientID, r.now())
 		}
 	}
 	out.refreshed = kcc.PendingRefresh()

@@ -166,7 +166,16 @@ func (r *KeycloakClientCredentialReconciler) writtenSecrets(ctx context.Context,
 	slices.Sort(places)
 	for _, ns := range slices.Compact(places) {
 		var s corev1.Secret
-		if err := r.Get(ctx, client.ObjectKey{Namespace: ns, Name: kcc.Spec.Target.SecretName}, &s); err == nil && isAdoptable(&s, kcc, status) {
+		key := client.ObjectKey{Namespace: ns, Name: kcc.Spec.Target.SecretName}
+		err := r.Get(ctx, key, &s)
+		if apierrors.IsNotFound(err) && r.Shard.Sharded() && r.Reader != nil {
+			// A shard's cache holds the Secrets labelled with its buckets:
+			// one of an earlier release, without the label, is read here.
+			if err = r.Reader.Get(ctx, key, &s); err == nil {
+				digest(&s)
+			}
+		}
+		if err == nil && isAdoptable(&s, kcc, status) {
 			out = append(out, secretsv1beta1.WrittenSecret{Namespace: s.Namespace, Name: s.Name, UID: s.UID})
 		}
 	}

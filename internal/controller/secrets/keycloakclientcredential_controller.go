@@ -58,13 +58,10 @@ type KeycloakClientCredentialReconciler struct {
 	// Shard is the part of the namespaces whose credentials this replica
 	// reconciles (the zero value: all).
 	Shard shard.Shard
-	// SplitCache: the cache holds the credentials of Shard's namespaces
-	// alone, so a rotation's check for another rotation of its client
-	// reads every credential from the API server (Reader).
-	SplitCache bool
-	// Rotations tells the other shards' readers of a client that its
-	// secret was regenerated, and wakes this one's; nil without the
-	// operator's namespace (the readers of this process are woken anyway).
+	// Rotations claims a client for its rotation across shards, and tells
+	// the other shards' readers of a client that its secret was
+	// regenerated; nil for one replica (it checks its cache, and wakes its
+	// own readers, in memory).
 	Rotations *RotationSignal
 	// Gate holds reconciles back while leaders of another shard count
 	// lead (a rollout from one count to another); nil is open.

@@ -18,6 +18,7 @@ package secrets
 
 import (
 	"context"
+	"slices"
 
 	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -28,6 +29,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
+	"github.com/carbogame/vault-keycloak-operator/internal/controller/watches"
 )
 
 // readersOfRotated queues, after a rotation, every other resource that
@@ -57,18 +59,14 @@ func (r *KeycloakClientCredentialReconciler) queueReadersOf(ctx context.Context,
 	if r.readers == nil {
 		return
 	}
-	var list secretsv1beta1.KeycloakClientCredentialList
-	if err := r.List(ctx, &list, client.MatchingFields{serverRefIndex: kcc.Spec.Source.ServerRef.Name}); err != nil {
-		logf.FromContext(ctx).Error(err, "list the other readers of a rotated client", "client", kcc.Spec.Source.ClientID)
+	src := kcc.Spec.Source
+	reqs, err := r.readersOf(ctx, src.ServerRef.Name, src.Realm, src.ClientID)
+	if err != nil {
+		logf.FromContext(ctx).Error(err, "list the other readers of a rotated client", "client", src.ClientID)
 		return
 	}
-	var reqs []reconcile.Request
-	for i := range list.Items {
-		other := &list.Items[i]
-		if client.ObjectKeyFromObject(other) != client.ObjectKeyFromObject(kcc) && other.Spec.Source.Realm == kcc.Spec.Source.Realm && other.Spec.Source.ClientID == kcc.Spec.Source.ClientID {
-			reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(other)})
-		}
-	}
+	self := reconcile.Request{NamespacedName: client.ObjectKeyFromObject(kcc)}
+	reqs = slices.DeleteFunc(reqs, func(req reconcile.Request) bool { return req == self })
 	if len(reqs) == 0 {
 		return
 	}
@@ -77,4 +75,16 @@ func (r *KeycloakClientCredentialReconciler) queueReadersOf(ctx context.Context,
 			r.readers.ch <- event.TypedGenericEvent[reconcile.Request]{Object: req}
 		}
 	}()
+}
+
+// readersOf are the credentials of this process's cache that read
+// realm/clientID of server.
+func (r *KeycloakClientCredentialReconciler) readersOf(ctx context.Context, server, realm, clientID string) ([]reconcile.Request, error) {
+	var list secretsv1beta1.KeycloakClientCredentialList
+	if err := r.List(ctx, &list, client.MatchingFields{serverRefIndex: server}); err != nil {
+		return nil, err
+	}
+	return watches.Requests(list.Items, func(k *secretsv1beta1.KeycloakClientCredential) bool {
+		return k.Spec.Source.Realm == realm && k.Spec.Source.ClientID == clientID
+	}), nil
 }

@@ -70,8 +70,9 @@ func ManagedSecrets() labels.Selector {
 // ManagedSecretsOf selects the Secrets written for the credentials of s's
 // namespaces (and of the ones that share their buckets): every managed
 // Secret for the whole. A Secret written before OwnerBucketLabel existed
-// is in no shard's selection until its credential's first pass, which
-// finds it in the way, reads it and labels it.
+// is in no shard's selection: its credential's pass finds it in the way at
+// a target (and labels it) and reads it from the API server where it
+// looks for the Secrets it wrote (writtenSecrets, release).
 func ManagedSecretsOf(s shard.Shard) labels.Selector {
 	buckets := s.Buckets()
 	if buckets == nil {
