@@ -21,7 +21,13 @@ import (
 	"encoding/json"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
 
 	"github.com/carbogame/vault-keycloak-operator/internal/shard"
 )
@@ -63,5 +69,48 @@ func TestATargetSecretCarriesItsWritersBucket(t *testing.T) {
 	_ = json.Unmarshal(releasePatch(s), &patch)
 	if v, ok := patch["metadata"]["labels"][OwnerBucketLabel]; !ok || v != nil {
 		t.Errorf("the release patch's labels %v: want %s removed", patch["metadata"]["labels"], OwnerBucketLabel)
+	}
+}
+
+// bucketsOnly is a shard's cache: it holds the managed Secrets that carry
+// a bucket label alone.
+type bucketsOnly struct{ client.Client }
+
+func (c bucketsOnly) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	if err := c.Client.Get(ctx, key, obj, opts...); err != nil {
+		return err
+	}
+	if s, ok := obj.(*corev1.Secret); ok && s.Labels[OwnerBucketLabel] == "" {
+		return apierrors.NewNotFound(corev1.Resource("secrets"), key.Name)
+	}
+	return nil
+}
+
+// Upgraded straight to shards: a Secret 0.1 wrote in a namespace the
+// credential no longer targets has no bucket label, so no shard caches
+// it; the credential's shard reads it from the API server and lets it go
+// (deleted: only the operator's keys are in it). The control, the same
+// cache unsharded (no fallback: one replica's cache holds such a Secret),
+// leaves it.
+func TestAShardLetsGoAnEarlierReleasesSecretItNoLongerTargets(t *testing.T) {
+	for _, sharded := range []bool{true, false} {
+		kcc := teamA("web", "team-a-web")
+		kcc.Status.Targets = []secretsv1beta1.TargetStatus{{Namespace: "team-b", Synced: true}}
+		old := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "web-creds", Namespace: "team-b",
+			Labels: map[string]string{ManagedByLabel: ManagedByValue, OwnerNamespaceLabel: "team-a", OwnerNameLabel: "web"}},
+			Data: map[string][]byte{"id": []byte("team-a-web"), "secret": []byte("s3cr3t")}}
+		w := newKCCWorld(t, kcc, old)
+		w.r.Client = bucketsOnly{w.r.Client}
+		if sharded {
+			for i := range 2 {
+				if s := (shard.Shard{Index: i, Count: 2}); s.Owns("team-a") {
+					w.r.Shard = s
+				}
+			}
+		}
+		w.reconcile("web")
+		if gone := w.secret("team-b", "web-creds") == nil; gone != sharded {
+			t.Errorf("sharded %t: the earlier release's Secret in team-b gone: %t", sharded, gone)
+		}
 	}
 }
