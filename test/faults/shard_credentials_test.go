@@ -56,24 +56,12 @@ func TestShardsSplitTheCredentials(t *testing.T) {
 func testShardedCredentials(t *testing.T, serverSide bool) {
 	ctx := context.Background()
 	const shards = 2
-	opts := harness.ClusterOptions{}
-	if serverSide {
-		opts.FeatureGates = "ShardedListAndWatch=true"
-	}
-	w := newWorldOf(t, harness.StartVault, opts)
+	w, start := newShardedWorld(t, serverSide, shards)
 	c := w.c
-	wh := w.cluster.Env.WebhookInstallOptions
-	svc, err := harness.StartService(fmt.Sprintf("%s:%d", wh.LocalServingHost, wh.LocalServingPort))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(svc.Close)
 	var agents []string
 	for i := range shards {
-		m := w.startManager(t, fmt.Sprintf("shard-%d", i), w.vault.Addr, fmt.Sprintf("--shards=%d", shards), fmt.Sprintf("--shard-index=%d", i), harness.WebhookPortFree)
-		svc.Add(strings.TrimPrefix(m.WebhookURL, "https://"))
-		t.Cleanup(m.Stop)
-		agents = append(agents, fmt.Sprintf("vault-keycloak-operator (shard %d/%d)", i, shards))
+		start(fmt.Sprintf("shard-%d", i), i)
+		agents = append(agents, shardAgent(i, shards))
 	}
 	// orders is shard 0's of 2, payments shard 1's (the hash is fixed).
 	writerNS, readerNS := "orders", "payments"

@@ -54,29 +54,13 @@ const shardApps = 3
 
 func testShards(t *testing.T, serverSide bool, shards int) {
 	ctx := context.Background()
-	opts := harness.ClusterOptions{}
-	if serverSide {
-		opts.FeatureGates = "ShardedListAndWatch=true"
-	}
-	w := newWorldOf(t, harness.StartVault, opts)
+	w, start := newShardedWorld(t, serverSide, shards)
 	c := w.c
-	wh := w.cluster.Env.WebhookInstallOptions
-	svc, err := harness.StartService(fmt.Sprintf("%s:%d", wh.LocalServingHost, wh.LocalServingPort))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(svc.Close)
-	start := func(name string, index int) *harness.Manager {
-		m := w.startManager(t, name, w.vault.Addr, fmt.Sprintf("--shards=%d", shards), fmt.Sprintf("--shard-index=%d", index), harness.WebhookPortFree)
-		svc.Add(strings.TrimPrefix(m.WebhookURL, "https://"))
-		t.Cleanup(m.Stop)
-		return m
-	}
 	var managers []*harness.Manager
 	var agents []string
 	for i := range shards {
 		managers = append(managers, start(fmt.Sprintf("shard-%d", i), i))
-		agents = append(agents, fmt.Sprintf("vault-keycloak-operator (shard %d/%d)", i, shards))
+		agents = append(agents, shardAgent(i, shards))
 	}
 
 	// Namespaces of every range (the hash is fixed: this holds or never).
@@ -190,6 +174,35 @@ func testShards(t *testing.T, serverSide bool, shards int) {
 	}
 	failover(t, w, start, managers[1], createApps, namespaces, owners, agents, offset)
 	sweepAcrossShards(t, w, start, managers, namespaces, owners)
+}
+
+// newShardedWorld is a world (its API server with ShardedListAndWatch
+// when serverSide) whose webhooks every started manager serves, and start,
+// which runs a replica of shard index of shards, stopped at the end.
+func newShardedWorld(t *testing.T, serverSide bool, shards int) (*world, func(name string, index int) *harness.Manager) {
+	t.Helper()
+	opts := harness.ClusterOptions{}
+	if serverSide {
+		opts.FeatureGates = "ShardedListAndWatch=true"
+	}
+	w := newWorldOf(t, harness.StartVault, opts)
+	wh := w.cluster.Env.WebhookInstallOptions
+	svc, err := harness.StartService(fmt.Sprintf("%s:%d", wh.LocalServingHost, wh.LocalServingPort))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(svc.Close)
+	return w, func(name string, index int) *harness.Manager {
+		m := w.startManager(t, name, w.vault.Addr, fmt.Sprintf("--shards=%d", shards), fmt.Sprintf("--shard-index=%d", index), harness.WebhookPortFree)
+		svc.Add(strings.TrimPrefix(m.WebhookURL, "https://"))
+		t.Cleanup(m.Stop)
+		return m
+	}
+}
+
+// shardAgent is the user agent of shard index of shards in the audit log.
+func shardAgent(index, shards int) string {
+	return fmt.Sprintf("vault-keycloak-operator (shard %d/%d)", index, shards)
 }
 
 // sweepAcrossShards: shard 0's cache holds its range alone, and its orphan
