@@ -218,16 +218,16 @@ func (f *fleet) shardsMemory(b *testing.B, count int) []int64 {
 		shards[i] = m
 		f.all = append(f.all, m)
 	}
-	// Each shard's first pass: its VaultApps (about n/count; shard 0 also
-	// every credential) reconciled once, its queues empty.
+	// Each shard's first pass: its VaultApps and credentials (about
+	// n/count of each) reconciled once, its queues empty.
 	limit := max(scaleWindow, time.Duration(2*shape.Size)*20*time.Millisecond)
 	start := time.Now()
 	for i, m := range shards {
 		for {
 			met, err := m.Metrics()
-			if err == nil && reconciles(met, "vaultapp") > 0 &&
+			if err == nil && reconciles(met, "vaultapp") > 0 && reconciles(met, "keycloakclientcredential") > 0 &&
 				harness.Gauge(met, "workqueue_depth", map[string]string{"name": "vaultapp"}) == 0 &&
-				(i != 0 || reconciles(met, "keycloakclientcredential") >= float64(shape.Size)) {
+				harness.Gauge(met, "workqueue_depth", map[string]string{"name": "keycloakclientcredential"}) == 0 {
 				break
 			}
 			if time.Since(start) > limit {
