@@ -24,6 +24,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
@@ -210,29 +211,28 @@ func (r *KeycloakClientCredentialReconciler) rotateStep(ctx context.Context, ser
 		if err := r.invalidate(ctx, kcc, kc, src, out); err != nil {
 			return false, err
 		}
-		r.releaseClaim(ctx, server, kcc)
+		r.releaseClaim(ctx, server, src.Realm, src.ClientID, kcc.UID)
 	case stepAbandon:
 		st := kcc.Status.Rotation
 		completed(kcc, r.now())
 		out.notices = append(out.notices, notice{corev1.EventTypeWarning, secretsv1beta1.ReasonRotationAbandoned,
 			fmt.Sprintf("the rotation stops here: %s; Keycloak keeps the previous secret until its own expiry", rot.why)})
 		if st.Server == src.ServerRef.Name {
-			r.releaseClaim(ctx, server, &secretsv1beta1.KeycloakClientCredential{ObjectMeta: kcc.ObjectMeta,
-				Spec: secretsv1beta1.KeycloakClientCredentialSpec{Source: secretsv1beta1.CredentialSource{ServerRef: src.ServerRef, Realm: st.Realm, ClientID: st.ClientID}}})
+			r.releaseClaim(ctx, server, st.Realm, st.ClientID, kcc.UID)
 		}
 	}
 	return false, nil
 }
 
-// releaseClaim gives kcc's client back after its rotation (best effort:
-// the claim of a credential that no longer rotates is free anyway).
-func (r *KeycloakClientCredentialReconciler) releaseClaim(ctx context.Context, server *secretsv1beta1.KeycloakServer, kcc *secretsv1beta1.KeycloakClientCredential) {
+// releaseClaim gives back the claim of realm/clientID held by the
+// credential of UID holder, after its rotation (best effort: the claim of
+// a credential that no longer rotates is free anyway).
+func (r *KeycloakClientCredentialReconciler) releaseClaim(ctx context.Context, server *secretsv1beta1.KeycloakServer, realm, clientID string, holder types.UID) {
 	if r.Rotations == nil {
 		return
 	}
-	src := kcc.Spec.Source
-	if err := r.Rotations.release(ctx, server, src.Realm, src.ClientID, kcc.UID); err != nil {
-		logf.FromContext(ctx).Error(err, "give back the claim of a rotation", "client", src.ClientID)
+	if err := r.Rotations.release(ctx, server, realm, clientID, holder); err != nil {
+		logf.FromContext(ctx).Error(err, "give back the claim of a rotation", "client", clientID)
 	}
 }
 

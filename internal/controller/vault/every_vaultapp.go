@@ -20,10 +20,10 @@ import (
 	"context"
 	"fmt"
 
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
-	"github.com/carbogame/vault-keycloak-operator/internal/controller/pages"
 )
 
 // EveryVaultApp reads the VaultApps of every namespace, for the jobs done
@@ -39,20 +39,33 @@ type EveryVaultApp struct {
 	Paged bool
 }
 
+// everyVaultAppPage is how many VaultApps one page of the API server holds.
+const everyVaultAppPage = 500
+
 // Each calls fn with every VaultApp, which fn must not change (from a
 // cache it shares its maps and slices with the cache's object). A page
 // that fails (an expired continue token among others) fails the whole:
 // callers act on every VaultApp or on none.
 func (e EveryVaultApp) Each(ctx context.Context, fn func(*vaultv1beta1.VaultApp)) error {
-	if err := pages.Each(ctx, e.Reader, e.Paged, func(list *vaultv1beta1.VaultAppList) error {
+	opts := &client.ListOptions{UnsafeDisableDeepCopy: ptr.To(!e.Paged)}
+	for {
+		if e.Paged {
+			opts.Limit = everyVaultAppPage
+		}
+		// A list of its own per page: a decode into the last page's
+		// would keep its continue token when the next has none.
+		var list vaultv1beta1.VaultAppList
+		if err := e.Reader.List(ctx, &list, opts); err != nil {
+			return fmt.Errorf("list VaultApps: %w", err)
+		}
 		for i := range list.Items {
 			fn(&list.Items[i])
 		}
-		return nil
-	}); err != nil {
-		return fmt.Errorf("list VaultApps: %w", err)
+		if !e.Paged || list.Continue == "" {
+			return nil
+		}
+		opts.Continue = list.Continue
 	}
-	return nil
 }
 
 // Get reads one VaultApp, of any namespace.

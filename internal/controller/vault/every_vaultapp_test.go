@@ -27,7 +27,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
-	"github.com/carbogame/vault-keycloak-operator/internal/controller/pages"
 )
 
 // pagedVaultApps serves n VaultApps in pages of the limit asked for, as
@@ -76,9 +75,9 @@ func TestEveryVaultAppReadsEveryPage(t *testing.T) {
 		wantLists int
 		wantLimit int64
 	}{
-		{"the API server, pages", true, 2*pages.Size + 1, 3, pages.Size},
-		{"the API server, one page", true, 3, 1, pages.Size},
-		{"a cache", false, 2*pages.Size + 1, 1, 0},
+		{"the API server, pages", true, 2*everyVaultAppPage + 1, 3, everyVaultAppPage},
+		{"the API server, one page", true, 3, 1, everyVaultAppPage},
+		{"a cache", false, 2*everyVaultAppPage + 1, 1, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := &pagedVaultApps{n: tc.n}
@@ -104,7 +103,7 @@ func TestEveryVaultAppReadsEveryPage(t *testing.T) {
 // A page that fails fails the whole: the count, the cleanup and the sweep
 // act on every VaultApp or on none.
 func TestEveryVaultAppFailsWithAPage(t *testing.T) {
-	r := &pagedVaultApps{n: 2*pages.Size + 1, failAt: 2}
+	r := &pagedVaultApps{n: 2*everyVaultAppPage + 1, failAt: 2}
 	err := (EveryVaultApp{Reader: r, Paged: true}).Each(context.Background(), func(*vaultv1beta1.VaultApp) {})
 	if !apierrors.IsResourceExpired(err) {
 		t.Errorf("a failed second page: Each returned %v, want the page's error", err)
