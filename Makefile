@@ -111,7 +111,7 @@ cover: ## The unit layer's coverage (cover.out; make test does not instrument: t
 
 .PHONY: test-unit
 test-unit: ## Run the fast unit layer alone: rules and decisions, no service, seconds.
-	go test ./api/... ./internal/... -count=1
+	go test ./api/... ./internal/... ./cmd/... -count=1
 
 # Fuzz targets, as package:Target; each runs for FUZZTIME. A finding is
 # saved under the package's testdata/fuzz and fails the run.
