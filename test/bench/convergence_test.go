@@ -121,7 +121,14 @@ func (f *fleet) convergePair(b *testing.B, workers, n int, limitRun, opRun strin
 	limit := func() {
 		f.standby(b, workers)
 		before, cpuBefore := f.limitProxy.Counts(), harness.CPUByCommand()
+		var profiles sync.WaitGroup
+		if out := os.Getenv("VKO_BENCH_PROFILE"); out != "" && keep {
+			// The API server's profile beside the operator's run's, to
+			// compare where each one's CPU per object goes.
+			profiles.Go(func() { f.profileAPIServer(b, out+".limit.kube-apiserver", profileWindow(n)) })
+		}
 		limitTimes = f.timeReady(b, limitRun, n, f.limitWorkers(b, workers))
+		profiles.Wait()
 		res.Limit = limitTimes.last()
 		res.LimitCPU = cpuPerObject(harness.Difference(harness.CPUByCommand(), cpuBefore), n)
 		res.LimitVault = perObject(harness.Difference(f.limitProxy.Counts(), before), n)
@@ -137,8 +144,8 @@ func (f *fleet) convergePair(b *testing.B, workers, n int, limitRun, opRun strin
 		before, cpuBefore := f.vaultCounts(), harness.CPUByCommand()
 		var profiles sync.WaitGroup
 		if out := os.Getenv("VKO_BENCH_PROFILE"); out != "" && keep {
-			profiles.Go(func() { f.profile(out, 8*time.Second) })
-			profiles.Go(func() { f.profileAPIServer(b, out+".kube-apiserver", 8*time.Second) })
+			profiles.Go(func() { f.profile(out, profileWindow(n)) })
+			profiles.Go(func() { f.profileAPIServer(b, out+".kube-apiserver", profileWindow(n)) })
 		}
 		opTimes = f.timeReady(b, opRun, n, nil)
 		res.Operator = opTimes.last()
@@ -238,6 +245,12 @@ func (f *fleet) waitFirstPass(b *testing.B) {
 			return
 		}
 	}
+}
+
+// profileWindow is how long a run's profiles last: within the run at
+// P1's 1,000 objects (some 10 s), longer where runs take minutes.
+func profileWindow(n int) time.Duration {
+	return max(8*time.Second, time.Duration(n)*3*time.Millisecond)
 }
 
 // profile saves a CPU profile of the manager (VKO_BENCH_PROFILE: where),

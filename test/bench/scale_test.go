@@ -108,8 +108,8 @@ func BenchmarkScale(b *testing.B) {
 	r.Raw["S3"] = st
 	r.add("S3", "a restarted manager, from the process start: caches synced (both object controllers' workers started) / first VaultApp reconciled / every object reconciled once", true, "reported",
 		"%s / %s / %s", st.Synced.Round(100*time.Millisecond), st.FirstReconcile.Round(100*time.Millisecond), st.PassDone.Round(100*time.Millisecond))
-	r.add("S4", "writes in that first pass, the fleet in step: Vault / Keycloak / API server", st.Vault["write"]+st.Keycloak["write"]+st.APIWrites == 0, "0 / 0 / 0",
-		"%d / %d / %d", st.Vault["write"], st.Keycloak["write"], st.APIWrites)
+	r.add("S4", "writes in that first pass, the fleet in step: Vault / Keycloak / API server (by verb and resource)", st.Vault["write"]+st.Keycloak["write"]+st.APIWrites == 0, "0 / 0 / 0",
+		"%d / %d / %d %v", st.Vault["write"], st.Keycloak["write"], st.APIWrites, st.APIWritesBy.Writes)
 	vaultReads, keycloakReads := float64(st.Vault["read"])/float64(n), float64(st.Keycloak["read"])/float64(n)
 	r.add("S4", "reads per object in that pass (a refresh costs the same): Vault per VaultApp / Keycloak per credential / API server per object", vaultReads <= 2 && keycloakReads <= 2, "≤ 2 / ≤ 2 / reported",
 		"%.2f / %.2f / %.3f", vaultReads, keycloakReads, float64(st.APIReads)/float64(2*n))
@@ -130,8 +130,8 @@ func BenchmarkScale(b *testing.B) {
 // the last reading (its leader election's Lease apart).
 func (f *fleet) managerRequests(b *testing.B) int {
 	b.Helper()
-	reads, writes := f.managerAPI(b)
-	return reads + total(writes)
+	api := f.managerAPI(b)
+	return api.Reads + total(api.Writes)
 }
 
 // restart is a restarted manager's start-up and its first pass.
@@ -143,6 +143,8 @@ type restart struct {
 	Keycloak       map[string]int `json:"keycloak"`
 	APIWrites      int            `json:"apiWrites"`
 	APIReads       int            `json:"apiReads"`
+	// APIWritesBy are the writes by verb and resource, a few objects each.
+	APIWritesBy apiRequests `json:"apiWritesBy"`
 }
 
 // restartMeasured restarts the manager with the fleet in step and
@@ -183,10 +185,10 @@ func (f *fleet) restartMeasured(b *testing.B) restart {
 	}
 	st.Vault = harness.Difference(f.vaultCounts(), vBefore)
 	st.Keycloak = harness.Difference(f.keycloakProxy.Counts(), kBefore)
-	reads, writes := f.managerAPI(b)
-	st.APIReads, st.APIWrites = reads, total(writes)
-	b.Logf("S3/S4 a restarted manager: caches synced %s, first reconcile %s, every object reconciled once %s: Vault %v, Keycloak %v, API writes %d, reads %d",
-		st.Synced, st.FirstReconcile, st.PassDone, st.Vault, st.Keycloak, st.APIWrites, st.APIReads)
+	st.APIWritesBy = f.managerAPI(b)
+	st.APIReads, st.APIWrites = st.APIWritesBy.Reads, total(st.APIWritesBy.Writes)
+	b.Logf("S3/S4 a restarted manager: caches synced %s, first reconcile %s, every object reconciled once %s: Vault %v, Keycloak %v, API writes %d %v (for example %v), reads %d",
+		st.Synced, st.FirstReconcile, st.PassDone, st.Vault, st.Keycloak, st.APIWrites, st.APIWritesBy.Writes, st.APIWritesBy.Examples, st.APIReads)
 	return st
 }
 

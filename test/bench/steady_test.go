@@ -59,10 +59,11 @@ func (f *fleet) restartInStep(b *testing.B) steadyState {
 		Keycloak:  harness.Difference(f.keycloakProxy.Counts(), kBefore),
 		APIWrites: map[string]int{},
 	}
-	st.APIReads, st.APIWrites = f.managerAPI(b)
+	api := f.managerAPI(b)
+	st.APIReads, st.APIWrites = api.Reads, api.Writes
 	st.VaultReadsPer = float64(st.Vault["read"]) / float64(shape.Size)
 	st.KeycloakReadsP = float64(st.Keycloak["read"]) / float64(shape.Size)
-	b.Logf("P2 one period (%s) from a restart: Vault %v, Keycloak %v, API writes %v, API reads %d", shape.Refresh, st.Vault, st.Keycloak, st.APIWrites, st.APIReads)
+	b.Logf("P2 one period (%s) from a restart: Vault %v, Keycloak %v, API writes %v (%v), API reads %d", shape.Refresh, st.Vault, st.Keycloak, st.APIWrites, api.Examples, st.APIReads)
 	return st
 }
 
@@ -79,23 +80,37 @@ func (f *fleet) auditSince(b *testing.B) []harness.AuditEvent {
 }
 
 // managerAPI counts the manager's API-server requests since the last
-// reading: reads, and writes by "verb resource/subresource". Leader
-// election is left out (its Lease, and the Event that says who leads):
-// it is not per object.
-func (f *fleet) managerAPI(b *testing.B) (reads int, writes map[string]int) {
+// reading: reads, and writes by "verb resource/subresource" with a few of
+// the objects each wrote, to tell which they were. Leader election is left
+// out (its Lease, and the Event that says who leads): it is not per object.
+func (f *fleet) managerAPI(b *testing.B) apiRequests {
 	b.Helper()
-	writes = map[string]int{}
+	r := apiRequests{Writes: map[string]int{}, Examples: map[string][]string{}}
 	for _, e := range f.auditSince(b) {
 		switch {
 		case e.ObjectRef.Resource == "leases":
 		case !e.Write():
-			reads++
+			r.Reads++
 		case e.ObjectRef.Resource == "events" && e.ObjectRef.Namespace == operatorNamespace && strings.HasPrefix(e.ObjectRef.Name, harness.LeaderLeaseName):
 		default:
-			writes[fmt.Sprintf("%s %s/%s", e.Verb, e.ObjectRef.Resource, e.ObjectRef.Subresource)]++
+			key := fmt.Sprintf("%s %s/%s", e.Verb, e.ObjectRef.Resource, e.ObjectRef.Subresource)
+			r.Writes[key]++
+			if len(r.Examples[key]) < writeExamples {
+				r.Examples[key] = append(r.Examples[key], e.ObjectRef.Namespace+"/"+e.ObjectRef.Name)
+			}
 		}
 	}
-	return reads, writes
+	return r
+}
+
+// writeExamples is how many objects managerAPI names per kind of write.
+const writeExamples = 3
+
+// apiRequests is the manager's API-server requests over a window.
+type apiRequests struct {
+	Reads    int                 `json:"reads"`
+	Writes   map[string]int      `json:"writes"`
+	Examples map[string][]string `json:"writeExamples"`
 }
 
 // total is the sum of counts.
