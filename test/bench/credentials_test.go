@@ -31,6 +31,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
 	"github.com/carbogame/vault-keycloak-operator/test/harness"
@@ -249,14 +250,37 @@ func (f *fleet) bareCredentialWorkers(b *testing.B, workers int) func(<-chan *se
 	}
 }
 
-// removeBareCredentials takes the bare client's run away (nothing holds a
-// finalizer on it): the credentials and their Secrets (labelled with the
-// run, like the credentials).
+// removeBareCredentials takes the bare client's run away: the credentials
+// and their Secrets (labelled with the run, like the credentials). The
+// webhook gave each credential the operator's finalizer, as it does every
+// new one; the bench takes it off first. Deleted with it, the run lingered
+// until the next leader let every credential go: during the operator's
+// run, and past it into S4 (1,324 finalizer patches and Events of the
+// bare run's credentials, bench-scale at 10,000 on 2026-12-03).
 func (f *fleet) removeBareCredentials(b *testing.B, run string) {
 	b.Helper()
 	defer f.spent.on("cleanup", time.Now())
+	var list metav1.PartialObjectMetadataList
+	list.SetGroupVersionKind(secretsv1beta1.GroupVersion.WithKind("KeycloakClientCredentialList"))
+	if err := f.c.List(context.Background(), &list, client.MatchingLabels{runLabel: run}); err != nil {
+		b.Fatal(err)
+	}
+	parallel(b, len(list.Items), 16, func(i int) error {
+		k := &list.Items[i]
+		patch := client.MergeFrom(k.DeepCopy())
+		if !controllerutil.RemoveFinalizer(k, secretsv1beta1.CleanupFinalizer) {
+			return nil
+		}
+		return client.IgnoreNotFound(f.c.Patch(context.Background(), k, patch))
+	})
 	f.deleteCollections(b, run, secretsv1beta1.GroupVersion.WithKind("KeycloakClientCredential"))
 	f.deleteCollections(b, run, corev1.SchemeGroupVersion.WithKind("Secret"))
+	if err := f.c.List(context.Background(), &list, client.MatchingLabels{runLabel: run}); err != nil {
+		b.Fatal(err)
+	}
+	if len(list.Items) > 0 {
+		b.Fatalf("the bare client's run %s: %d credentials left after the cleanup (%s holds %v)", run, len(list.Items), list.Items[0].Name, list.Items[0].Finalizers)
+	}
 }
 
 // deleteCredentials deletes a run's credentials through the operator and
