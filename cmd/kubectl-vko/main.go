@@ -46,6 +46,8 @@ const usage = `kubectl vko: ask the vault-keycloak-operator what it does and why
                                              credential in FILE would produce (nothing is created)
   kubectl vko refresh KIND/NAME [-n NAMESPACE]  read Vault or Keycloak now (vaultapp, kcc)
   kubectl vko rotate kcc/NAME [-n NAMESPACE]    regenerate the client secret now (where a grant says rotate)
+  kubectl vko shards N                       how the cluster's VaultApps and credentials would split over N shards
+                                             (--shards): the split follows a hash of the namespace names
 
 KIND: vaultapp (va), kcc, vaultserver (vs), keycloakserver (ks).
 Flags: -n/--namespace, --kubeconfig, --context.
@@ -145,6 +147,8 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 			return err
 		}
 		return vkoctl.Render(ctx, c, manifest, namespace, w)
+	case "shards":
+		return vkoctl.Shards(ctx, c, arg, w)
 	case "refresh", "rotate":
 		return vkoctl.Ask(ctx, c, vkoctl.Request(cmd), arg, namespace, vkoctl.RequestID(time.Now()), w)
 	default:

@@ -94,6 +94,16 @@ func (s Shard) Owns(namespace string) bool {
 	return !sharding.HexLess(h, r.Start) && sharding.HexLess(h, r.End)
 }
 
+// Of is the index of the shard, of count, that owns namespace.
+func Of(namespace string, count int) int {
+	for i := range count {
+		if (Shard{Index: i, Count: count}).Owns(namespace) {
+			return i
+		}
+	}
+	return 0
+}
+
 // RunsClusterJobs says whether this shard's leader runs the jobs done once
 // per cluster: the orphan sweep, the storage migration, the monitoring
 // install, the reconciles of the cluster-scoped servers.

@@ -65,8 +65,8 @@ func TestSelectorIsTheAPIServersFormat(t *testing.T) {
 	}
 }
 
-// Every namespace has exactly one shard for every count, and Owns agrees
-// with the API server's matcher for the same range.
+// Every namespace has exactly one shard for every count, Owns agrees with
+// the API server's matcher for the same range, and Of names that shard.
 func TestEveryNamespaceHasOneShard(t *testing.T) {
 	for _, count := range []int{1, 2, 3, 4, 7, 16} {
 		for n := range 2000 {
@@ -85,6 +85,9 @@ func TestEveryNamespaceHasOneShard(t *testing.T) {
 				}
 				if s.Owns(ns) {
 					owners++
+					if Of(ns, count) != i {
+						t.Fatalf("%d shards: Of(%q) = %d, owned by %d", count, ns, Of(ns, count), i)
+					}
 				}
 			}
 			if owners != 1 {

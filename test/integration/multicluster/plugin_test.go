@@ -28,9 +28,13 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
+	"github.com/carbogame/vault-keycloak-operator/internal/shard"
+	"github.com/carbogame/vault-keycloak-operator/internal/vkoctl"
 	"github.com/carbogame/vault-keycloak-operator/test/harness"
 )
 
@@ -53,7 +57,8 @@ spec:
 // exists, shows the policy the operator then writes to Vault (all of it
 // but the UID in its mark) and the role; grants and why say what the admin
 // granted; a grant taken back shows in why as the refusal and in the
-// conditions; refresh is answered in the status.
+// conditions; refresh is answered in the status; shards counts what the
+// API server lists, by the shard each namespace hashes into.
 func TestKubectlVko(t *testing.T) {
 	ctx := context.Background()
 	east := startCluster(t, "vko", "")
@@ -138,6 +143,37 @@ func TestKubectlVko(t *testing.T) {
 		for _, want := range []string{`Ready\s+True\s+Synced`, `Normal\s+Created\s+wrote policy and role`, `VaultServer vko-vault:`, `covers everything the spec asks`} {
 			if !regexp.MustCompile(want).MatchString(why) {
 				t.Errorf("why lacks %s:\n%s", want, why)
+			}
+		}
+	})
+	t.Run("shards splits the cluster's objects by the API server's hash", func(t *testing.T) {
+		out := vko(t, "shards", "3")
+		perNamespace := map[string]vkoctl.ShardLoad{}
+		for _, kind := range []schema.GroupVersionKind{
+			vaultv1beta1.GroupVersion.WithKind("VaultAppList"), secretsv1beta1.GroupVersion.WithKind("KeycloakClientCredentialList"),
+		} {
+			var list metav1.PartialObjectMetadataList
+			list.SetGroupVersionKind(kind)
+			if err := east.op.Client.List(ctx, &list); err != nil {
+				t.Fatal(err)
+			}
+			for _, obj := range list.Items {
+				l := perNamespace[obj.Namespace]
+				if kind.Group == vaultv1beta1.GroupVersion.Group {
+					l.VaultApps++
+				} else {
+					l.Credentials++
+				}
+				perNamespace[obj.Namespace] = l
+			}
+		}
+		for i, l := range vkoctl.SplitByShard(perNamespace, 3) {
+			want := fmt.Sprintf("shard %d: %d namespaces, %d VaultApps, %d credentials", i, l.Namespaces, l.VaultApps, l.Credentials)
+			if !strings.Contains(out, want) {
+				t.Errorf("shards 3 lacks %q:\n%s", want, out)
+			}
+			if i == shard.Of("vko-shop", 3) && l.VaultApps == 0 {
+				t.Errorf("shard %d owns vko-shop, whose VaultApp it does not count:\n%s", i, out)
 			}
 		}
 	})
