@@ -144,9 +144,9 @@ bench: manifests generate ## Measure convergence, steady state, logins, repair, 
 		go test ./bench/ -run '^$$' -bench '^BenchmarkFleet$$' -benchtime 1x -count=1 -timeout 30m -v
 
 # The single replica's ceiling, opt-in (not in CI): SCALE VaultApps and as
-# many credentials over 5,000 namespaces (10,000: about 25 minutes on the
+# many credentials over 5,000 namespaces (10,000: 13 to 23 minutes on the
 # 2-core CI machine; 50,000: hours). SCALE_KINDS=vaultapps (or credentials)
-# measures one kind alone, in about half the time. See docs/benchmarks.md.
+# measures one kind alone. See docs/benchmarks.md.
 SCALE ?= 10000
 SCALE_KINDS ?=
 

@@ -29,18 +29,21 @@ func TestShardFlags(t *testing.T) {
 		t.Setenv(env, "")
 	}
 	cases := []struct {
-		name    string
-		args    []string
-		env     map[string]string
-		wantErr string // empty: accepted
+		name                 string
+		args                 []string
+		env                  map[string]string
+		wantErr              string // empty: accepted, as shard wantIndex of wantCount
+		wantCount, wantIndex int
 	}{
-		{name: "one replica needs no namespace", args: nil},
-		{name: "shards in the operator's namespace", args: []string{"--shards=4", "--shard-index=3", "--operator-namespace=vko-system"}},
-		{name: "the namespace from the environment", args: []string{"--shards=2"}, env: map[string]string{"OPERATOR_NAMESPACE": "vko-system"}},
-		{name: "the count from the environment", env: map[string]string{"VKO_SHARDS": "2", "VKO_SHARD_INDEX": "1", "OPERATOR_NAMESPACE": "vko-system"}},
+		{name: "one replica needs no namespace", wantCount: 1},
+		{name: "shards in the operator's namespace", args: []string{"--shards=4", "--shard-index=3", "--operator-namespace=vko-system"}, wantCount: 4, wantIndex: 3},
+		{name: "the namespace from the environment", args: []string{"--shards=2"}, env: map[string]string{"OPERATOR_NAMESPACE": "vko-system"}, wantCount: 2},
+		{name: "the count from the environment", env: map[string]string{"VKO_SHARDS": "2", "VKO_SHARD_INDEX": "1", "OPERATOR_NAMESPACE": "vko-system"}, wantCount: 2, wantIndex: 1},
+		{name: "the flag over the environment", args: []string{"--shards=3"}, env: map[string]string{"VKO_SHARDS": "2", "OPERATOR_NAMESPACE": "vko-system"}, wantCount: 3},
 		{name: "shards without a namespace", args: []string{"--shards=2"}, wantErr: "--shards=2 needs --operator-namespace"},
 		{name: "an index past the count", args: []string{"--shards=2", "--shard-index=2", "--operator-namespace=vko-system"}, wantErr: "--shard-index=2: must be from 0 to 1"},
 		{name: "no shard at all", args: []string{"--shards=0"}, wantErr: "--shards=0: must be at least 1"},
+		{name: "more shards than hash buckets", args: []string{"--shards=257", "--operator-namespace=vko-system"}, wantErr: "--shards=257: at most 256 shards"},
 		{name: "a count that is not a number", env: map[string]string{"VKO_SHARDS": "two"}, wantErr: `VKO_SHARDS="two": not an integer`},
 	}
 	for _, tc := range cases {
@@ -59,8 +62,8 @@ func TestShardFlags(t *testing.T) {
 				t.Fatalf("refused: %v", err)
 			case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
 				t.Fatalf("error %v, want one saying %q", err, tc.wantErr)
-			case tc.wantErr == "" && opts.Shard.Count != max(1, f.shards):
-				t.Fatalf("shard %+v, want %d shards", opts.Shard, f.shards)
+			case tc.wantErr == "" && (opts.Shard.Count != tc.wantCount || opts.Shard.Index != tc.wantIndex):
+				t.Fatalf("shard %+v, want index %d of %d", opts.Shard, tc.wantIndex, tc.wantCount)
 			}
 		})
 	}

@@ -89,19 +89,28 @@ func (s Shard) Owns(namespace string) bool {
 	if !s.Sharded() {
 		return true
 	}
+	return s.holds(hashOf(namespace))
+}
+
+// hashOf is namespace's hash as the API server writes it.
+func hashOf(namespace string) string { return "0x" + sharding.HashField(namespace) }
+
+// holds says whether the hash h falls in the shard's range.
+func (s Shard) holds(h string) bool {
 	r := s.Requirement()
-	h := "0x" + sharding.HashField(namespace)
 	return !sharding.HexLess(h, r.Start) && sharding.HexLess(h, r.End)
 }
 
 // Of is the index of the shard, of count, that owns namespace.
 func Of(namespace string, count int) int {
+	h := hashOf(namespace)
 	for i := range count {
-		if (Shard{Index: i, Count: count}).Owns(namespace) {
+		if (Shard{Index: i, Count: count}).holds(h) {
 			return i
 		}
 	}
-	return 0
+	// The ranges cover the hash space (TestEveryNamespaceHasOneShard).
+	panic(fmt.Sprintf("shard: no range of %d holds %s", count, h))
 }
 
 // RunsClusterJobs says whether this shard's leader runs the jobs done once

@@ -21,7 +21,9 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -86,7 +88,11 @@ func countByNamespace(ctx context.Context, c client.Reader, listKind schema.Grou
 	var list metav1.PartialObjectMetadataList
 	list.SetGroupVersionKind(listKind)
 	if err := c.List(ctx, &list); err != nil {
-		return fmt.Errorf("list %s: %w", listKind.Kind, err)
+		kind := strings.TrimSuffix(listKind.Kind, "List") + "s"
+		if apierrors.IsForbidden(err) {
+			return fmt.Errorf("list %s in every namespace: %w (the split is a cluster admin's question: it needs list on %s cluster-wide)", kind, err, kind)
+		}
+		return fmt.Errorf("list %s: %w", kind, err)
 	}
 	for _, obj := range list.Items {
 		l := perNamespace[obj.Namespace]
@@ -97,7 +103,8 @@ func countByNamespace(ctx context.Context, c client.Reader, listKind schema.Grou
 }
 
 // writeShards writes each shard's load and its share of the objects, and
-// says so when the largest share is far from an even split.
+// says so where the split is far from even: a shard with nothing to do, or
+// one with much more than its part.
 func writeShards(o *report, loads []ShardLoad) {
 	total, largest := 0, 0
 	for i, l := range loads {
@@ -112,11 +119,27 @@ func writeShards(o *report, loads []ShardLoad) {
 		return
 	}
 	share := func(l ShardLoad) float64 { return 100 * float64(l.objects()) / float64(total) }
+	var idle []string
 	for i, l := range loads {
-		o.printf("  shard %d: %d namespaces, %d VaultApps, %d credentials (%.0f%% of the objects)\n", i, l.Namespaces, l.VaultApps, l.Credentials, share(l))
+		o.printf("  shard %d: %d namespaces with objects, %d VaultApps, %d credentials (%.1f%% of the objects)\n",
+			i, l.Namespaces, l.VaultApps, l.Credentials, share(l))
+		if l.objects() == 0 {
+			idle = append(idle, strconv.Itoa(i))
+		}
 	}
-	if even := 100 / float64(len(loads)); share(loads[largest]) > unevenShare*even {
-		o.printf("Uneven: shard %d would hold %.0f%% of the objects against an even %.0f%%; each shard's replicas need memory for their share.\n",
+	even := 100 / float64(len(loads))
+	switch len(idle) {
+	case 0:
+	case 1:
+		o.printf("Uneven: shard %s would have nothing to reconcile.\n", idle[0])
+	default:
+		o.printf("Uneven: shards %s would have nothing to reconcile.\n", strings.Join(idle, ", "))
+	}
+	if share(loads[largest]) > unevenShare*even {
+		o.printf("Uneven: shard %d would hold %.1f%% of the objects against an even %.1f%%; each shard's replicas need memory for their share.\n",
 			largest, share(loads[largest]), even)
+	}
+	if len(loads) > 1 {
+		o.printf("Shard 0 also runs the cluster's jobs (the servers, the orphan sweep, the storage migration), and every replica needs some 60–70 MiB whatever its share.\n")
 	}
 }

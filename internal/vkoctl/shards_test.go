@@ -19,12 +19,17 @@ package vkoctl
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
@@ -82,17 +87,27 @@ func TestShardsReport(t *testing.T) {
 	}
 	for _, want := range []string{
 		"VaultApps and credentials over 4 shards",
-		"shard 0: 0 namespaces, 0 VaultApps, 0 credentials (0% of the objects)",
-		"shard 2: 4 namespaces, 4 VaultApps, 4 credentials (100% of the objects)",
-		"Uneven: shard 2 would hold 100% of the objects against an even 25%",
+		"shard 0: 0 namespaces with objects, 0 VaultApps, 0 credentials (0.0% of the objects)",
+		"shard 2: 4 namespaces with objects, 4 VaultApps, 4 credentials (100.0% of the objects)",
+		"Uneven: shards 0, 1, 3 would have nothing to reconcile.",
+		"Uneven: shard 2 would hold 100.0% of the objects against an even 25.0%",
+		"Shard 0 also runs the cluster's jobs",
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("shards 4 lacks %q:\n%s", want, out.String())
 		}
 	}
 	out.Reset()
-	if err := Shards(context.Background(), c, "1", &out); err != nil || strings.Contains(out.String(), "Uneven") {
+	if err := Shards(context.Background(), c, "1", &out); err != nil || strings.Contains(out.String(), "Uneven") || strings.Contains(out.String(), "cluster's jobs") {
 		t.Errorf("shards 1: %v\n%s", err, out.String())
+	}
+	forbidden := fake.NewClientBuilder().WithInterceptorFuncs(interceptor.Funcs{
+		List: func(context.Context, client.WithWatch, client.ObjectList, ...client.ListOption) error {
+			return apierrors.NewForbidden(schema.GroupResource{Group: "vault.exemple.com", Resource: "vaultapps"}, "", errors.New("tenant"))
+		},
+	}).Build()
+	if err := Shards(context.Background(), forbidden, "4", &out); err == nil || !strings.Contains(err.Error(), "it needs list on VaultApps cluster-wide") {
+		t.Errorf("shards as a tenant: %v, want the permission named", err)
 	}
 	for _, bad := range []string{"0", "257", "four"} {
 		if err := Shards(context.Background(), c, bad, &out); err == nil || !strings.Contains(err.Error(), "want a shard count from 1 to 256") {

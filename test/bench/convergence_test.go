@@ -128,10 +128,10 @@ func (f *fleet) convergePair(b *testing.B, workers, n int, limitRun, opRun strin
 			profiles.Go(func() { f.profileAPIServer(b, out+".limit.kube-apiserver", profileWindow(n)) })
 		}
 		limitTimes = f.timeReady(b, limitRun, n, f.limitWorkers(b, workers))
-		profiles.Wait()
 		res.Limit = limitTimes.last()
 		res.LimitCPU = cpuPerObject(harness.Difference(harness.CPUByCommand(), cpuBefore), n)
 		res.LimitVault = perObject(harness.Difference(f.limitProxy.Counts(), before), n)
+		profiles.Wait() // after the readings, as the operator's run does
 		if holder := f.leaseHolder(b); holder != "bench" {
 			b.Fatalf("the lease went to %q during the limit's run: the operator took part", holder)
 		}

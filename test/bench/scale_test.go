@@ -110,7 +110,7 @@ func BenchmarkScale(b *testing.B) {
 		b.Fatal(err)
 	}
 	r.Raw["S5-peakRSSBytes"] = rss
-	r.add("S5", fmt.Sprintf("peak RSS (VmHWM) with %s, %d Secrets it wrote, %d unrelated", kinds, kinds.Creds, shape.Unrelated), true, "reported",
+	r.add("S5", fmt.Sprintf("peak RSS (VmHWM) with %s, %d Secrets it wrote, %d unrelated", kinds.describe(), kinds.Creds, shape.Unrelated), true, "reported",
 		"%.0f MiB, %.1f MiB per 1,000 objects", float64(rss)/(1<<20), float64(rss)/(1<<20)/(float64(kinds.Apps+kinds.Creds)/1000))
 
 	st := f.restartMeasured(b, kinds)
@@ -118,7 +118,7 @@ func BenchmarkScale(b *testing.B) {
 	r.add("S3", "a restarted manager, from the process start: caches synced (both object controllers' workers started) / first object reconciled / every object reconciled once", true, "reported",
 		"%s / %s / %s", st.Synced.Round(100*time.Millisecond), st.FirstReconcile.Round(100*time.Millisecond), st.PassDone.Round(100*time.Millisecond))
 	r.add("S4", "writes in that first pass, the fleet in step: Vault / Keycloak / API server (by verb and resource)", st.Vault["write"]+st.Keycloak["write"]+st.APIWrites == 0, "0 / 0 / 0",
-		"%d / %d / %d %v", st.Vault["write"], st.Keycloak["write"], st.APIWrites, st.APIWritesBy.Writes)
+		"%d / %d / %d %v", st.Vault["write"], st.Keycloak["write"], st.APIWrites, st.API.Writes)
 	vaultReads, keycloakReads := perKind(st.Vault["read"], kinds.Apps), perKind(st.Keycloak["read"], kinds.Creds)
 	r.add("S4", "reads per object in that pass (a refresh costs the same): Vault per VaultApp / Keycloak per credential / API server per object", vaultReads <= 2 && keycloakReads <= 2, "≤ 2 / ≤ 2 / reported",
 		"%.2f / %.2f / %.3f", vaultReads, keycloakReads, perKind(st.APIReads, kinds.Apps+kinds.Creds))
@@ -141,7 +141,8 @@ type scaleKinds struct {
 	Creds int `json:"credentials"`
 }
 
-func (k scaleKinds) String() string {
+// describe says what a run holds, for the table.
+func (k scaleKinds) describe() string {
 	var parts []string
 	if k.Apps > 0 {
 		parts = append(parts, fmt.Sprintf("%d VaultApps", k.Apps))
@@ -164,7 +165,7 @@ func scaleKindsOf(env string, n int) (scaleKinds, error) {
 		case "credentials":
 			k.Creds = n
 		default:
-			return k, fmt.Errorf("VKO_SCALE_KINDS=%q: want vaultapps, credentials or both, comma-separated", env)
+			return k, fmt.Errorf("SCALE_KINDS (VKO_SCALE_KINDS)=%q: want vaultapps, credentials or both, comma-separated", env)
 		}
 	}
 	return k, nil
@@ -195,8 +196,9 @@ type restart struct {
 	Keycloak       map[string]int `json:"keycloak"`
 	APIWrites      int            `json:"apiWrites"`
 	APIReads       int            `json:"apiReads"`
-	// APIWritesBy are the writes by verb and resource, a few objects each.
-	APIWritesBy apiRequests `json:"apiWritesBy"`
+	// API is the pass's API-server requests: the writes by verb and
+	// resource, a few objects each.
+	API apiRequests `json:"api"`
 }
 
 // restartMeasured restarts the manager with the fleet in step and
@@ -237,10 +239,10 @@ func (f *fleet) restartMeasured(b *testing.B, kinds scaleKinds) restart {
 	}
 	st.Vault = harness.Difference(f.vaultCounts(), vBefore)
 	st.Keycloak = harness.Difference(f.keycloakProxy.Counts(), kBefore)
-	st.APIWritesBy = f.managerAPI(b)
-	st.APIReads, st.APIWrites = st.APIWritesBy.Reads, total(st.APIWritesBy.Writes)
+	st.API = f.managerAPI(b)
+	st.APIReads, st.APIWrites = st.API.Reads, total(st.API.Writes)
 	b.Logf("S3/S4 a restarted manager: caches synced %s, first reconcile %s, every object reconciled once %s: Vault %v, Keycloak %v, API writes %d %v (for example %v), reads %d",
-		st.Synced, st.FirstReconcile, st.PassDone, st.Vault, st.Keycloak, st.APIWrites, st.APIWritesBy.Writes, st.APIWritesBy.Examples, st.APIReads)
+		st.Synced, st.FirstReconcile, st.PassDone, st.Vault, st.Keycloak, st.APIWrites, st.API.Writes, st.API.Examples, st.APIReads)
 	return st
 }
 
@@ -282,23 +284,32 @@ func (f *fleet) shardsMemory(b *testing.B, count int, kinds scaleKinds) []int64 
 	for i := range count {
 		s := shard.Shard{Index: i, Count: count}
 		for obj := range shape.Size {
-			if s.Owns(nsName(obj)) {
-				owned[i].Apps += min(kinds.Apps, 1) // kinds.Apps is 0 or every object
-				owned[i].Creds += min(kinds.Creds, 1)
+			if !s.Owns(nsName(obj)) {
+				continue
+			}
+			if kinds.Apps > 0 {
+				owned[i].Apps++
+			}
+			if kinds.Creds > 0 {
+				owned[i].Creds++
 			}
 		}
 	}
-	b.Logf("S6 %d shards: the objects each owns %v", count, owned)
+	b.Logf("S6 %d shards: the objects each owns %+v", count, owned)
 	for i, m := range shards {
 		for {
+			// A shard that owns nothing counts no reconcile: its controllers'
+			// workers started say its caches synced.
+			log := m.Log()
 			met, err := m.Metrics()
-			if err == nil && reconciles(met, "vaultapp") >= float64(owned[i].Apps) && reconciles(met, "keycloakclientcredential") >= float64(owned[i].Creds) &&
+			if err == nil && strings.Contains(log, `"Starting workers","controller":"vaultapp"`) &&
+				strings.Contains(log, `"Starting workers","controller":"keycloakclientcredential"`) && reconciles(met, "vaultapp") >= float64(owned[i].Apps) && reconciles(met, "keycloakclientcredential") >= float64(owned[i].Creds) &&
 				harness.Gauge(met, "workqueue_depth", map[string]string{"name": "vaultapp"}) == 0 &&
 				harness.Gauge(met, "workqueue_depth", map[string]string{"name": "keycloakclientcredential"}) == 0 {
 				break
 			}
 			if time.Since(start) > limit {
-				b.Fatalf("shard %d: its first pass (%v) not done after %s; log:\n%s", i, owned[i], limit, m.LogTail(20))
+				b.Fatalf("shard %d: its first pass (%+v) not done after %s; log:\n%s", i, owned[i], limit, m.LogTail(20))
 			}
 			time.Sleep(250 * time.Millisecond)
 		}

@@ -54,10 +54,9 @@ func (f *fleet) restartInStep(b *testing.B) steadyState {
 	f.processVault, f.processKeycloak = vBefore, kBefore
 	time.Sleep(time.Until(start.Add(shape.Refresh)))
 	st := steadyState{
-		Window:    shape.Refresh,
-		Vault:     harness.Difference(f.vaultCounts(), vBefore),
-		Keycloak:  harness.Difference(f.keycloakProxy.Counts(), kBefore),
-		APIWrites: map[string]int{},
+		Window:   shape.Refresh,
+		Vault:    harness.Difference(f.vaultCounts(), vBefore),
+		Keycloak: harness.Difference(f.keycloakProxy.Counts(), kBefore),
 	}
 	api := f.managerAPI(b)
 	st.APIReads, st.APIWrites = api.Reads, api.Writes
