@@ -145,8 +145,8 @@ func TestFreeNamesComeFromARecentListing(t *testing.T) {
 }
 
 // A listing is worth its size only when enough questions share it: a
-// listing of 4,000 names costs about three requests, so it pays for two
-// questions in half a second, not for one.
+// listing of 2×namesPerRequest names (1,000) costs about three requests, so
+// it pays for two questions in half a second, not for one.
 func TestFreeListsOnlyWhereAListingPays(t *testing.T) {
 	var lists atomic.Int32
 	policies := make([]string, 0, 2*namesPerRequest)
@@ -173,10 +173,10 @@ func TestFreeListsOnlyWhereAListingPays(t *testing.T) {
 	// One question in a window, alone: it is read.
 	time.Sleep(2 * NamesMaxAge)
 	if c.Free(ctx, "app.ns.new") {
-		t.Error("a lone question at 4,000 names was answered by a listing, want it read")
+		t.Error("a lone question at 1,000 names was answered by a listing, want it read")
 	}
 	if lists.Load() != 1 {
-		t.Errorf("a lone question at 4,000 names took a listing (%d in all), want none", lists.Load())
+		t.Errorf("a lone question at 1,000 names took a listing (%d in all), want none", lists.Load())
 	}
 	// A second one in the same window: a burst that pays for a listing.
 	if !c.Free(ctx, "app.ns.other") || lists.Load() != 2 {
@@ -193,10 +193,10 @@ func TestWorthListing(t *testing.T) {
 		{100, 1, true},
 		{namesPerRequest, 1, false}, // a listing as dear as two requests
 		{namesPerRequest, 2, true},
-		{20000, 5, false}, // a fleet of 10,000: 20,000 names cost 11 requests
-		{20000, 6, true},
-		{100000, 10, false}, // 50,000 at bench-scale's pace: reads are cheaper
-		{100000, 26, true},
+		{20000, 20, false},   // a fleet of 10,000: 20,000 names cost 41 reads
+		{20000, 21, true},    // bench-scale's burst at 10,000 asks some 50 a window
+		{100000, 100, false}, // 50,000 at bench-scale's pace (some 30 a window): reads are cheaper
+		{100000, 101, true},
 	} {
 		if got := worthListing(tc.size, tc.questions); got != tc.want {
 			t.Errorf("worthListing(%d names, %d questions) = %t, want %t", tc.size, tc.questions, got, tc.want)
