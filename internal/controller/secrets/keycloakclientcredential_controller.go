@@ -89,14 +89,7 @@ type KeycloakClientCredentialReconciler struct {
 	// echoes are the Secrets this process just wrote, whose own watch
 	// events need no pass.
 	echoes ownWrites
-	// statuses are the resources whose status this process just wrote,
-	// until the cache shows the write.
-	statuses ownStatus
 }
-
-// staleStatusRetry is how soon a pass that read a resource from before its
-// own status write looks again: the cache is usually milliseconds behind.
-const staleStatusRetry = 200 * time.Millisecond
 
 // sourceError is a failure to obtain the client secret, with its reason.
 type sourceError struct {
@@ -117,18 +110,11 @@ func (r *KeycloakClientCredentialReconciler) Reconcile(ctx context.Context, req 
 	if err := r.Get(ctx, req.NamespacedName, &kcc); err != nil {
 		r.refresh.Forget(req)
 		r.recent.forget(req.NamespacedName)
-		r.statuses.forget(req.NamespacedName)
 		return ctrl.Result{}, client.IgnoreNotFound(err)
-	}
-	if r.statuses.stale(req.NamespacedName, kcc.ResourceVersion) {
-		// The cache has not caught up with this process's last status
-		// write; a pass from this older view would fail on the conflict.
-		return ctrl.Result{RequeueAfter: staleStatusRetry}, nil
 	}
 	if !kcc.DeletionTimestamp.IsZero() {
 		return ctrl.Result{}, r.finalize(ctx, &kcc)
 	}
-	read := kcc.ResourceVersion // the version this pass started from
 	if err := finalizers.Set(ctx, r.Client, &kcc, CredentialFinalizer, true); err != nil {
 		return ctrl.Result{}, err
 	}
@@ -146,9 +132,6 @@ func (r *KeycloakClientCredentialReconciler) Reconcile(ctx context.Context, req 
 	}
 	if err := conditions.UpdateStatus(ctx, r.Client, &kcc, before, &kcc.Status); err != nil {
 		return ctrl.Result{}, err
-	}
-	if kcc.ResourceVersion != read {
-		r.statuses.wrote(req.NamespacedName, read)
 	}
 	return r.next(req, &kcc, out)
 }
