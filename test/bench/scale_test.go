@@ -281,18 +281,13 @@ func (f *fleet) shardsMemory(b *testing.B, count int, kinds scaleKinds) []int64 
 	limit := max(scaleWindow, time.Duration(kinds.Apps+kinds.Creds)*20*time.Millisecond)
 	start := time.Now()
 	owned := make([]scaleKinds, count)
-	for i := range count {
-		s := shard.Shard{Index: i, Count: count}
-		for obj := range shape.Size {
-			if !s.Owns(nsName(obj)) {
-				continue
-			}
-			if kinds.Apps > 0 {
-				owned[i].Apps++
-			}
-			if kinds.Creds > 0 {
-				owned[i].Creds++
-			}
+	for obj := range shape.Size {
+		i := shard.Of(nsName(obj), count)
+		if kinds.Apps > 0 {
+			owned[i].Apps++
+		}
+		if kinds.Creds > 0 {
+			owned[i].Creds++
 		}
 	}
 	b.Logf("S6 %d shards: the objects each owns %+v", count, owned)
