@@ -87,7 +87,7 @@ func BenchmarkScale(b *testing.B) {
 	var requests []string
 	if kinds.Apps > 0 {
 		apps := f.converge(b, defaultWorkers, n, 1, true)
-		requests = append(requests, fmt.Sprintf("VaultApps %.2f", float64(f.managerRequests(b))/float64(n)))
+		requests = append(requests, f.managerRequests(b, "VaultApps", n))
 		r.Raw["S1-vaultapps"] = apps
 		r.add("S1", fmt.Sprintf("%d VaultApps created at once → all Ready: operator / limit", n), apps.Ratio() <= scaleTarget, fmt.Sprintf("≤ %.1f×", scaleTarget),
 			"%.2f× (%s / %s); Vault requests per object: operator %v, limit %v", apps.Ratio(), apps.Operator.Round(time.Second), apps.Limit.Round(time.Second), apps.OperatorVault, apps.LimitVault)
@@ -95,7 +95,7 @@ func BenchmarkScale(b *testing.B) {
 	}
 	if kinds.Creds > 0 {
 		creds := f.convergeCredentials(b, n, 1, true)
-		requests = append(requests, fmt.Sprintf("credentials %.2f", float64(f.managerRequests(b))/float64(n)))
+		requests = append(requests, f.managerRequests(b, "credentials", n))
 		r.Raw["S1-credentials"] = creds
 		r.add("S1", fmt.Sprintf("%d KeycloakClientCredentials created at once → all Ready: operator / bare client", n), creds.Ratio() <= scaleTarget, fmt.Sprintf("≤ %.1f×", scaleTarget),
 			"%.2f× (%s / %s); Keycloak requests per credential: operator %v, bare %v", creds.Ratio(), creds.Operator.Round(time.Second), creds.Limit.Round(time.Second), creds.OperatorKeycloak, creds.LimitKeycloak)
@@ -179,12 +179,14 @@ func perKind(count, objects int) float64 {
 	return float64(count) / float64(objects)
 }
 
-// managerRequests counts the manager's requests in the audit log since
-// the last reading (its leader election's Lease apart).
-func (f *fleet) managerRequests(b *testing.B) int {
+// managerRequests says the manager's requests per object in the audit log
+// since the last reading (its leader election's Lease apart), and how many
+// of its writes were refused.
+func (f *fleet) managerRequests(b *testing.B, kind string, objects int) string {
 	b.Helper()
 	api := f.managerAPI(b)
-	return api.Reads + total(api.Writes)
+	b.Logf("S2 %s: API reads %d, writes %v (for example %v)", kind, api.Reads, api.Writes, api.Examples)
+	return fmt.Sprintf("%s %.2f (%d writes refused)", kind, float64(api.Reads+total(api.Writes))/float64(objects), api.refused())
 }
 
 // restart is a restarted manager's start-up and its first pass.

@@ -79,8 +79,9 @@ func (f *fleet) auditSince(b *testing.B) []harness.AuditEvent {
 }
 
 // managerAPI counts the manager's API-server requests since the last
-// reading: reads, and writes by "verb resource/subresource" with a few of
-// the objects each wrote, to tell which they were. Leader election is left
+// reading: reads, and writes by "verb resource/subresource" (an Event's
+// reason after it, "refused 409" after a write the API server refused)
+// with a few of the objects each wrote, to tell which they were. Leader election is left
 // out (its Lease, and the Event that says who leads): it is not per object.
 func (f *fleet) managerAPI(b *testing.B) apiRequests {
 	b.Helper()
@@ -93,6 +94,12 @@ func (f *fleet) managerAPI(b *testing.B) apiRequests {
 		case e.ObjectRef.Resource == "events" && e.ObjectRef.Namespace == operatorNamespace && strings.HasPrefix(e.ObjectRef.Name, harness.LeaderLeaseName):
 		default:
 			key := fmt.Sprintf("%s %s/%s", e.Verb, e.ObjectRef.Resource, e.ObjectRef.Subresource)
+			if e.RequestObject != nil && e.RequestObject.Reason != "" {
+				key += " " + e.RequestObject.Reason // an Event's
+			}
+			if e.ResponseStatus.Code >= 400 {
+				key += fmt.Sprintf(" refused %d", e.ResponseStatus.Code)
+			}
 			r.Writes[key]++
 			if len(r.Examples[key]) < writeExamples {
 				r.Examples[key] = append(r.Examples[key], e.ObjectRef.Namespace+"/"+e.ObjectRef.Name)
@@ -110,6 +117,18 @@ type apiRequests struct {
 	Reads    int                 `json:"reads"`
 	Writes   map[string]int      `json:"writes"`
 	Examples map[string][]string `json:"writeExamples"`
+}
+
+// refused counts the writes the API server refused (a 409: a write from a
+// stale view).
+func (r apiRequests) refused() int {
+	n := 0
+	for key, c := range r.Writes {
+		if strings.Contains(key, " refused ") {
+			n += c
+		}
+	}
+	return n
 }
 
 // total is the sum of counts.

@@ -86,7 +86,8 @@ type ProcessCluster struct {
 	Client client.Client
 	// ManagerKubeconfig is the kubeconfig of ManagerUser (system:masters).
 	ManagerKubeconfig string
-	// AuditLog is the API server's audit log (JSON lines, Metadata level).
+	// AuditLog is the API server's audit log (JSON lines, Metadata level;
+	// the Events created, with their bodies, to tell their reasons).
 	AuditLog string
 
 	dir string
@@ -96,6 +97,13 @@ const auditPolicy = `apiVersion: audit.k8s.io/v1
 kind: Policy
 omitStages: [RequestReceived]
 rules:
+- level: Request
+  verbs: [create]
+  resources:
+  - group: ""
+    resources: [events]
+  - group: events.k8s.io
+    resources: [events]
 - level: Metadata
 `
 
@@ -459,6 +467,15 @@ type AuditEvent struct {
 		APIVersion  string `json:"apiVersion"`
 	} `json:"objectRef"`
 	Stage string `json:"stage"`
+	// ResponseStatus is the answer: a refused write (409 Conflict) is
+	// still a request.
+	ResponseStatus struct {
+		Code int `json:"code"`
+	} `json:"responseStatus"`
+	// RequestObject is logged for Event creates only: their reason.
+	RequestObject *struct {
+		Reason string `json:"reason"`
+	} `json:"requestObject"`
 }
 
 // Write reports whether the request changed state.

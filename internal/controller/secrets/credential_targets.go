@@ -68,9 +68,10 @@ func (r *KeycloakClientCredentialReconciler) syncTarget(ctx context.Context, kcc
 		// way (AlreadyExists) is read from the API server to say whose it is:
 		// a repaired deletion costs one request, not two.
 		created := newTargetSecret(kcc, ns, data)
+		done := r.echoes.creating(ns, name)
 		err = r.Create(ctx, created, client.FieldOwner(FieldManager))
 		if err == nil {
-			r.echoes.wrote(created)
+			done(created)
 			record(&kcc.Status, created)
 			r.created.Store(created.UID, kcc.UID)
 			reason, verb := secretsv1beta1.ReasonCreated, "created"
@@ -81,6 +82,7 @@ func (r *KeycloakClientCredentialReconciler) syncTarget(ctx context.Context, kcc
 			res.Synced, res.Reason = true, secretsv1beta1.ReasonSynced
 			return res, nil
 		}
+		done(nil)
 		if !apierrors.IsAlreadyExists(err) {
 			return fail(secretsv1beta1.ReasonTargetFailed, "create Secret: "+err.Error(), err)
 		}

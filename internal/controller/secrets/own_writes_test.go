@@ -21,6 +21,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 func TestOnlyTheEchoesOfItsOwnLastWritesAreDropped(t *testing.T) {
@@ -55,5 +56,73 @@ func TestOnlyTheEchoesOfItsOwnLastWritesAreDropped(t *testing.T) {
 	w.forget("gitea", "creds")
 	if w.isEcho(at("30")) {
 		t.Fatal("a deleted Secret's writes kept")
+	}
+}
+
+// A create's watch event can come before its response: whichever comes
+// first, the echo of the operator's own create queues no pass, and nothing
+// else is taken for it.
+func TestTheEchoOfACreateIsDroppedWhicheverComesFirst(t *testing.T) {
+	at := func(rv string) *corev1.Secret {
+		return &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "gitea", Name: "creds", ResourceVersion: rv}}
+	}
+	type step struct {
+		do   string // "create", "event", "update", "done", "failed"
+		rv   string
+		want bool // for an event: taken for an echo
+	}
+	for _, tc := range []struct {
+		name  string
+		steps []step
+	}{
+		{"the echo after the response", []step{
+			{do: "create"}, {do: "done", rv: "5"}, {do: "event", rv: "5", want: true}, {do: "event", rv: "5", want: false},
+		}},
+		{"the echo before the response", []step{
+			{do: "create"}, {do: "event", rv: "5", want: true}, {do: "done", rv: "5"},
+			{do: "event", rv: "5", want: false}, {do: "update", rv: "6", want: false},
+		}},
+		{"someone else's Secret in the way: the pass reads it itself", []step{
+			{do: "create"}, {do: "event", rv: "7", want: true}, {do: "failed"},
+			{do: "update", rv: "8", want: false}, {do: "event", rv: "9", want: false},
+		}},
+		{"two resources create one name: one wins, its echo is dropped once", []step{
+			{do: "create"}, {do: "create"}, {do: "event", rv: "5", want: true}, {do: "failed"}, {do: "done", rv: "5"},
+			{do: "event", rv: "5", want: false}, {do: "update", rv: "5", want: false},
+		}},
+		{"no create under way", []step{
+			{do: "event", rv: "9", want: false},
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var w ownWrites
+			var pending []func(created client.Object)
+			pop := func() func(client.Object) {
+				d := pending[len(pending)-1]
+				pending = pending[:len(pending)-1]
+				return d
+			}
+			for i, s := range tc.steps {
+				switch s.do {
+				case "create":
+					pending = append(pending, w.creating("gitea", "creds"))
+				case "done":
+					pop()(at(s.rv))
+				case "failed":
+					pop()(nil)
+				case "event":
+					if got := w.isCreateEcho(at(s.rv)); got != s.want {
+						t.Fatalf("step %d: the create event of version %s taken for an echo: %v, want %v", i, s.rv, got, s.want)
+					}
+				case "update":
+					if got := w.isEcho(at(s.rv)); got != s.want {
+						t.Fatalf("step %d: the update event of version %s taken for an echo: %v, want %v", i, s.rv, got, s.want)
+					}
+				}
+			}
+			if len(w.creates) != 0 {
+				t.Errorf("creates still marked under way: %v", w.creates)
+			}
+		})
 	}
 }
