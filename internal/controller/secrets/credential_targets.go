@@ -67,11 +67,9 @@ func (r *KeycloakClientCredentialReconciler) syncTarget(ctx context.Context, kcc
 		// replaces anything, so it is tried first, and only a Secret in the
 		// way (AlreadyExists) is read from the API server to say whose it is:
 		// a repaired deletion costs one request, not two.
-		created := newTargetSecret(kcc, ns, data)
-		done := r.echoes.creating(ns, name)
-		err = r.Create(ctx, created, client.FieldOwner(FieldManager))
-		if err == nil {
-			done(created)
+		created, later, createErr := r.createTarget(ctx, kcc, ns, data)
+		switch {
+		case createErr == nil:
 			record(&kcc.Status, created)
 			r.created.Store(created.UID, kcc.UID)
 			reason, verb := secretsv1beta1.ReasonCreated, "created"
@@ -79,15 +77,17 @@ func (r *KeycloakClientCredentialReconciler) syncTarget(ctx context.Context, kcc
 				reason, verb = secretsv1beta1.ReasonDriftRepaired, "re-created deleted"
 			}
 			r.Recorder.Eventf(kcc, nil, corev1.EventTypeNormal, reason, "Sync", "%s Secret %s/%s", verb, ns, name)
-			res.Synced, res.Reason = true, secretsv1beta1.ReasonSynced
-			return res, nil
-		}
-		done(nil)
-		if !apierrors.IsAlreadyExists(err) {
-			return fail(secretsv1beta1.ReasonTargetFailed, "create Secret: "+err.Error(), err)
+			if !later {
+				res.Synced, res.Reason = true, secretsv1beta1.ReasonSynced
+				return res, nil
+			}
+			// Written again before the create's answer came: checked below.
+		case !apierrors.IsAlreadyExists(createErr):
+			return fail(secretsv1beta1.ReasonTargetFailed, "create Secret: "+createErr.Error(), createErr)
 		}
 		// In the way: the operator's own Secret not in the cache yet (or
-		// stripped of its labels), or someone else's.
+		// stripped of its labels), or someone else's; or the one just
+		// created, written again since.
 		if err = r.Reader.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &current); err != nil {
 			return fail(secretsv1beta1.ReasonTargetFailed, err.Error(), err) // gone meanwhile: try again
 		}
@@ -131,6 +131,19 @@ func (r *KeycloakClientCredentialReconciler) syncTarget(ctx context.Context, kcc
 	}
 	res.Synced, res.Reason = true, secretsv1beta1.ReasonSynced
 	return res, nil
+}
+
+// createTarget creates the target Secret in ns, its watch event known as
+// its own whichever comes first (ownWrites.creating); later says another
+// version of it was seen before the create's answer.
+func (r *KeycloakClientCredentialReconciler) createTarget(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential, ns string, data map[string][]byte) (created *corev1.Secret, later bool, err error) {
+	created = newTargetSecret(kcc, ns, data)
+	done := r.echoes.creating(ns, created.Name)
+	defer done(nil) // a create that panicked leaves no mark behind
+	if err := r.Create(ctx, created, client.FieldOwner(FieldManager)); err != nil {
+		return nil, false, err
+	}
+	return created, done(created), nil
 }
 
 // pruneUntargeted releases the Secrets this resource wrote where it no

@@ -72,12 +72,15 @@ func (w *ownWrites) wroteVersion(namespace, name, resourceVersion string) {
 }
 
 // creating says a create of namespace/name is under way, and returns what
-// to call when it returns, with the Secret created or nil. Meanwhile a
-// create event of that name is taken for its echo: if the create fails
-// (AlreadyExists: someone else's Secret), the pass itself reads the Secret
-// in the way, so the event is not needed; if it succeeds, an event seen
-// with its resourceVersion was its echo, and one still to come is known.
-func (w *ownWrites) creating(namespace, name string) (done func(created client.Object)) {
+// to call when it returns, with the Secret created or nil (once; later
+// calls do nothing, so it may also be deferred). Meanwhile a create event
+// of that name is taken for its echo: if the create fails (AlreadyExists:
+// someone else's Secret), the pass itself reads the Secret in the way, so
+// the event is not needed; if it succeeds, an event seen with its
+// resourceVersion was its echo, and one still to come is known. done
+// reports another version seen meanwhile (a relist after a dropped watch
+// shows only the Secret's latest version): the pass reads the Secret again.
+func (w *ownWrites) creating(namespace, name string) (done func(created client.Object) (others bool)) {
 	key := types.NamespacedName{Namespace: namespace, Name: name}
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -90,19 +93,28 @@ func (w *ownWrites) creating(namespace, name string) (done func(created client.O
 		w.creates[key] = f
 	}
 	f.count++
-	return func(created client.Object) {
+	finished := false
+	return func(created client.Object) bool {
 		w.mu.Lock()
 		defer w.mu.Unlock()
+		if finished {
+			return false
+		}
+		finished = true
+		others := false
 		if created != nil {
-			if i := slices.Index(f.seen, created.GetResourceVersion()); i >= 0 {
+			rv := created.GetResourceVersion()
+			if i := slices.Index(f.seen, rv); i >= 0 {
 				f.seen = slices.Delete(f.seen, i, i+1) // its echo came first
 			} else {
-				w.record(key, created.GetResourceVersion())
+				w.record(key, rv)
 			}
+			others = len(f.seen) > 0
 		}
 		if f.count--; f.count == 0 {
 			delete(w.creates, key)
 		}
+		return others
 	}
 }
 
@@ -127,11 +139,14 @@ func (w *ownWrites) isCreateEcho(o client.Object) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	key := types.NamespacedName{Namespace: o.GetNamespace(), Name: o.GetName()}
+	if w.seenOnce(key, o.GetResourceVersion()) {
+		return true // a create that returned first (another may be under way)
+	}
 	if f := w.creates[key]; f != nil {
 		f.seen = append(f.seen, o.GetResourceVersion())
 		return true
 	}
-	return w.seenOnce(key, o.GetResourceVersion())
+	return false
 }
 
 // isEcho reports whether o is one of the writes recorded for its name,

@@ -69,7 +69,7 @@ func TestTheEchoOfACreateIsDroppedWhicheverComesFirst(t *testing.T) {
 	type step struct {
 		do   string // "create", "event", "update", "done", "failed"
 		rv   string
-		want bool // for an event: taken for an echo
+		want bool // for an event: taken for an echo; for done: another version seen
 	}
 	for _, tc := range []struct {
 		name  string
@@ -90,14 +90,22 @@ func TestTheEchoOfACreateIsDroppedWhicheverComesFirst(t *testing.T) {
 			{do: "create"}, {do: "create"}, {do: "event", rv: "5", want: true}, {do: "failed"}, {do: "done", rv: "5"},
 			{do: "event", rv: "5", want: false}, {do: "update", rv: "5", want: false},
 		}},
+		{"two resources create one name: the winner answers before its echo", []step{
+			{do: "create"}, {do: "create"}, {do: "done", rv: "5"}, {do: "event", rv: "5", want: true}, {do: "failed"},
+			{do: "update", rv: "5", want: false},
+		}},
+		{"a relist shows a later version before the answer: the pass reads again", []step{
+			{do: "create"}, {do: "event", rv: "6", want: true}, {do: "done", rv: "5", want: true},
+			{do: "update", rv: "7", want: false},
+		}},
 		{"no create under way", []step{
 			{do: "event", rv: "9", want: false},
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var w ownWrites
-			var pending []func(created client.Object)
-			pop := func() func(client.Object) {
+			var pending []func(created client.Object) bool
+			pop := func() func(client.Object) bool {
 				d := pending[len(pending)-1]
 				pending = pending[:len(pending)-1]
 				return d
@@ -107,7 +115,13 @@ func TestTheEchoOfACreateIsDroppedWhicheverComesFirst(t *testing.T) {
 				case "create":
 					pending = append(pending, w.creating("gitea", "creds"))
 				case "done":
-					pop()(at(s.rv))
+					d := pop()
+					if got := d(at(s.rv)); got != s.want {
+						t.Fatalf("step %d: the create of version %s saw another version: %v, want %v", i, s.rv, got, s.want)
+					}
+					if d(nil) {
+						t.Fatalf("step %d: done called again did something", i)
+					}
 				case "failed":
 					pop()(nil)
 				case "event":

@@ -489,6 +489,31 @@ func TestTheEchoOfACreateThatComesFirstQueuesNoPass(t *testing.T) {
 	}
 }
 
+// A watch that broke while the pass created its Secret shows, once it
+// lists again, only the Secret's latest version: an edit made before the
+// create's answer came. The pass reads the Secret again and repairs it.
+func TestAnEditBeforeTheCreatesAnswerIsRepaired(t *testing.T) {
+	kcc := teamA("web", "team-a-web")
+	w := newKCCWorld(t, kcc)
+	ctx := context.Background()
+	pass := w.r.echoes.notEchoes()
+	queued := 0
+	w.r.Client = echoFirst{Client: w.r.Client, deliver: func(o client.Object) {
+		edited := o.(*corev1.Secret).DeepCopy()
+		edited.Data["secret"] = []byte("edited by hand")
+		if err := w.client.Update(ctx, edited); err != nil {
+			t.Fatal(err)
+		}
+		if pass.Create(event.CreateEvent{Object: edited}) {
+			queued++
+		}
+	}}
+	w.reconcile("web")
+	if s := w.secret("team-a", "web-creds"); s == nil || string(s.Data["secret"]) != "s3cr3t" {
+		t.Fatalf("the Secret edited before the create's answer was not repaired in that pass (queued again: %d)", queued)
+	}
+}
+
 // A resource the webhook never defaulted (it was down, or an earlier
 // release stored it) is read in the defaulted view the webhook gives.
 func TestAnUndefaultedResourceIsReadAsTheWebhookDefaultsIt(t *testing.T) {
