@@ -186,7 +186,7 @@ func (f *fleet) managerRequests(b *testing.B, kind string, objects int) string {
 	b.Helper()
 	api := f.managerAPI(b)
 	b.Logf("S2 %s: API reads %d, writes %v (for example %v)", kind, api.Reads, api.Writes, api.Examples)
-	return fmt.Sprintf("%s %.2f (%d writes refused)", kind, float64(api.Reads+total(api.Writes))/float64(objects), api.refused())
+	return fmt.Sprintf("%s %.2f (%d writes refused)", kind, float64(api.Reads+total(api.Writes))/float64(objects), api.Refused)
 }
 
 // restart is a restarted manager's start-up and its first pass.
