@@ -119,7 +119,7 @@ func BenchmarkFleet(b *testing.B) {
 		p4.Median.Ratio() <= repairTarget, fmt.Sprintf("≤ %.1f×", repairTarget), "%.2f× (%s / %s; rounds %s)", p4.Median.Ratio(), ms(p4.Median.SecretP99), ms(p4.Median.LimitP99), p4.roundsP99())
 	r.explain("every round: " + p4.roundsDetail())
 	r.add("P4", fmt.Sprintf("%d policies edited in Vault restored, slowest", editedPolicies), p4.PolicyMax <= refresh+time.Second, fmt.Sprintf("≤ refreshInterval + 1 s (%s)", refresh+time.Second),
-		"%s (checked after %s)", p4.PolicyMax.Round(100*time.Millisecond), p4.PolicyCheckMax.Round(100*time.Millisecond))
+		"%s (checked after %s; two checks of a policy %s apart at most)", p4.PolicyMax.Round(100*time.Millisecond), p4.PolicyCheckMax.Round(100*time.Millisecond), p4.PolicyCheckGap.Round(100*time.Millisecond))
 	f.spent.lap("P4")
 
 	// P3: logins over the life of the manager started for P2, with a

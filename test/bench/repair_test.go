@@ -62,6 +62,9 @@ type repair struct {
 	// from the edit to the operator's read of that policy (its check).
 	PolicyMax      time.Duration `json:"policyMaxNanos"`
 	PolicyCheckMax time.Duration `json:"policyCheckMaxNanos"`
+	// PolicyCheckGap is the longest from a policy's check before the edit
+	// to its check after: the refresh interval and what the queue added.
+	PolicyCheckGap time.Duration `json:"policyCheckGapNanos"`
 	// BurstReads is how many refresh reads the operator sent Vault and
 	// Keycloak while the repairs were measured: the load they had to pass.
 	BurstReads int `json:"burstReads"`
@@ -147,6 +150,12 @@ func (f *fleet) repairUnderLoad(b *testing.B, run string) repair {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*refresh)
 	defer cancel()
 	reads := func() int { return f.vaultCounts()["read"] + f.keycloakProxy.Counts()["read"] }
+	fleetPolicies := make([]string, shape.Size)
+	for i := range fleetPolicies {
+		fleetPolicies[i] = tenancy.PolicyName("", nsName(i), fmt.Sprintf("%s-%04d", run, i))
+	}
+	policyClock := f.timePolicyRepairs(fleetPolicies)
+	defer policyClock.stop()
 	base := reads()
 	for reads() < base+100 {
 		if ctx.Err() != nil {
@@ -154,6 +163,7 @@ func (f *fleet) repairUnderLoad(b *testing.B, run string) repair {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+	waveStart := time.Now()
 	admin, err := f.vault.AdminClient()
 	if err != nil {
 		b.Fatal(err)
@@ -187,9 +197,14 @@ func (f *fleet) repairUnderLoad(b *testing.B, run string) repair {
 	defer w.Stop()
 	bareW := watchFrom(client.MatchingLabels{bareLabel: "true"})
 	defer bareW.Stop()
+	// The policies edited are the first the wave checks: the design's
+	// promise is drift found within one interval of the last check, and a
+	// policy not checked since the restart waits for its first refresh,
+	// spread over one more interval (docs/design.md). Until 2026-12-03 the
+	// bench edited the fleet's first 100 wherever their refresh stood, and
+	// one waited 46.7s (CI of stop 35).
 	policies := map[string]string{}
-	for i := range editedPolicies {
-		name := tenancy.PolicyName("", nsName(i), fmt.Sprintf("%s-%04d", run, i))
+	for _, name := range policyClock.checkedSince(ctx, b, waveStart, editedPolicies) {
 		text, err := admin.Sys().GetPolicyWithContext(ctx, name)
 		if err != nil || text == "" {
 			b.Fatalf("policy %s: %q, %v", name, text, err)
@@ -198,8 +213,6 @@ func (f *fleet) repairUnderLoad(b *testing.B, run string) repair {
 	}
 
 	readBurst, writesBefore := reads(), limit.Writes()
-	policyClock := f.timePolicyRepairs(slices.Collect(maps.Keys(policies)))
-	defer policyClock.stop()
 	policiesEdited := make(chan struct{})
 	var policyEditErr error
 	go func() {
@@ -243,12 +256,12 @@ func (f *fleet) repairUnderLoad(b *testing.B, run string) repair {
 	if policyEditErr != nil { // an unedited policy would count as restored
 		b.Fatalf("edit the policies: %v", policyEditErr)
 	}
-	if r.PolicyMax, r.PolicyCheckMax, err = policyClock.wait(ctx); err != nil {
+	if r.PolicyMax, r.PolicyCheckMax, r.PolicyCheckGap, err = policyClock.wait(ctx); err != nil {
 		b.Fatal(err)
 	}
 	r.BurstReads = reads() - readBurst
-	b.Logf("P4 (%d reads meanwhile): Secrets p99 by round %s, the median round's %s; the bare repairer wrote %d times for %d Secrets; %d policies restored, the last after %s (checked after %s)",
-		r.BurstReads, r.roundsP99(), ms(r.Median.SecretP99), r.LimitWrites, bareSecrets, r.Policies, r.PolicyMax.Round(time.Millisecond), r.PolicyCheckMax.Round(time.Millisecond))
+	b.Logf("P4 (%d reads meanwhile): Secrets p99 by round %s, the median round's %s; the bare repairer wrote %d times for %d Secrets; %d policies restored, the last after %s (checked after %s; the longest between a policy's two checks %s)",
+		r.BurstReads, r.roundsP99(), ms(r.Median.SecretP99), r.LimitWrites, bareSecrets, r.Policies, r.PolicyMax.Round(time.Millisecond), r.PolicyCheckMax.Round(time.Millisecond), r.PolicyCheckGap.Round(time.Millisecond))
 	return r
 }
 
@@ -476,29 +489,40 @@ func percentile(sorted []time.Duration, p float64) time.Duration {
 }
 
 // policyClock times the policy repairs from what the Vault proxies see of
-// the operator: its read of an edited policy (the check) and Vault's answer
-// to its write (the repair), each the first after the bench's edit.
+// the operator: its reads of a policy (its checks) and Vault's answer to its
+// write (the repair), the first of each after the bench's edit.
 type policyClock struct {
 	f  *fleet
 	mu sync.Mutex
-	// editedAt, checkedAt and restoredAt are by policy name.
-	editedAt, checkedAt, restoredAt map[string]time.Time
-	names                           []string
+	// lastCheckAt is each policy's latest check before its edit; editedAt,
+	// checkedAt and restoredAt are by policy name, from the edit on.
+	lastCheckAt, editedAt, checkedAt, restoredAt map[string]time.Time
+	// prevCheckAt is the last check before the edit, of the edited ones.
+	prevCheckAt map[string]time.Time
+	names       []string
 }
 
-// timePolicyRepairs starts timing the named policies' repairs.
+// timePolicyRepairs starts timing the named policies' checks and repairs.
 func (f *fleet) timePolicyRepairs(names []string) *policyClock {
-	c := &policyClock{f: f, names: names, editedAt: map[string]time.Time{}, checkedAt: map[string]time.Time{}, restoredAt: map[string]time.Time{}}
+	c := &policyClock{f: f, lastCheckAt: map[string]time.Time{}, editedAt: map[string]time.Time{}, checkedAt: map[string]time.Time{},
+		restoredAt: map[string]time.Time{}, prevCheckAt: map[string]time.Time{}}
+	tracked := map[string]bool{}
+	for _, name := range names {
+		tracked[name] = true
+	}
 	const prefix = "/v1/sys/policies/acl/"
 	answer := func(r *http.Request, status int) {
 		name, ok := strings.CutPrefix(r.URL.Path, prefix)
-		if !ok || status >= 300 {
+		if !ok || status >= 300 || !tracked[name] {
 			return
 		}
 		now := time.Now()
 		c.mu.Lock()
 		defer c.mu.Unlock()
 		if _, edited := c.editedAt[name]; !edited {
+			if r.Method == http.MethodGet {
+				c.lastCheckAt[name] = now
+			}
 			return
 		}
 		at := c.checkedAt
@@ -515,16 +539,43 @@ func (f *fleet) timePolicyRepairs(names []string) *policyClock {
 	return c
 }
 
+// checkedSince waits for n policies checked after since and returns them,
+// in the order of their checks.
+func (c *policyClock) checkedSince(ctx context.Context, b *testing.B, since time.Time, n int) []string {
+	b.Helper()
+	for {
+		c.mu.Lock()
+		var names []string
+		for name, at := range c.lastCheckAt {
+			if at.After(since) {
+				names = append(names, name)
+			}
+		}
+		slices.SortFunc(names, func(x, y string) int { return c.lastCheckAt[x].Compare(c.lastCheckAt[y]) })
+		c.mu.Unlock()
+		if len(names) >= n {
+			return names[:n]
+		}
+		select {
+		case <-ctx.Done():
+			b.Fatalf("%d policies checked in the refresh wave, want %d", len(names), n)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
 // edited marks the moment the bench sends its edit of a policy.
 func (c *policyClock) edited(name string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.editedAt[name] = time.Now()
+	c.prevCheckAt[name] = c.lastCheckAt[name]
+	c.names = append(c.names, name)
 }
 
-// wait returns the slowest repair and the slowest check, once every policy
-// is repaired.
-func (c *policyClock) wait(ctx context.Context) (slowest, slowestCheck time.Duration, err error) {
+// wait returns the slowest repair, the slowest check and the longest
+// between two checks of a policy, once every edited policy is repaired.
+func (c *policyClock) wait(ctx context.Context) (slowest, slowestCheck, longestGap time.Duration, err error) {
 	for {
 		c.mu.Lock()
 		done := len(c.restoredAt) == len(c.names)
@@ -533,17 +584,20 @@ func (c *policyClock) wait(ctx context.Context) (slowest, slowestCheck time.Dura
 				slowest = max(slowest, c.restoredAt[name].Sub(c.editedAt[name]))
 				if at, ok := c.checkedAt[name]; ok {
 					slowestCheck = max(slowestCheck, at.Sub(c.editedAt[name]))
+					if prev := c.prevCheckAt[name]; !prev.IsZero() {
+						longestGap = max(longestGap, at.Sub(prev))
+					}
 				}
 			}
 		}
 		restored := len(c.restoredAt)
 		c.mu.Unlock()
 		if done {
-			return slowest, slowestCheck, nil
+			return slowest, slowestCheck, longestGap, nil
 		}
 		select {
 		case <-ctx.Done():
-			return 0, 0, fmt.Errorf("%d of %d policies restored", restored, len(c.names))
+			return 0, 0, 0, fmt.Errorf("%d of %d policies restored", restored, len(c.names))
 		case <-time.After(250 * time.Millisecond):
 		}
 	}
