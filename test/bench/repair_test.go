@@ -494,18 +494,17 @@ func percentile(sorted []time.Duration, p float64) time.Duration {
 type policyClock struct {
 	f  *fleet
 	mu sync.Mutex
-	// lastCheckAt is each policy's latest check before its edit; editedAt,
-	// checkedAt and restoredAt are by policy name, from the edit on.
+	// lastCheckAt is each policy's latest check before its edit (it stays
+	// put once edited); editedAt, checkedAt and restoredAt are by policy
+	// name, from the edit on.
 	lastCheckAt, editedAt, checkedAt, restoredAt map[string]time.Time
-	// prevCheckAt is the last check before the edit, of the edited ones.
-	prevCheckAt map[string]time.Time
-	names       []string
+	names                                        []string
 }
 
 // timePolicyRepairs starts timing the named policies' checks and repairs.
 func (f *fleet) timePolicyRepairs(names []string) *policyClock {
 	c := &policyClock{f: f, lastCheckAt: map[string]time.Time{}, editedAt: map[string]time.Time{}, checkedAt: map[string]time.Time{},
-		restoredAt: map[string]time.Time{}, prevCheckAt: map[string]time.Time{}}
+		restoredAt: map[string]time.Time{}}
 	tracked := map[string]bool{}
 	for _, name := range names {
 		tracked[name] = true
@@ -569,7 +568,6 @@ func (c *policyClock) edited(name string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.editedAt[name] = time.Now()
-	c.prevCheckAt[name] = c.lastCheckAt[name]
 	c.names = append(c.names, name)
 }
 
@@ -584,7 +582,7 @@ func (c *policyClock) wait(ctx context.Context) (slowest, slowestCheck, longestG
 				slowest = max(slowest, c.restoredAt[name].Sub(c.editedAt[name]))
 				if at, ok := c.checkedAt[name]; ok {
 					slowestCheck = max(slowestCheck, at.Sub(c.editedAt[name]))
-					if prev := c.prevCheckAt[name]; !prev.IsZero() {
+					if prev, ok := c.lastCheckAt[name]; ok {
 						longestGap = max(longestGap, at.Sub(prev))
 					}
 				}
