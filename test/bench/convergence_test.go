@@ -126,6 +126,7 @@ func (f *fleet) convergePair(b *testing.B, workers, n int, limitRun, opRun strin
 			// The API server's profile beside the operator's run's, to
 			// compare where each one's CPU per object goes.
 			profiles.Go(func() { f.profileAPIServer(b, out+".limit.kube-apiserver", profileWindow(n)) })
+			profiles.Go(func() { f.profileVault(b, out+".limit.vault", profileWindow(n)) })
 		}
 		limitTimes = f.timeReady(b, limitRun, n, f.limitWorkers(b, workers))
 		res.Limit = limitTimes.last()
@@ -146,6 +147,7 @@ func (f *fleet) convergePair(b *testing.B, workers, n int, limitRun, opRun strin
 		if out := os.Getenv("VKO_BENCH_PROFILE"); out != "" && keep {
 			profiles.Go(func() { f.profile(out, profileWindow(n)) })
 			profiles.Go(func() { f.profileAPIServer(b, out+".kube-apiserver", profileWindow(n)) })
+			profiles.Go(func() { f.profileVault(b, out+".vault", profileWindow(n)) })
 		}
 		opTimes = f.timeReady(b, opRun, n, nil)
 		res.Operator = opTimes.last()
@@ -282,6 +284,31 @@ func (f *fleet) profileAPIServer(b *testing.B, out string, d time.Duration) {
 		b.Logf("kube-apiserver profile: %v", err)
 		return
 	}
+	_ = os.WriteFile(out, data, 0o644)
+}
+
+// profileVault saves a CPU profile of the Vault server (its sys/pprof
+// endpoint, read with the root token): past 10,000 VaultApps Vault's CPU
+// per request grows, and this says where. Vault refuses a profile longer
+// than its default max request duration (90 s): a longer one is cut to 85 s.
+func (f *fleet) profileVault(b *testing.B, out string, d time.Duration) {
+	d = min(d, 85*time.Second)
+	admin, err := f.vault.AdminClient()
+	if err != nil {
+		b.Logf("Vault profile: %v", err)
+		return
+	}
+	admin.SetClientTimeout(d + 20*time.Second)
+	resp, err := admin.Logical().ReadRawWithDataWithContext(context.Background(), "sys/pprof/profile",
+		map[string][]string{"seconds": {strconv.Itoa(int(d.Seconds()))}})
+	if resp != nil {
+		defer func() { _ = resp.Body.Close() }()
+	}
+	if err != nil {
+		b.Logf("Vault profile: %v", err)
+		return
+	}
+	data, _ := io.ReadAll(resp.Body)
 	_ = os.WriteFile(out, data, 0o644)
 }
 

@@ -23,9 +23,11 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
 	"github.com/carbogame/vault-keycloak-operator/internal/shard"
 	"github.com/carbogame/vault-keycloak-operator/test/harness"
 )
@@ -201,6 +203,11 @@ type restart struct {
 	// API is the pass's API-server requests: the writes by verb and
 	// resource, a few objects each.
 	API apiRequests `json:"api"`
+	// CPU is each process's CPU time per object over the restart (what
+	// sets the pass's pace on two cores), Reconcile each controller's mean
+	// reconcile time in the pass.
+	CPU       map[string]time.Duration `json:"cpuPerObjectNanos"`
+	Reconcile map[string]time.Duration `json:"reconcileMeanNanos"`
 }
 
 // restartMeasured restarts the manager with the fleet in step and
@@ -210,13 +217,17 @@ type restart struct {
 // once: requeue/refresh.go), with the requests of that pass.
 func (f *fleet) restartMeasured(b *testing.B, kinds scaleKinds) restart {
 	b.Helper()
+	f.waitServersCounted(b, kinds.Apps)
 	f.stopManager()
 	vBefore, kBefore := f.vaultCounts(), f.keycloakProxy.Counts()
 	f.auditSince(b)
+	cpuBefore := harness.CPUByCommand()
 	start := time.Now()
 	f.startManager(b, defaultWorkers)
 	limit := max(scaleWindow, time.Duration(kinds.Apps+kinds.Creds)*20*time.Millisecond)
 	st := restart{}
+	var profiles sync.WaitGroup
+	defer profiles.Wait()
 	for st.PassDone == 0 {
 		if st.Synced == 0 {
 			log := f.manager.Log()
@@ -229,6 +240,14 @@ func (f *fleet) restartMeasured(b *testing.B, kinds scaleKinds) restart {
 			creds := reconciles(m, "keycloakclientcredential")
 			if st.FirstReconcile == 0 && apps+creds > 0 {
 				st.FirstReconcile = time.Since(start)
+				if out := os.Getenv("VKO_BENCH_PROFILE"); out != "" {
+					// Where the pass's time goes, from its first reconcile.
+					profiles.Go(func() { f.profile(out+".restart", profileWindow(kinds.Apps+kinds.Creds)/2) })
+					profiles.Go(func() {
+						f.profileAPIServer(b, out+".restart.kube-apiserver", profileWindow(kinds.Apps+kinds.Creds)/2)
+					})
+					profiles.Go(func() { f.profileVault(b, out+".restart.vault", profileWindow(kinds.Apps+kinds.Creds)/2) })
+				}
 			}
 			if apps >= float64(kinds.Apps) && creds >= float64(kinds.Creds) {
 				st.PassDone = time.Since(start)
@@ -239,13 +258,47 @@ func (f *fleet) restartMeasured(b *testing.B, kinds scaleKinds) restart {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
+	st.CPU = cpuPerObject(harness.Difference(harness.CPUByCommand(), cpuBefore), kinds.Apps+kinds.Creds)
+	st.Reconcile = map[string]time.Duration{}
+	if m, err := f.manager.Metrics(); err == nil {
+		for _, c := range []string{"vaultapp", "keycloakclientcredential"} {
+			st.Reconcile[c], _ = harness.HistogramMean(m, "controller_runtime_reconcile_time_seconds", map[string]string{"controller": c})
+		}
+	}
 	st.Vault = harness.Difference(f.vaultCounts(), vBefore)
 	st.Keycloak = harness.Difference(f.keycloakProxy.Counts(), kBefore)
 	st.API = f.managerAPI(b)
 	st.APIReads, st.APIWrites = st.API.Reads, total(st.API.Writes)
-	b.Logf("S3/S4 a restarted manager: caches synced %s, first reconcile %s, every object reconciled once %s: Vault %v, Keycloak %v, API writes %d %v (for example %v), reads %d",
-		st.Synced, st.FirstReconcile, st.PassDone, st.Vault, st.Keycloak, st.APIWrites, st.API.Writes, st.API.Examples, st.APIReads)
+	b.Logf("S3/S4 a restarted manager: caches synced %s, first reconcile %s, every object reconciled once %s: Vault %v, Keycloak %v, API writes %d %v (for example %v), reads %d; CPU per object by process %v, mean reconcile %v",
+		st.Synced, st.FirstReconcile, st.PassDone, st.Vault, st.Keycloak, st.APIWrites, st.API.Writes, st.API.Examples, st.APIReads, st.CPU, st.Reconcile)
 	return st
+}
+
+// waitServersCounted waits until the VaultServers' status counts the fleet's
+// VaultApps: a count is written at most every 5 s
+// (vault.DefaultCountInterval), so a manager stopped within 5 s of the last
+// VaultApp's Ready leaves its last count for the next one to write.
+func (f *fleet) waitServersCounted(b *testing.B, apps int) {
+	b.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		var servers vaultv1beta1.VaultServerList
+		if err := f.c.List(context.Background(), &servers); err != nil {
+			b.Fatal(err)
+		}
+		counted := 0
+		for _, s := range servers.Items {
+			counted += int(s.Status.VaultApps)
+		}
+		if counted == apps {
+			return
+		}
+		if time.Now().After(deadline) {
+			b.Logf("the VaultServers count %d VaultApps after a minute, want %d: restarting anyway", counted, apps)
+			return
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
 }
 
 // shardsMemory runs the manager as count shards side by side (the single
