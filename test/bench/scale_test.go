@@ -267,7 +267,7 @@ func (f *fleet) restartMeasured(b *testing.B, kinds scaleKinds) restart {
 	}
 	st.Vault = harness.Difference(f.vaultCounts(), vBefore)
 	st.Keycloak = harness.Difference(f.keycloakProxy.Counts(), kBefore)
-	st.API = f.managerAPI(b)
+	st.API = f.managerAPIFrom(b, start)
 	st.APIReads, st.APIWrites = st.API.Reads, total(st.API.Writes)
 	b.Logf("S3/S4 a restarted manager: caches synced %s, first reconcile %s, every object reconciled once %s: Vault %v, Keycloak %v, API writes %d %v (for example %v), reads %d; CPU per object by process %v, mean reconcile %v",
 		st.Synced, st.FirstReconcile, st.PassDone, st.Vault, st.Keycloak, st.APIWrites, st.API.Writes, st.API.Examples, st.APIReads, st.CPU, st.Reconcile)

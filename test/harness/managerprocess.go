@@ -476,6 +476,9 @@ type AuditEvent struct {
 	RequestObject *struct {
 		Reason string `json:"reason"`
 	} `json:"requestObject"`
+	// RequestReceived is when the API server got the request: one answered
+	// late (a 504 a minute on) may be logged after its sender stopped.
+	RequestReceived time.Time `json:"requestReceivedTimestamp"`
 }
 
 // Write reports whether the request changed state.
