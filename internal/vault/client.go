@@ -27,6 +27,8 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -240,12 +242,24 @@ func (c *Client) setExpiry(ttlSeconds int) {
 	c.renewAt = time.Now().Add(time.Duration(ttlSeconds) * time.Second * 2 / 3)
 }
 
-// tokenValid asks Vault whether the operator's token still exists (every
-// token may look itself up under Vault's default policy).
+// tokenValid asks Vault whether the operator's token still exists. A
+// refusal that does not say "invalid token" is a token that exists but may
+// not look itself up: a role with token_no_default_policy whose policy
+// lacks auth/token/lookup-self (the README grants it).
 func (c *Client) tokenValid(ctx context.Context) bool {
 	_, err := c.api.Auth().Token().LookupSelfWithContext(ctx)
 	observe(OpLookupSelf, err, true)
-	return err == nil
+	return err == nil || (Forbidden(err) && !tokenInvalid(err))
+}
+
+// tokenInvalid reports whether Vault refused a request because it does not
+// know the token (revoked, expired, or Vault restarted): Vault adds
+// "invalid token" to its "permission denied" then, and only then.
+func tokenInvalid(err error) bool {
+	var respErr *vaultapi.ResponseError
+	return errors.As(err, &respErr) && slices.ContainsFunc(respErr.Errors, func(e string) bool {
+		return strings.Contains(e, "invalid token")
+	})
 }
 
 // forgetToken makes the next call log in again; used when Vault says the
@@ -259,9 +273,9 @@ func (c *Client) forgetToken() {
 // do runs one request with a valid token. A 403 is either a token Vault no
 // longer knows (revoked behind the operator's back, or Vault restarted) or a
 // policy that does not allow the request; only the first is cured by logging
-// in again. Vault is asked about the token (one read) and the operator logs
-// in again only when the token is gone: a misconfigured policy costs a
-// lookup per refused request, never a login.
+// in again. Vault says which ("invalid token"); where its answer does not,
+// it is asked about the token (one read). The operator logs in again only
+// when the token is gone: a misconfigured policy never costs a login.
 func (c *Client) do(ctx context.Context, op string, fn func() (found bool, err error)) error {
 	return markUnavailable(c.doOnce(ctx, op, fn))
 }
@@ -274,7 +288,7 @@ func (c *Client) doOnce(ctx context.Context, op string, fn func() (found bool, e
 	var respErr *vaultapi.ResponseError
 	if errors.As(err, &respErr) && respErr.StatusCode == http.StatusForbidden && c.cfg.Token == "" {
 		observe(op, err, found)
-		if c.tokenValid(ctx) {
+		if !tokenInvalid(err) && c.tokenValid(ctx) {
 			return err
 		}
 		c.forgetToken()

@@ -30,12 +30,21 @@ import (
 	"time"
 )
 
+// Vault's answers to a token it does not know, and to a known token its
+// policy refuses (Vault 1.21, as the dev server answers them).
+const (
+	vaultInvalidToken     = `{"errors":["2 errors occurred:\n\t* permission denied\n\t* invalid token\n\n"]}`
+	vaultPermissionDenied = `{"errors":["1 error occurred:\n\t* permission denied\n\n"]}`
+)
+
 // A policy that refuses the operator (403 with a valid token) costs a token
-// lookup per refused request, never a login; a token Vault forgot costs one
-// login, and the request is retried with the new token.
+// lookup per refused request, never a login, even where the policy does not
+// let the token look itself up (a role with token_no_default_policy); a
+// token Vault forgot, which Vault says, costs one login and no lookup, and
+// the request is retried with the new token.
 func TestA403LogsInAgainOnlyWhenTheTokenIsGone(t *testing.T) {
 	var logins, lookups atomic.Int32
-	var tokenKnown atomic.Bool
+	var tokenKnown, lookupDenied atomic.Bool
 	vault := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		switch {
@@ -45,16 +54,26 @@ func TestA403LogsInAgainOnlyWhenTheTokenIsGone(t *testing.T) {
 			_, _ = io.WriteString(w, `{"auth":{"client_token":"t","lease_duration":3600,"renewable":true}}`)
 		case r.URL.Path == "/v1/auth/token/lookup-self":
 			lookups.Add(1)
-			if !tokenKnown.Load() {
+			switch {
+			case !tokenKnown.Load():
 				w.WriteHeader(http.StatusForbidden)
-				_, _ = io.WriteString(w, `{"errors":["permission denied"]}`)
+				_, _ = io.WriteString(w, vaultInvalidToken)
+				return
+			case lookupDenied.Load():
+				w.WriteHeader(http.StatusForbidden)
+				_, _ = io.WriteString(w, vaultPermissionDenied)
 				return
 			}
 			_, _ = io.WriteString(w, `{"data":{"ttl":3600}}`)
 		case strings.HasPrefix(r.URL.Path, "/v1/sys/policies/acl/"):
-			if !tokenKnown.Load() || strings.HasSuffix(r.URL.Path, "/forbidden") {
+			switch {
+			case !tokenKnown.Load():
 				w.WriteHeader(http.StatusForbidden)
-				_, _ = io.WriteString(w, `{"errors":["permission denied"]}`)
+				_, _ = io.WriteString(w, vaultInvalidToken)
+				return
+			case strings.HasSuffix(r.URL.Path, "/forbidden"):
+				w.WriteHeader(http.StatusForbidden)
+				_, _ = io.WriteString(w, vaultPermissionDenied)
 				return
 			}
 			w.WriteHeader(http.StatusNoContent)
@@ -86,8 +105,17 @@ func TestA403LogsInAgainOnlyWhenTheTokenIsGone(t *testing.T) {
 	if err := c.WritePolicy(ctx, "app.ns.x", "# x"); err != nil {
 		t.Fatalf("a write after Vault forgot the token: %v", err)
 	}
+	if logins.Load() != 2 || lookups.Load() != 5 {
+		t.Fatalf("a forgotten token cost %d logins and %d lookups in all, want 2 and 5", logins.Load(), lookups.Load())
+	}
+	lookupDenied.Store(true) // the role without Vault's default policy
+	for range 5 {
+		if err := c.WritePolicy(ctx, "forbidden", "# x"); err == nil {
+			t.Fatal("a refused write reported success")
+		}
+	}
 	if logins.Load() != 2 {
-		t.Fatalf("a forgotten token cost %d logins in all, want 2", logins.Load())
+		t.Fatalf("refused writes with a token that may not look itself up cost %d logins in all, want 2", logins.Load())
 	}
 }
 

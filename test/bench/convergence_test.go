@@ -21,11 +21,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"net/http"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -38,8 +35,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
-	"k8s.io/client-go/kubernetes/scheme"
-	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
@@ -123,10 +118,10 @@ func (f *fleet) convergePair(b *testing.B, workers, n int, limitRun, opRun strin
 		before, cpuBefore := f.limitProxy.Counts(), harness.CPUByCommand()
 		var profiles sync.WaitGroup
 		if out := os.Getenv("VKO_BENCH_PROFILE"); out != "" && keep {
-			// The API server's profile beside the operator's run's, to
-			// compare where each one's CPU per object goes.
-			profiles.Go(func() { f.profileAPIServer(b, out+".limit.kube-apiserver", profileWindow(n)) })
-			profiles.Go(func() { f.profileVault(b, out+".limit.vault", profileWindow(n)) })
+			// The same window as the operator's run's, to compare where
+			// each one's CPU per object goes.
+			f.created.Store(0)
+			profiles.Go(func() { f.profileRun(b, out+".limit", n, &f.created) })
 		}
 		limitTimes = f.timeReady(b, limitRun, n, f.limitWorkers(b, workers))
 		res.Limit = limitTimes.last()
@@ -145,9 +140,8 @@ func (f *fleet) convergePair(b *testing.B, workers, n int, limitRun, opRun strin
 		before, cpuBefore := f.vaultCounts(), harness.CPUByCommand()
 		var profiles sync.WaitGroup
 		if out := os.Getenv("VKO_BENCH_PROFILE"); out != "" && keep {
-			profiles.Go(func() { f.profile(out, profileWindow(n)) })
-			profiles.Go(func() { f.profileAPIServer(b, out+".kube-apiserver", profileWindow(n)) })
-			profiles.Go(func() { f.profileVault(b, out+".vault", profileWindow(n)) })
+			f.created.Store(0)
+			profiles.Go(func() { f.profileRun(b, out, n, &f.created) })
 		}
 		opTimes = f.timeReady(b, opRun, n, nil)
 		res.Operator = opTimes.last()
@@ -249,69 +243,6 @@ func (f *fleet) waitFirstPass(b *testing.B) {
 	}
 }
 
-// profileWindow is how long a run's profiles last: within the run at
-// P1's 1,000 objects (some 10 s), longer where runs take minutes.
-func profileWindow(n int) time.Duration {
-	return max(8*time.Second, time.Duration(n)*3*time.Millisecond)
-}
-
-// profile saves a CPU profile of the manager (VKO_BENCH_PROFILE: where),
-// for finding where an operator run's time goes.
-func (f *fleet) profile(out string, d time.Duration) {
-	resp, err := http.Get(fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", f.manager.PprofAddr, int(d.Seconds())))
-	if err != nil {
-		return
-	}
-	defer func() { _ = resp.Body.Close() }()
-	data, _ := io.ReadAll(resp.Body)
-	_ = os.WriteFile(out, data, 0o644)
-}
-
-// profileAPIServer saves a CPU profile of kube-apiserver (its own pprof
-// endpoint, read as the cluster admin): on two cores the API server takes
-// most of a run's CPU, so where it goes decides the run's time.
-func (f *fleet) profileAPIServer(b *testing.B, out string, d time.Duration) {
-	cfg := rest.CopyConfig(f.cluster.Config)
-	cfg.GroupVersion, cfg.NegotiatedSerializer = &schema.GroupVersion{}, scheme.Codecs
-	rc, err := rest.RESTClientFor(cfg)
-	if err != nil {
-		b.Logf("kube-apiserver profile: %v", err)
-		return
-	}
-	data, err := rc.Get().AbsPath("/debug/pprof/profile").Param("seconds", strconv.Itoa(int(d.Seconds()))).
-		Timeout(d + 20*time.Second).DoRaw(context.Background())
-	if err != nil {
-		b.Logf("kube-apiserver profile: %v", err)
-		return
-	}
-	_ = os.WriteFile(out, data, 0o644)
-}
-
-// profileVault saves a CPU profile of the Vault server (its sys/pprof
-// endpoint, read with the root token): past 10,000 VaultApps Vault's CPU
-// per request grows, and this says where. Vault refuses a profile longer
-// than its default max request duration (90 s): a longer one is cut to 85 s.
-func (f *fleet) profileVault(b *testing.B, out string, d time.Duration) {
-	d = min(d, 85*time.Second)
-	admin, err := f.vault.AdminClient()
-	if err != nil {
-		b.Logf("Vault profile: %v", err)
-		return
-	}
-	admin.SetClientTimeout(d + 20*time.Second)
-	resp, err := admin.Logical().ReadRawWithDataWithContext(context.Background(), "sys/pprof/profile",
-		map[string][]string{"seconds": {strconv.Itoa(int(d.Seconds()))}})
-	if resp != nil {
-		defer func() { _ = resp.Body.Close() }()
-	}
-	if err != nil {
-		b.Logf("Vault profile: %v", err)
-		return
-	}
-	data, _ := io.ReadAll(resp.Body)
-	_ = os.WriteFile(out, data, 0o644)
-}
-
 // eventsOf counts the Created Events written about a run's VaultApps.
 func (f *fleet) eventsOf(b *testing.B, run string) int {
 	b.Helper()
@@ -392,6 +323,7 @@ func timeRun[T client.Object](f *fleet, b *testing.B, run string, n int, list cl
 			if err := f.c.Create(ctx, obj); err != nil {
 				return err
 			}
+			f.created.Add(1)
 			created <- obj
 			return nil
 		})

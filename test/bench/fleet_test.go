@@ -22,6 +22,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -104,6 +105,9 @@ type fleet struct {
 	// secrets are every secret value the bench handled, for the sweep of
 	// the managers' logs at the end.
 	secrets []string
+	// created counts the objects timeRun created since a run's profiles
+	// were set to wait for it (profileRun).
+	created atomic.Int64
 }
 
 func nsName(i int) string { return fmt.Sprintf("fleet-%02d", i%shape.Namespaces) }

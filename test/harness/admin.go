@@ -116,6 +116,8 @@ func (v *Vault) ConfigureKubernetesAuthAt(ctx context.Context, mount string, c c
 const OperatorVaultPolicy = `
 path "sys/policies/acl" { capabilities = ["list"] }
 path "sys/policies/acl/app.*" { capabilities = ["create", "read", "update", "delete"] }
+path "auth/token/lookup-self" { capabilities = ["read"] }
+path "auth/token/renew-self" { capabilities = ["update"] }
 path "auth/kubernetes/role" { capabilities = ["list"] }
 path "auth/kubernetes/role/app.*" {
   capabilities = ["create", "read", "update", "delete"]
@@ -152,6 +154,7 @@ func (v *Vault) AllowOperatorAt(ctx context.Context, mount, policyName, text, na
 		"bound_service_account_names":      []string{serviceAccount},
 		"bound_service_account_namespaces": []string{namespace},
 		"token_policies":                   []string{policyName},
+		"token_no_default_policy":          true,
 		"token_ttl":                        3600,
 	})
 }

@@ -45,6 +45,8 @@ import (
 const OperatorVaultJWTPolicy = `
 path "sys/policies/acl" { capabilities = ["list"] }
 path "sys/policies/acl/app.*" { capabilities = ["create", "read", "update", "delete"] }
+path "auth/token/lookup-self" { capabilities = ["read"] }
+path "auth/token/renew-self" { capabilities = ["update"] }
 path "auth/jwt/role" { capabilities = ["list"] }
 path "auth/jwt/role/app.*" {
   capabilities = ["create", "read", "update", "delete"]
@@ -95,12 +97,13 @@ func (v *Vault) ConfigureJWTAuthAt(ctx context.Context, mount string, cfg *rest.
 // and to the audience of the tokens it logs in with.
 func (v *Vault) AllowOperatorJWTAt(ctx context.Context, mount, policyName, text, namespace, serviceAccount, audience string) error {
 	return v.allowOperator(ctx, mount, policyName, text, map[string]any{
-		"role_type":       "jwt",
-		"user_claim":      "sub",
-		"bound_audiences": []string{audience},
-		"bound_subject":   "system:serviceaccount:" + namespace + ":" + serviceAccount,
-		"token_policies":  []string{policyName},
-		"token_ttl":       3600,
+		"role_type":               "jwt",
+		"user_claim":              "sub",
+		"bound_audiences":         []string{audience},
+		"bound_subject":           "system:serviceaccount:" + namespace + ":" + serviceAccount,
+		"token_policies":          []string{policyName},
+		"token_no_default_policy": true,
+		"token_ttl":               3600,
 	})
 }
 

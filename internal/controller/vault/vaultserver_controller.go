@@ -19,6 +19,7 @@ package vault
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 
@@ -65,6 +66,9 @@ type VaultServerReconciler struct {
 	// ask Vault again before ServerCheckInterval.
 	mu      sync.Mutex
 	checked map[string]serverCheck
+	// tally counts each server's VaultApps from the cache's events, where
+	// the cache holds every namespace (SetupWithManager).
+	tally *serverTally
 }
 
 // serverCheck is a successful check of one generation of a server, and
@@ -209,6 +213,9 @@ func (r *VaultServerReconciler) check(ctx context.Context, server *vaultv1beta1.
 
 // vaultAppsOn counts the VaultApps that wrote to the server.
 func (r *VaultServerReconciler) vaultAppsOn(ctx context.Context, name string) (int32, error) {
+	if n, ok := r.tally.Count(name); ok {
+		return n, nil
+	}
 	var n int32
 	err := r.everyVaultApp().Each(ctx, func(a *vaultv1beta1.VaultApp) {
 		if a.Status.Server == name {
@@ -240,6 +247,18 @@ var errServerDeleted = errors.New("VaultServer deleted")
 // SetupWithManager watches VaultServers' specs (their status is written
 // here).
 func (r *VaultServerReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	if !r.everyVaultApp().Paged {
+		informer, err := mgr.GetCache().GetInformer(context.Background(), &vaultv1beta1.VaultApp{})
+		if err != nil {
+			return fmt.Errorf("VaultApp informer for the servers' counts: %w", err)
+		}
+		tally := newServerTally()
+		registration, err := informer.AddEventHandler(tally.Handler())
+		if err != nil {
+			return fmt.Errorf("count the servers' VaultApps: %w", err)
+		}
+		tally.synced, r.tally = registration.HasSynced, tally
+	}
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&vaultv1beta1.VaultServer{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		// A VaultApp that wrote to a server, or went: the server's count.
