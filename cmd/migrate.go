@@ -38,7 +38,7 @@ func migrate(args []string) int {
 	opts := zap.Options{}
 	opts.BindFlags(fs)
 	_ = fs.Parse(args)
-	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&opts)))
+	ctrl.SetLogger(newLogger(&opts))
 	log := ctrl.Log.WithName("migration")
 
 	c, err := client.New(ctrl.GetConfigOrDie(), client.Options{Scheme: manager.NewScheme()})

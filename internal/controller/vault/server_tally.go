@@ -17,10 +17,13 @@ limitations under the License.
 package vault
 
 import (
+	"context"
+	"fmt"
 	"sync"
 
 	"k8s.io/apimachinery/pkg/types"
 	toolscache "k8s.io/client-go/tools/cache"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
 )
@@ -43,23 +46,50 @@ type serverTally struct {
 	mu     sync.Mutex
 	server map[types.NamespacedName]string // a VaultApp → the server it wrote to
 	count  map[string]int32                // a server → its VaultApps
-	synced func() bool                     // the cache's first listing is in
+	synced func() bool                     // the cache's first listing is in; nil before Start
+	cache  cache.Cache
 }
 
-func newServerTally() *serverTally {
-	return &serverTally{server: map[types.NamespacedName]string{}, count: map[string]int32{}}
+func newServerTally(c cache.Cache) *serverTally {
+	return &serverTally{cache: c, server: map[types.NamespacedName]string{}, count: map[string]int32{}}
 }
 
 // Count is how many VaultApps wrote to server, and whether the tally
 // holds the cache's whole first listing yet (false: ask the cache).
 func (t *serverTally) Count(server string) (int32, bool) {
-	if t == nil || t.synced == nil || !t.synced() {
+	if t == nil {
 		return 0, false
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if t.synced == nil || !t.synced() {
+		return 0, false
+	}
 	return t.count[server], true
 }
+
+// Start feeds the tally from the VaultApp informer until ctx ends. It runs
+// on the leader only (NeedLeaderElection): a standby started the informer
+// at setup would hold every VaultApp in memory, and have the API server
+// send it every change, to count for nobody.
+func (t *serverTally) Start(ctx context.Context) error {
+	informer, err := t.cache.GetInformer(ctx, &vaultv1beta1.VaultApp{})
+	if err != nil {
+		return fmt.Errorf("VaultApp informer for the servers' counts: %w", err)
+	}
+	registration, err := informer.AddEventHandler(t.Handler())
+	if err != nil {
+		return fmt.Errorf("count the servers' VaultApps: %w", err)
+	}
+	t.mu.Lock()
+	t.synced = registration.HasSynced
+	t.mu.Unlock()
+	<-ctx.Done()
+	return informer.RemoveEventHandler(registration)
+}
+
+// NeedLeaderElection: see Start.
+func (t *serverTally) NeedLeaderElection() bool { return true }
 
 // set records that the VaultApp key wrote to server ("" for none, or gone).
 func (t *serverTally) set(key types.NamespacedName, server string) {

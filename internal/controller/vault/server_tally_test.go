@@ -76,7 +76,7 @@ func TestServerTallyFollowsTheCache(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			tally := newServerTally()
+			tally := newServerTally(nil)
 			for _, s := range tc.steps {
 				s(tally.Handler())
 			}
@@ -94,7 +94,7 @@ func TestServerTallyAnswersOnceSynced(t *testing.T) {
 	if _, ok := none.Count("vault-a"); ok {
 		t.Error("no tally answered")
 	}
-	tally := newServerTally()
+	tally := newServerTally(nil)
 	tally.Handler().OnAdd(tallied("a", "x", "vault-a"), true)
 	synced := false
 	tally.synced = func() bool { return synced }

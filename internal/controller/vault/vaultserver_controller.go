@@ -248,16 +248,11 @@ var errServerDeleted = errors.New("VaultServer deleted")
 // here).
 func (r *VaultServerReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if !r.everyVaultApp().Paged {
-		informer, err := mgr.GetCache().GetInformer(context.Background(), &vaultv1beta1.VaultApp{})
-		if err != nil {
-			return fmt.Errorf("VaultApp informer for the servers' counts: %w", err)
-		}
-		tally := newServerTally()
-		registration, err := informer.AddEventHandler(tally.Handler())
-		if err != nil {
+		tally := newServerTally(mgr.GetCache())
+		if err := mgr.Add(tally); err != nil {
 			return fmt.Errorf("count the servers' VaultApps: %w", err)
 		}
-		tally.synced, r.tally = registration.HasSynced, tally
+		r.tally = tally
 	}
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&vaultv1beta1.VaultServer{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
