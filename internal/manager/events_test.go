@@ -182,6 +182,33 @@ func TestStopWritesTheEventsWaitingForTheirTurn(t *testing.T) {
 	}
 }
 
+// TestStopWritesAtMostTheFlushBudget: a backlog larger than the flush's
+// budget is cut to it, not sent at once.
+func TestStopWritesAtMostTheFlushBudget(t *testing.T) {
+	sink := &countingSink{}
+	rec, err := newEventRecording(sink, rate.NewLimiter(rate.Every(time.Hour), 1), logr.Discard())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.paced.flushable.Store(2)
+	for i := range 6 {
+		record(rec, corev1.EventTypeNormal, fmt.Sprintf("cm-%d", i))
+	}
+	sink.waitWritten(t, 1)
+	deadline := time.Now().Add(10 * time.Second)
+	for rec.paced.writing.Load() != 5 {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d Events waiting for their turn after 10s, want 5", rec.paced.writing.Load())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	rec.Stop(5 * time.Second)
+	time.Sleep(100 * time.Millisecond)
+	if got := len(sink.events()); got != 3 {
+		t.Fatalf("%d Events written, want 3: the first at once, then 2 of the 5 waiting (the flush's budget)", got)
+	}
+}
+
 func TestSeriesPatchesDoNotWaitForATurn(t *testing.T) {
 	sink := &countingSink{}
 	limiter := rate.NewLimiter(rate.Every(time.Hour), 1)
