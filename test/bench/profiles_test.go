@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"strconv"
 	"sync"
@@ -118,22 +119,19 @@ func (f *fleet) profileVault(b *testing.B, out string, d time.Duration) {
 	_ = os.WriteFile(out, data, 0o644)
 }
 
-// seconds is pprof's parameter for a profile of d (none for a snapshot).
-func seconds(d time.Duration) map[string][]string {
-	if d == 0 {
-		return map[string][]string{}
+// seconds is pprof's query for a profile of d (none for a snapshot).
+func seconds(d time.Duration) url.Values {
+	q := url.Values{}
+	if d > 0 {
+		q.Set("seconds", strconv.Itoa(int(d.Seconds())))
 	}
-	return map[string][]string{"seconds": {strconv.Itoa(int(d.Seconds()))}}
+	return q
 }
 
 // managerPprof reads one of the manager's pprof endpoints (every bench
 // manager serves them: --pprof-bind-address).
 func (f *fleet) managerPprof(name string, d time.Duration) ([]byte, error) {
-	url := fmt.Sprintf("http://%s/debug/pprof/%s", f.manager.PprofAddr, name)
-	if d > 0 {
-		url += "?seconds=" + strconv.Itoa(int(d.Seconds()))
-	}
-	resp, err := http.Get(url)
+	resp, err := http.Get(fmt.Sprintf("http://%s/debug/pprof/%s?%s", f.manager.PprofAddr, name, seconds(d).Encode()))
 	if err != nil {
 		return nil, err
 	}
@@ -151,8 +149,8 @@ func (f *fleet) apiServerPprof(name string, d time.Duration) ([]byte, error) {
 		return nil, err
 	}
 	req := rc.Get().AbsPath("/debug/pprof/" + name).Timeout(d + 20*time.Second)
-	for k, v := range seconds(d) {
-		req = req.Param(k, v[0])
+	if d > 0 {
+		req = req.Param("seconds", strconv.Itoa(int(d.Seconds())))
 	}
 	return req.DoRaw(context.Background())
 }
