@@ -38,7 +38,9 @@ func newLogger(opts *zap.Options) logr.Logger {
 }
 
 // lazyFields defers each With's encoding to the first line written
-// through it (zapcore.NewLazyWith), and its children's too.
+// through it (zapcore.NewLazyWith), and its children's too. A field's
+// value is encoded then, as it is then: log values, not pointers to what
+// changes later.
 type lazyFields struct{ zapcore.Core }
 
 func (c lazyFields) With(fields []zapcore.Field) zapcore.Core {

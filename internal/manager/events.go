@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/time/rate"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
@@ -31,6 +32,7 @@ import (
 	eventsv1client "k8s.io/client-go/kubernetes/typed/events/v1"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
 )
 
 // The controllers' Normal Events are written to the API server at most
@@ -65,6 +67,33 @@ const EventsFlushTimeout = 5 * time.Second
 // later, written by nobody).
 const EventsFlushMax = EventsBurst
 
+// EventsWaitMax is how many Normal Events may wait for their turn, ten
+// minutes of turns. A new Normal Event beyond it is dropped unless its
+// namespace has none waiting: a namespace's first Event always gets a
+// place. Why: client-go parks each waiting Event in a goroutine of its
+// own (some 7 KiB with its copies), and the backlog of 50,000 VaultApps
+// created together held 38,000 of them, a third of the manager's memory,
+// for Events written 30 minutes late.
+const EventsWaitMax = 10 * 60 * EventsPerSecond
+
+// droppedEvents counts the Normal Events not written: reason backlog
+// (EventsWaitMax were waiting), stopping (beyond EventsFlushMax when the
+// manager stopped).
+var droppedEvents = prometheus.NewCounterVec(prometheus.CounterOpts{
+	Name: "vko_events_dropped_total",
+	Help: "Normal Events not written, by reason (backlog: too many waiting for their turn; stopping: waiting when the manager stopped).",
+}, []string{"reason"})
+
+// The reasons of vko_events_dropped_total.
+const (
+	dropBacklog  = "backlog"
+	dropStopping = "stopping"
+)
+
+func init() {
+	metrics.Registry.MustRegister(droppedEvents)
+}
+
 // pacedSink writes Events through sink, new ones no faster than limiter
 // allows until flushing is closed. Series patches are not paced. The
 // turns go round the namespaces with Events waiting, one Event each: a
@@ -79,18 +108,27 @@ type pacedSink struct {
 	// flushable is how many waiting Events may still be written once
 	// flushing is closed (EventsFlushMax).
 	flushable atomic.Int64
+	// waitMax is how many Events may wait (EventsWaitMax).
+	waitMax int
+	// log says when a backlog starts to drop Events.
+	log logr.Logger
 
 	mu sync.Mutex
 	// waiting holds, by namespace, the Events waiting for their turn;
-	// ring the namespaces that have some, in the order their turns come.
+	// ring the namespaces that have some, in the order their turns come;
+	// queued how many Events wait in all.
 	waiting map[string][]chan struct{}
 	ring    []string
+	queued  int
+	// dropping is true from a backlog's first dropped Event until no
+	// Event waits.
+	dropping bool
 	// dealing is true while a goroutine hands out the turns.
 	dealing bool
 }
 
-func newPacedSink(sink events.EventSink, limiter *rate.Limiter) *pacedSink {
-	p := &pacedSink{sink: sink, limiter: limiter, flushing: make(chan struct{}), waiting: map[string][]chan struct{}{}}
+func newPacedSink(sink events.EventSink, limiter *rate.Limiter, log logr.Logger) *pacedSink {
+	p := &pacedSink{sink: sink, limiter: limiter, flushing: make(chan struct{}), waitMax: EventsWaitMax, log: log, waiting: map[string][]chan struct{}{}}
 	p.flushable.Store(EventsFlushMax)
 	return p
 }
@@ -123,9 +161,9 @@ func (p *pacedSink) Patch(ctx context.Context, old *eventsv1.Event, data []byte)
 }
 
 // turn waits for an Event's turn in its namespace; false when the
-// recording has stopped. Such an Event is dropped without an error:
-// client-go would log each one (a thousand lines when a burst is cut
-// short).
+// recording has stopped or the backlog is full. Such an Event is dropped
+// without an error: client-go would log each one (a thousand lines when
+// a burst is cut short).
 func (p *pacedSink) turn(ctx context.Context, namespace string) bool {
 	if ctx.Err() != nil {
 		return false
@@ -136,11 +174,21 @@ func (p *pacedSink) turn(ctx context.Context, namespace string) bool {
 		p.mu.Unlock()
 		return true
 	}
+	if p.queued >= p.waitMax && len(p.waiting[namespace]) > 0 {
+		if !p.dropping {
+			p.dropping = true
+			p.log.Info("Normal Events dropped until the backlog is written", "waiting", p.queued, "perSecond", EventsPerSecond)
+		}
+		p.mu.Unlock()
+		droppedEvents.WithLabelValues(dropBacklog).Inc()
+		return false
+	}
 	mine := make(chan struct{})
 	if len(p.waiting[namespace]) == 0 {
 		p.ring = append(p.ring, namespace)
 	}
 	p.waiting[namespace] = append(p.waiting[namespace], mine)
+	p.queued++
 	if !p.dealing {
 		p.dealing = true
 		go p.deal()
@@ -150,8 +198,13 @@ func (p *pacedSink) turn(ctx context.Context, namespace string) bool {
 	case <-mine:
 		return true
 	case <-p.flushing:
-		return ctx.Err() == nil && p.flushable.Add(-1) >= 0
+		if ctx.Err() == nil && p.flushable.Add(-1) >= 0 {
+			return true
+		}
+		droppedEvents.WithLabelValues(dropStopping).Inc()
+		return false
 	case <-ctx.Done():
+		droppedEvents.WithLabelValues(dropStopping).Inc()
 		return false
 	}
 }
@@ -172,6 +225,7 @@ func (p *pacedSink) deal() {
 		p.mu.Lock()
 		if len(p.ring) == 0 {
 			p.dealing = false
+			p.dropping = false
 			p.mu.Unlock()
 			r.Cancel()
 			return
@@ -180,6 +234,7 @@ func (p *pacedSink) deal() {
 		p.ring = p.ring[1:]
 		queue := p.waiting[namespace]
 		close(queue[0])
+		p.queued--
 		if rest := queue[1:]; len(rest) > 0 {
 			p.waiting[namespace] = rest
 			p.ring = append(p.ring, namespace)
@@ -190,11 +245,37 @@ func (p *pacedSink) deal() {
 	}
 }
 
+// countedSink counts the writes under way through sink, so that a
+// stopping manager waits for them (Warnings are written at once).
+type countedSink struct {
+	events.EventSink
+	writing atomic.Int64
+}
+
+func (c *countedSink) Create(ctx context.Context, event *eventsv1.Event) (*eventsv1.Event, error) {
+	c.writing.Add(1)
+	defer c.writing.Add(-1)
+	return c.EventSink.Create(ctx, event)
+}
+
+func (c *countedSink) Update(ctx context.Context, event *eventsv1.Event) (*eventsv1.Event, error) {
+	c.writing.Add(1)
+	defer c.writing.Add(-1)
+	return c.EventSink.Update(ctx, event)
+}
+
+func (c *countedSink) Patch(ctx context.Context, old *eventsv1.Event, data []byte) (*eventsv1.Event, error) {
+	c.writing.Add(1)
+	defer c.writing.Add(-1)
+	return c.EventSink.Patch(ctx, old, data)
+}
+
 // EventRecording is the controllers' Event recording: Normal Events
 // through a paced broadcaster, Warnings through one of their own.
 type EventRecording struct {
 	normal, warning events.EventBroadcaster
 	paced           *pacedSink
+	warnings        *countedSink
 	cancel          context.CancelFunc
 	stopLogging     []func()
 	stopOnce        sync.Once
@@ -205,8 +286,9 @@ type EventRecording struct {
 // (at the operator's debug level, as controller-runtime's own recorder
 // does).
 func newEventRecording(sink events.EventSink, limiter *rate.Limiter, log logr.Logger) (*EventRecording, error) {
-	paced := newPacedSink(sink, limiter)
-	r := &EventRecording{normal: events.NewBroadcaster(paced), warning: events.NewBroadcaster(sink), paced: paced}
+	paced := newPacedSink(sink, limiter, log)
+	warnings := &countedSink{EventSink: sink}
+	r := &EventRecording{normal: events.NewBroadcaster(paced), warning: events.NewBroadcaster(warnings), paced: paced, warnings: warnings}
 	// Lives until Stop, which is called once mgr.Start has returned.
 	ctx, cancel := context.WithCancel(context.Background())
 	r.cancel = cancel
@@ -242,7 +324,8 @@ func (b byType) Eventf(regarding, related runtime.Object, eventtype, reason, act
 }
 
 // Stop tries to write the Events recorded so far, the waiting ones without
-// waiting for their turn (at most EventsFlushMax of them), for at most
+// waiting for their turn (at most EventsFlushMax of them, whichever wake
+// first: not the oldest), for at most
 // about timeout; then it stops
 // recording, and Events recorded later are dropped. Call it once mgr.Start
 // has returned. Best effort, like Events themselves: an Event still inside
@@ -259,7 +342,7 @@ func (r *EventRecording) Stop(timeout time.Duration) {
 		// client-go starts each write in a goroutine of its own: idle
 		// twice in a row, none is likely left starting.
 		for idle := 0; idle < 2 && time.Now().Before(deadline); {
-			if r.paced.writing.Load() == 0 {
+			if r.paced.writing.Load()+r.warnings.writing.Load() == 0 {
 				idle++
 			} else {
 				idle = 0

@@ -19,6 +19,7 @@ package manager
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -26,6 +27,7 @@ import (
 
 	"github.com/go-logr/logr"
 	"github.com/go-logr/logr/funcr"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	"golang.org/x/time/rate"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
@@ -213,7 +215,7 @@ func TestSeriesPatchesDoNotWaitForATurn(t *testing.T) {
 	sink := &countingSink{}
 	limiter := rate.NewLimiter(rate.Every(time.Hour), 1)
 	limiter.Allow() // the burst is spent
-	paced := newPacedSink(sink, limiter)
+	paced := newPacedSink(sink, limiter, logr.Discard())
 	done := make(chan struct{})
 	go func() {
 		_, _ = paced.Patch(context.Background(), &eventsv1.Event{Note: "again"}, []byte("{}"))
@@ -292,7 +294,7 @@ func TestEventsAreLoggedAtDebugLevel(t *testing.T) {
 func TestOneNamespacesBurstDoesNotDelayAnothersEvents(t *testing.T) {
 	sink := &countingSink{}
 	limiter := rate.NewLimiter(rate.Every(20*time.Millisecond), 1)
-	paced := newPacedSink(sink, limiter)
+	paced := newPacedSink(sink, limiter, logr.Discard())
 	defer close(paced.flushing)
 	var wg sync.WaitGroup
 	for i := range 40 {
@@ -316,5 +318,109 @@ func TestOneNamespacesBurstDoesNotDelayAnothersEvents(t *testing.T) {
 	// busy ones still waiting (about 0.75 s at this pace).
 	if quiet < 0 || quiet > 6 {
 		t.Fatalf("the quiet namespace's Event was written %dth of %d", quiet+1, len(got))
+	}
+}
+
+// A backlog holds at most waitMax Events: a new one beyond it is dropped,
+// counted and said once in the log, unless its namespace has none waiting.
+func TestABacklogBeyondTheMaxDropsNewEventsButNotANamespacesFirst(t *testing.T) {
+	sink := &countingSink{}
+	limiter := rate.NewLimiter(rate.Every(time.Hour), 1)
+	limiter.Allow() // the burst is spent: every Event waits
+	var mu sync.Mutex
+	var lines []string
+	log := funcr.New(func(_, args string) {
+		mu.Lock()
+		defer mu.Unlock()
+		lines = append(lines, args)
+	}, funcr.Options{})
+	paced := newPacedSink(sink, limiter, log)
+	paced.waitMax = 3
+	dropped := testutil.ToFloat64(droppedEvents.WithLabelValues(dropBacklog))
+
+	results := make(chan bool, 10)
+	create := func(namespace, name string) {
+		go func() {
+			_, err := paced.Create(context.Background(), &eventsv1.Event{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name}})
+			results <- err == nil
+		}()
+	}
+	waitFor := func(what string, cond func() bool) {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for !cond() {
+			if time.Now().After(deadline) {
+				t.Fatalf("after 10s: %s", what)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	queued := func() int { paced.mu.Lock(); defer paced.mu.Unlock(); return paced.queued }
+	for i := range 3 {
+		create("busy", fmt.Sprint(i))
+	}
+	waitFor("3 Events waiting", func() bool { return queued() == 3 })
+	for i := range 4 {
+		create("busy", fmt.Sprint(3+i))
+	}
+	// The 4 beyond the max return at once, written by nobody.
+	for range 4 {
+		select {
+		case <-results:
+		case <-time.After(10 * time.Second):
+			t.Fatal("an Event beyond the backlog's max waited")
+		}
+	}
+	if got := testutil.ToFloat64(droppedEvents.WithLabelValues(dropBacklog)) - dropped; got != 4 {
+		t.Fatalf("vko_events_dropped_total{reason=backlog} grew by %v, want 4", got)
+	}
+	// Another namespace's first Event still gets its place.
+	create("quiet", "first")
+	waitFor("the quiet namespace's first Event waiting", func() bool { return queued() == 4 })
+
+	mu.Lock()
+	said := strings.Join(lines, "\n")
+	mu.Unlock()
+	if n := strings.Count(said, "Normal Events dropped"); n != 1 {
+		t.Fatalf("the drop said %d times in the log, want once per backlog:\n%s", n, said)
+	}
+
+	close(paced.flushing) // the 4 waiting are written (within the flush budget)
+	for range 4 {
+		<-results
+	}
+	written := sink.events()
+	if len(written) != 4 || !slices.ContainsFunc(written, func(e *eventsv1.Event) bool { return e.Namespace == "quiet" }) {
+		t.Fatalf("written %d Events, want the 3 busy ones that waited and the quiet one", len(written))
+	}
+}
+
+// slowSink answers each write after a while, as a busy API server.
+type slowSink struct{ countingSink }
+
+func (s *slowSink) Create(ctx context.Context, e *eventsv1.Event) (*eventsv1.Event, error) {
+	time.Sleep(300 * time.Millisecond)
+	return s.countingSink.Create(ctx, e)
+}
+
+// A Warning being written when the manager stops is waited for, as the
+// Normal ones are.
+func TestStopWaitsForAWarningBeingWritten(t *testing.T) {
+	sink := &slowSink{}
+	rec, err := newEventRecording(sink, rate.NewLimiter(EventsPerSecond, EventsBurst), logr.Discard())
+	if err != nil {
+		t.Fatal(err)
+	}
+	record(rec, corev1.EventTypeWarning, "warning-0")
+	deadline := time.Now().Add(10 * time.Second)
+	for rec.warnings.writing.Load() != 1 {
+		if time.Now().After(deadline) {
+			t.Fatal("the Warning never reached the sink")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	rec.Stop(5 * time.Second)
+	if got := len(sink.events()); got != 1 {
+		t.Fatalf("%d Events written when Stop returned, want the Warning being written", got)
 	}
 }

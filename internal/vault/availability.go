@@ -108,14 +108,15 @@ func (c *Client) Check(ctx context.Context) (string, error) {
 	case health.Sealed:
 		return health.Version, fmt.Errorf("vault at %s is sealed", c.cfg.Address)
 	}
-	if err := c.ensureToken(ctx); err != nil {
+	generation, err := c.ensureToken(ctx)
+	if err != nil {
 		return health.Version, markUnavailable(err)
 	}
 	// A token still within its renewal window may have been revoked:
 	// ask (a read, not a login), and log in again only if it is gone.
-	if !c.tokenValid(ctx) {
-		c.forgetToken()
-		if err := c.ensureToken(ctx); err != nil {
+	if c.tokenGone(ctx) {
+		c.forgetToken(generation)
+		if _, err := c.ensureToken(ctx); err != nil {
 			return health.Version, markUnavailable(err)
 		}
 	}

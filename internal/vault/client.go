@@ -111,6 +111,13 @@ type Client struct {
 	renewAt time.Time
 	// loggedIn is false until the first successful login.
 	loggedIn bool
+	// loggedInAt is when the token was had; generation counts the logins,
+	// so that a request refused with an older token does not throw away
+	// the one another request has just logged in for.
+	loggedInAt time.Time
+	generation uint64
+	// now is the clock (tests set it).
+	now func() time.Time
 
 	names names
 }
@@ -147,8 +154,17 @@ func New(cfg Config) (*Client, error) {
 	if cfg.Namespace != "" {
 		c.SetNamespace(cfg.Namespace)
 	}
-	return &Client{cfg: cfg, api: c}, nil
+	return &Client{cfg: cfg, api: c, now: time.Now}, nil
 }
+
+// UnclearReloginInterval is how old the operator's token must be before a
+// refusal that Vault does not explain makes the operator log in again:
+// a request refused and a lookup-self refused, neither saying "invalid
+// token". That is a token Vault refuses whatever the policy (its identity
+// entity deleted or disabled, a bound CIDR) or a policy that lacks
+// auth/token/lookup-self; logging in again cures the first, and costs the
+// second one login a minute at most while refusals last.
+const UnclearReloginInterval = time.Minute
 
 // Config returns the client's configuration.
 func (c *Client) Config() Config { return c.cfg }
@@ -156,22 +172,28 @@ func (c *Client) Config() Config { return c.cfg }
 // ensureToken logs in on first use, and renews (or logs in again) when the
 // token is close to its expiry: one login for the life of the token, never
 // one per reconcile.
-func (c *Client) ensureToken(ctx context.Context) error {
+// It returns the token's generation.
+func (c *Client) ensureToken(ctx context.Context) (uint64, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.loggedIn && (c.renewAt.IsZero() || time.Now().Before(c.renewAt)) {
-		return nil
+	if c.loggedIn && (c.renewAt.IsZero() || c.now().Before(c.renewAt)) {
+		return c.generation, nil
 	}
 	if c.loggedIn && c.cfg.Token == "" {
 		secret, err := c.api.Auth().Token().RenewSelfWithContext(ctx, 0)
 		observe(OpRenew, err, true)
 		if err == nil && secret != nil && secret.Auth != nil {
 			c.setExpiry(secret.Auth.LeaseDuration)
-			return nil
+			return c.generation, nil
 		}
 		// A token past its max TTL cannot be renewed: log in again.
 	}
-	return c.login(ctx)
+	if err := c.login(ctx); err != nil {
+		return c.generation, err
+	}
+	c.loggedIn, c.loggedInAt = true, c.now()
+	c.generation++
+	return c.generation, nil
 }
 
 func (c *Client) login(ctx context.Context) error {
@@ -184,7 +206,6 @@ func (c *Client) login(ctx context.Context) error {
 		}
 		ttl, _ := secret.TokenTTL()
 		c.setExpiry(int(ttl.Seconds()))
-		c.loggedIn = true
 		return nil
 	}
 	if c.cfg.LoginAudience != "" {
@@ -205,7 +226,6 @@ func (c *Client) login(ctx context.Context) error {
 		return fmt.Errorf("log in to Vault through auth/%s: no token in the answer", c.cfg.AuthMount)
 	}
 	c.setExpiry(secret.Auth.LeaseDuration)
-	c.loggedIn = true
 	return nil
 }
 
@@ -229,7 +249,6 @@ func (c *Client) loginJWT(ctx context.Context) error {
 	}
 	c.api.SetToken(secret.Auth.ClientToken)
 	c.setExpiry(secret.Auth.LeaseDuration)
-	c.loggedIn = true
 	return nil
 }
 
@@ -239,17 +258,26 @@ func (c *Client) setExpiry(ttlSeconds int) {
 		c.renewAt = time.Time{}
 		return
 	}
-	c.renewAt = time.Now().Add(time.Duration(ttlSeconds) * time.Second * 2 / 3)
+	c.renewAt = c.now().Add(time.Duration(ttlSeconds) * time.Second * 2 / 3)
 }
 
-// tokenValid asks Vault whether the operator's token still exists. A
-// refusal that does not say "invalid token" is a token that exists but may
-// not look itself up: a role with token_no_default_policy whose policy
-// lacks auth/token/lookup-self (the README grants it).
-func (c *Client) tokenValid(ctx context.Context) bool {
+// tokenGone asks Vault about the operator's token after a refusal that did
+// not say why: gone when Vault does not know it, and when Vault refuses the
+// lookup too without saying why and the token is older than
+// UnclearReloginInterval.
+func (c *Client) tokenGone(ctx context.Context) bool {
 	_, err := c.api.Auth().Token().LookupSelfWithContext(ctx)
 	observe(OpLookupSelf, err, true)
-	return err == nil || (Forbidden(err) && !tokenInvalid(err))
+	switch {
+	case err == nil:
+		return false
+	case Forbidden(err) && !tokenInvalid(err):
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		return c.now().Sub(c.loggedInAt) >= UnclearReloginInterval
+	default:
+		return true
+	}
 }
 
 // tokenInvalid reports whether Vault refused a request because it does not
@@ -262,11 +290,14 @@ func tokenInvalid(err error) bool {
 	})
 }
 
-// forgetToken makes the next call log in again; used when Vault says the
-// token is no longer valid (revoked by hand, or Vault restarted).
-func (c *Client) forgetToken() {
+// forgetToken makes the next call log in again, unless the token of
+// generation is already replaced; used when Vault says the token is no
+// longer valid (revoked by hand, or Vault restarted).
+func (c *Client) forgetToken(generation uint64) {
 	c.mu.Lock()
-	c.loggedIn = false
+	if c.generation == generation {
+		c.loggedIn = false
+	}
 	c.mu.Unlock()
 }
 
@@ -275,24 +306,27 @@ func (c *Client) forgetToken() {
 // policy that does not allow the request; only the first is cured by logging
 // in again. Vault says which ("invalid token"); where its answer does not,
 // it is asked about the token (one read). The operator logs in again only
-// when the token is gone: a misconfigured policy never costs a login.
+// when the token is gone: a misconfigured policy never costs a login (at
+// most one a minute where the token may not look itself up, see
+// UnclearReloginInterval).
 func (c *Client) do(ctx context.Context, op string, fn func() (found bool, err error)) error {
 	return markUnavailable(c.doOnce(ctx, op, fn))
 }
 
 func (c *Client) doOnce(ctx context.Context, op string, fn func() (found bool, err error)) error {
-	if err := c.ensureToken(ctx); err != nil {
+	generation, err := c.ensureToken(ctx)
+	if err != nil {
 		return err
 	}
 	found, err := fn()
 	var respErr *vaultapi.ResponseError
 	if errors.As(err, &respErr) && respErr.StatusCode == http.StatusForbidden && c.cfg.Token == "" {
 		observe(op, err, found)
-		if !tokenInvalid(err) && c.tokenValid(ctx) {
+		if !tokenInvalid(err) && !c.tokenGone(ctx) {
 			return err
 		}
-		c.forgetToken()
-		if err := c.ensureToken(ctx); err != nil {
+		c.forgetToken(generation)
+		if _, err := c.ensureToken(ctx); err != nil {
 			return err
 		}
 		found, err = fn()

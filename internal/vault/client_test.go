@@ -38,10 +38,11 @@ const (
 )
 
 // A policy that refuses the operator (403 with a valid token) costs a token
-// lookup per refused request, never a login, even where the policy does not
-// let the token look itself up (a role with token_no_default_policy); a
-// token Vault forgot, which Vault says, costs one login and no lookup, and
-// the request is retried with the new token.
+// lookup per refused request, never a login; where the policy does not let
+// the token look itself up either (a role with token_no_default_policy
+// without auth/token/lookup-self), at most one login per
+// UnclearReloginInterval; a token Vault forgot, which Vault says, costs one
+// login and no lookup, and the request is retried with the new token.
 func TestA403LogsInAgainOnlyWhenTheTokenIsGone(t *testing.T) {
 	var logins, lookups atomic.Int32
 	var tokenKnown, lookupDenied atomic.Bool
@@ -92,6 +93,8 @@ func TestA403LogsInAgainOnlyWhenTheTokenIsGone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	clock := time.Now()
+	c.now = func() time.Time { return clock }
 	ctx := context.Background()
 	for range 5 {
 		if err := c.WritePolicy(ctx, "forbidden", "# x"); err == nil {
@@ -115,7 +118,102 @@ func TestA403LogsInAgainOnlyWhenTheTokenIsGone(t *testing.T) {
 		}
 	}
 	if logins.Load() != 2 {
-		t.Fatalf("refused writes with a token that may not look itself up cost %d logins in all, want 2", logins.Load())
+		t.Fatalf("refused writes with a fresh token that may not look itself up cost %d logins in all, want 2", logins.Load())
+	}
+	clock = clock.Add(UnclearReloginInterval)
+	for range 5 {
+		if err := c.WritePolicy(ctx, "forbidden", "# x"); err == nil {
+			t.Fatal("a refused write reported success")
+		}
+	}
+	if logins.Load() != 3 {
+		t.Fatalf("refused writes with a token a minute old that may not look itself up cost %d logins in all, want 3 (one more)", logins.Load())
+	}
+}
+
+// loginClientOf returns a client that logs in through Kubernetes auth to a
+// fake Vault: the nth login gets the token "t<n>", every other request goes
+// to h.
+func loginClientOf(t *testing.T, logins *atomic.Int32, h http.HandlerFunc) *Client {
+	t.Helper()
+	vault := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if r.URL.Path == "/v1/auth/kubernetes/login" {
+			n := logins.Add(1)
+			_, _ = io.WriteString(w, `{"auth":{"client_token":"t`+strconv.Itoa(int(n))+`","lease_duration":3600,"renewable":true}}`)
+			return
+		}
+		h(w, r)
+	}))
+	t.Cleanup(vault.Close)
+	tokenPath := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(tokenPath, []byte("sa-token"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg := ConfigFromEnv()
+	cfg.Address, cfg.Token, cfg.ServiceAccountTokenPath = vault.URL, "", tokenPath
+	c, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// A token Vault refuses whatever it asks without saying why (its identity
+// entity deleted, a bound CIDR), lookup-self included, is replaced by a
+// login once it is UnclearReloginInterval old: the operator does not wait
+// for the token's renewal (two thirds of its TTL, days) to work again.
+func TestATokenRefusedWithoutAReasonIsReplacedAfterAMinute(t *testing.T) {
+	var logins atomic.Int32
+	c := loginClientOf(t, &logins, func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("X-Vault-Token") == "t1" {
+			w.WriteHeader(http.StatusForbidden)
+			_, _ = io.WriteString(w, vaultPermissionDenied)
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+	})
+	clock := time.Now()
+	c.now = func() time.Time { return clock }
+	ctx := context.Background()
+	if err := c.WritePolicy(ctx, "app.ns.x", "# x"); err == nil {
+		t.Fatal("a write with a refused token reported success")
+	}
+	clock = clock.Add(UnclearReloginInterval)
+	if err := c.WritePolicy(ctx, "app.ns.x", "# x"); err != nil {
+		t.Fatalf("a write a minute after the token was first refused: %v", err)
+	}
+	if logins.Load() != 2 {
+		t.Fatalf("%d logins, want 2: the first, and one when the refused token was a minute old", logins.Load())
+	}
+}
+
+// Requests in flight when Vault forgets the token each hear "invalid
+// token"; together they cost one login, not one each (a request refused
+// with the old token does not throw away the new one).
+func TestConcurrentRefusalsOfAForgottenTokenCostOneLogin(t *testing.T) {
+	var logins atomic.Int32
+	c := loginClientOf(t, &logins, func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("X-Vault-Token") == "t1" { // Vault restarted after the first login
+			time.Sleep(50 * time.Millisecond) // every request is in flight with it
+			w.WriteHeader(http.StatusForbidden)
+			_, _ = io.WriteString(w, vaultInvalidToken)
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+	})
+	ctx := context.Background()
+	errs := make(chan error, 10)
+	for i := range 10 {
+		go func() { errs <- c.WritePolicy(ctx, "app.ns.x"+strconv.Itoa(i), "# x") }()
+	}
+	for range 10 {
+		if err := <-errs; err != nil {
+			t.Fatalf("a write after Vault forgot the token: %v", err)
+		}
+	}
+	if logins.Load() != 2 {
+		t.Fatalf("10 requests refused with a forgotten token cost %d logins in all, want 2 (the first, then one)", logins.Load())
 	}
 }
 

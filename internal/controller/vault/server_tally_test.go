@@ -67,6 +67,10 @@ func TestServerTallyFollowsTheCache(t *testing.T) {
 			add(tallied("a", "x", "vault-a")), add(tallied("a", "y", "vault-a")),
 			del(toolscache.DeletedFinalStateUnknown{Key: "a/x", Obj: tallied("a", "x", "vault-a")}),
 		}, map[string]int32{"vault-a": 1}},
+		{"a tombstone is told by its key, whatever state it kept", []step{
+			add(tallied("a", "x", "vault-a")), add(tallied("a", "y", "vault-a")),
+			del(toolscache.DeletedFinalStateUnknown{Key: "a/x", Obj: "not a VaultApp"}),
+		}, map[string]int32{"vault-a": 1}},
 		{"a relist's adds of what the tally holds change nothing", []step{
 			add(tallied("a", "x", "vault-a")), add(tallied("a", "x", "vault-a")),
 		}, map[string]int32{"vault-a": 1}},
@@ -82,6 +86,15 @@ func TestServerTallyFollowsTheCache(t *testing.T) {
 			}
 			if !maps.Equal(tally.count, tc.want) {
 				t.Errorf("counts %v, want %v", tally.count, tc.want)
+			}
+			queued := map[string]bool{}
+			for len(tally.changed) > 0 {
+				queued[(<-tally.changed).Object.Name] = true
+			}
+			for server := range tc.want {
+				if !queued[server] {
+					t.Errorf("%s's count moved and was not queued (queued %v)", server, queued)
+				}
 			}
 		})
 	}
@@ -107,5 +120,33 @@ func TestServerTallyAnswersOnceSynced(t *testing.T) {
 	}
 	if n, ok := tally.Count("vault-b"); !ok || n != 0 {
 		t.Errorf("Count of a server nobody wrote to = %d, %v; want 0, true", n, ok)
+	}
+}
+
+// TestServerTallyQueuesAServerOnceItHoldsTheMove: the server's reconcile,
+// queued by the tally, reads the count the queueing change made.
+func TestServerTallyQueuesAServerOnceItHoldsTheMove(t *testing.T) {
+	tally := newServerTally(nil)
+	tally.synced = func() bool { return true }
+	h := tally.Handler()
+	h.OnAdd(tallied("a", "x", ""), false)
+	if n := len(tally.changed); n != 0 {
+		t.Fatalf("a VaultApp that wrote nowhere queued %d servers", n)
+	}
+	h.OnUpdate(tallied("a", "x", ""), tallied("a", "x", "vault-a"))
+	if got := (<-tally.changed).Object.Name; got != "vault-a" {
+		t.Fatalf("queued %q, want vault-a", got)
+	}
+	if n, _ := tally.Count("vault-a"); n != 1 {
+		t.Fatalf("vault-a's count read when it was queued: %d, want 1", n)
+	}
+	h.OnUpdate(tallied("a", "x", "vault-a"), tallied("a", "x", "vault-b"))
+	got := []string{(<-tally.changed).Object.Name, (<-tally.changed).Object.Name}
+	if got[0] != "vault-a" || got[1] != "vault-b" {
+		t.Fatalf("a move from vault-a to vault-b queued %v, want both", got)
+	}
+	h.OnUpdate(tallied("a", "x", "vault-b"), tallied("a", "x", "vault-b"))
+	if n := len(tally.changed); n != 0 {
+		t.Fatalf("a pass that moved nothing queued %d servers", n)
 	}
 }

@@ -247,20 +247,22 @@ var errServerDeleted = errors.New("VaultServer deleted")
 // SetupWithManager watches VaultServers' specs (their status is written
 // here).
 func (r *VaultServerReconciler) SetupWithManager(mgr ctrl.Manager) error {
-	if !r.everyVaultApp().Paged {
+	b := ctrl.NewControllerManagedBy(mgr).
+		For(&vaultv1beta1.VaultServer{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		WithOptions(controller.Options{RateLimiter: requeue.RateLimiter(r.MaxBackoff)}).
+		Named("vaultserver")
+	// A VaultApp that wrote to a server, or went: the server's count.
+	if r.everyVaultApp().Paged {
+		b = b.Watches(&vaultv1beta1.VaultApp{}, handler.EnqueueRequestsFromMapFunc(serverOf), builder.WithPredicates(serverCountChanged))
+	} else {
 		tally := newServerTally(mgr.GetCache())
 		if err := mgr.Add(tally); err != nil {
 			return fmt.Errorf("count the servers' VaultApps: %w", err)
 		}
 		r.tally = tally
+		b = b.WatchesRawSource(tally.Source())
 	}
-	return ctrl.NewControllerManagedBy(mgr).
-		For(&vaultv1beta1.VaultServer{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
-		// A VaultApp that wrote to a server, or went: the server's count.
-		Watches(&vaultv1beta1.VaultApp{}, handler.EnqueueRequestsFromMapFunc(serverOf), builder.WithPredicates(serverCountChanged)).
-		WithOptions(controller.Options{RateLimiter: requeue.RateLimiter(r.MaxBackoff)}).
-		Named("vaultserver").
-		Complete(r)
+	return b.Complete(r)
 }
 
 // serverCountChanged passes a VaultApp's creation, deletion, and a change
