@@ -395,32 +395,43 @@ func TestABacklogBeyondTheMaxDropsNewEventsButNotANamespacesFirst(t *testing.T) 
 	}
 }
 
-// slowSink answers each write after a while, as a busy API server.
-type slowSink struct{ countingSink }
+// heldSink says when a write starts, and answers it when released, as a
+// busy API server.
+type heldSink struct {
+	countingSink
+	started, release chan struct{}
+}
 
-func (s *slowSink) Create(ctx context.Context, e *eventsv1.Event) (*eventsv1.Event, error) {
-	time.Sleep(300 * time.Millisecond)
+func (s *heldSink) Create(ctx context.Context, e *eventsv1.Event) (*eventsv1.Event, error) {
+	s.started <- struct{}{}
+	<-s.release
 	return s.countingSink.Create(ctx, e)
 }
 
 // A Warning being written when the manager stops is waited for, as the
 // Normal ones are.
 func TestStopWaitsForAWarningBeingWritten(t *testing.T) {
-	sink := &slowSink{}
+	sink := &heldSink{started: make(chan struct{}, 1), release: make(chan struct{})}
 	rec, err := newEventRecording(sink, rate.NewLimiter(EventsPerSecond, EventsBurst), logr.Discard())
 	if err != nil {
 		t.Fatal(err)
 	}
 	record(rec, corev1.EventTypeWarning, "warning-0")
-	deadline := time.Now().Add(10 * time.Second)
-	for rec.warnings.writing.Load() != 1 {
-		if time.Now().After(deadline) {
-			t.Fatal("the Warning never reached the sink")
-		}
-		time.Sleep(5 * time.Millisecond)
+	select {
+	case <-sink.started:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the Warning never reached the sink")
 	}
-	rec.Stop(5 * time.Second)
+	stopped := make(chan struct{})
+	go func() { rec.Stop(10 * time.Second); close(stopped) }()
+	select {
+	case <-stopped:
+		t.Fatal("Stop returned while a Warning was being written")
+	case <-time.After(300 * time.Millisecond):
+	}
+	close(sink.release)
+	<-stopped
 	if got := len(sink.events()); got != 1 {
-		t.Fatalf("%d Events written when Stop returned, want the Warning being written", got)
+		t.Fatalf("%d Events written when Stop returned, want the Warning that was being written", got)
 	}
 }

@@ -114,7 +114,7 @@ func (c *Client) Check(ctx context.Context) (string, error) {
 	}
 	// A token still within its renewal window may have been revoked:
 	// ask (a read, not a login), and log in again only if it is gone.
-	if c.tokenGone(ctx) {
+	if c.tokenGone(ctx, false) {
 		c.forgetToken(generation)
 		if _, err := c.ensureToken(ctx); err != nil {
 			return health.Version, markUnavailable(err)

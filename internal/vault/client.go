@@ -34,6 +34,7 @@ import (
 
 	vaultapi "github.com/hashicorp/vault/api"
 	authk8s "github.com/hashicorp/vault/api/auth/kubernetes"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
 )
 
 // Config says where Vault is and how the operator logs in.
@@ -116,6 +117,10 @@ type Client struct {
 	// the one another request has just logged in for.
 	loggedInAt time.Time
 	generation uint64
+	// unclearAfter is the age a token must have before an unexplained
+	// refusal replaces it (UnclearReloginInterval, doubled by each such
+	// replacement; back to the start once Vault answers a lookup).
+	unclearAfter time.Duration
 	// now is the clock (tests set it).
 	now func() time.Time
 
@@ -154,7 +159,7 @@ func New(cfg Config) (*Client, error) {
 	if cfg.Namespace != "" {
 		c.SetNamespace(cfg.Namespace)
 	}
-	return &Client{cfg: cfg, api: c, now: time.Now}, nil
+	return &Client{cfg: cfg, api: c, now: time.Now, unclearAfter: UnclearReloginInterval}, nil
 }
 
 // UnclearReloginInterval is how old the operator's token must be before a
@@ -162,9 +167,14 @@ func New(cfg Config) (*Client, error) {
 // a request refused and a lookup-self refused, neither saying "invalid
 // token". That is a token Vault refuses whatever the policy (its identity
 // entity deleted or disabled, a bound CIDR) or a policy that lacks
-// auth/token/lookup-self; logging in again cures the first, and costs the
-// second one login a minute at most while refusals last.
-const UnclearReloginInterval = time.Minute
+// auth/token/lookup-self; logging in again cures the first at once. For
+// the second, each such login doubles the age asked of the next token, up
+// to UnclearReloginMax: the tokens left behind (the role's TTL, 32 days by
+// Vault's default) stay few.
+const (
+	UnclearReloginInterval = time.Minute
+	UnclearReloginMax      = time.Hour
+)
 
 // Config returns the client's configuration.
 func (c *Client) Config() Config { return c.cfg }
@@ -261,21 +271,30 @@ func (c *Client) setExpiry(ttlSeconds int) {
 	c.renewAt = c.now().Add(time.Duration(ttlSeconds) * time.Second * 2 / 3)
 }
 
-// tokenGone asks Vault about the operator's token after a refusal that did
-// not say why: gone when Vault does not know it, and when Vault refuses the
-// lookup too without saying why and the token is older than
-// UnclearReloginInterval.
-func (c *Client) tokenGone(ctx context.Context) bool {
+// tokenGone asks Vault about the operator's token: gone when Vault does
+// not know it. When Vault refuses the lookup without saying why, the token
+// counts as gone only after a refused request (afterRefusal), once it is
+// old enough (unclearAfter); a mere check then never costs a login.
+func (c *Client) tokenGone(ctx context.Context, afterRefusal bool) bool {
 	_, err := c.api.Auth().Token().LookupSelfWithContext(ctx)
 	observe(OpLookupSelf, err, true)
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	switch {
 	case err == nil:
+		c.unclearAfter = UnclearReloginInterval
 		return false
 	case Forbidden(err) && !tokenInvalid(err):
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		return c.now().Sub(c.loggedInAt) >= UnclearReloginInterval
+		age := c.now().Sub(c.loggedInAt)
+		if !afterRefusal || age < c.unclearAfter {
+			return false
+		}
+		logf.FromContext(ctx).Info("Vault refuses the operator's token and its lookup without saying why: logging in again",
+			"vault", c.cfg.Address, "tokenAge", age.Round(time.Second).String(), "nextAfter", min(2*c.unclearAfter, UnclearReloginMax).String())
+		c.unclearAfter = min(2*c.unclearAfter, UnclearReloginMax)
+		return true
 	default:
+		c.unclearAfter = UnclearReloginInterval
 		return true
 	}
 }
@@ -306,8 +325,8 @@ func (c *Client) forgetToken(generation uint64) {
 // policy that does not allow the request; only the first is cured by logging
 // in again. Vault says which ("invalid token"); where its answer does not,
 // it is asked about the token (one read). The operator logs in again only
-// when the token is gone: a misconfigured policy never costs a login (at
-// most one a minute where the token may not look itself up, see
+// when the token is gone: a misconfigured policy never costs a login (a
+// few a day where the token may not look itself up either, see
 // UnclearReloginInterval).
 func (c *Client) do(ctx context.Context, op string, fn func() (found bool, err error)) error {
 	return markUnavailable(c.doOnce(ctx, op, fn))
@@ -322,7 +341,7 @@ func (c *Client) doOnce(ctx context.Context, op string, fn func() (found bool, e
 	var respErr *vaultapi.ResponseError
 	if errors.As(err, &respErr) && respErr.StatusCode == http.StatusForbidden && c.cfg.Token == "" {
 		observe(op, err, found)
-		if !tokenInvalid(err) && !c.tokenGone(ctx) {
+		if !tokenInvalid(err) && !c.tokenGone(ctx, true) {
 			return err
 		}
 		c.forgetToken(generation)

@@ -66,6 +66,8 @@ func TestA403LogsInAgainOnlyWhenTheTokenIsGone(t *testing.T) {
 				return
 			}
 			_, _ = io.WriteString(w, `{"data":{"ttl":3600}}`)
+		case r.URL.Path == "/v1/sys/health":
+			_, _ = io.WriteString(w, `{"initialized":true,"sealed":false,"version":"1.21.0"}`)
 		case strings.HasPrefix(r.URL.Path, "/v1/sys/policies/acl/"):
 			switch {
 			case !tokenKnown.Load():
@@ -128,6 +130,31 @@ func TestA403LogsInAgainOnlyWhenTheTokenIsGone(t *testing.T) {
 	}
 	if logins.Load() != 3 {
 		t.Fatalf("refused writes with a token a minute old that may not look itself up cost %d logins in all, want 3 (one more)", logins.Load())
+	}
+	// Refused again the same way, the next token must be twice as old.
+	clock = clock.Add(UnclearReloginInterval)
+	if err := c.WritePolicy(ctx, "forbidden", "# x"); err == nil {
+		t.Fatal("a refused write reported success")
+	}
+	if logins.Load() != 3 {
+		t.Fatalf("a refused write with the replacing token a minute old cost a login (%d in all, want 3): the age asked doubles", logins.Load())
+	}
+	clock = clock.Add(UnclearReloginInterval)
+	if err := c.WritePolicy(ctx, "forbidden", "# x"); err == nil {
+		t.Fatal("a refused write reported success")
+	}
+	if logins.Load() != 4 {
+		t.Fatalf("a refused write with the replacing token two minutes old cost %d logins in all, want 4", logins.Load())
+	}
+	// A check of the server is no refused request: whatever the token's
+	// age (here past the doubled four minutes, short of the renewal), a
+	// lookup refused without a reason costs no login.
+	clock = clock.Add(10 * UnclearReloginInterval)
+	if _, err := c.Check(ctx); err != nil {
+		t.Fatalf("check: %v", err)
+	}
+	if logins.Load() != 4 {
+		t.Fatalf("a check with a token that may not look itself up cost a login (%d in all, want 4)", logins.Load())
 	}
 }
 

@@ -102,13 +102,16 @@ func (t *serverTally) Start(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("VaultApp informer for the servers' counts: %w", err)
 	}
+	// Before the handler: its first listing may fill the queue.
+	t.mu.Lock()
+	t.stopped = ctx.Done()
+	t.mu.Unlock()
 	registration, err := informer.AddEventHandler(t.Handler())
 	if err != nil {
 		return fmt.Errorf("count the servers' VaultApps: %w", err)
 	}
 	t.mu.Lock()
 	t.synced = registration.HasSynced
-	t.stopped = ctx.Done()
 	t.mu.Unlock()
 	<-ctx.Done()
 	return informer.RemoveEventHandler(registration)

@@ -22,6 +22,8 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	toolscache "k8s.io/client-go/tools/cache"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
 )
@@ -46,37 +48,40 @@ func TestServerTallyFollowsTheCache(t *testing.T) {
 		name  string
 		steps []step
 		want  map[string]int32
+		// queued is how many times a server was queued: once per count
+		// that moved.
+		queued int
 	}{
-		{"a new VaultApp has written nowhere yet", []step{add(tallied("a", "x", ""))}, map[string]int32{}},
+		{"a new VaultApp has written nowhere yet", []step{add(tallied("a", "x", ""))}, map[string]int32{}, 0},
 		{"its first write counts once, its later passes not again", []step{
 			add(tallied("a", "x", "")),
 			update(tallied("a", "x", ""), tallied("a", "x", "vault-a")),
 			update(tallied("a", "x", "vault-a"), tallied("a", "x", "vault-a")),
-		}, map[string]int32{"vault-a": 1}},
+		}, map[string]int32{"vault-a": 1}, 1},
 		{"same name in two namespaces: two VaultApps", []step{
 			add(tallied("a", "x", "vault-a")), add(tallied("b", "x", "vault-a")),
-		}, map[string]int32{"vault-a": 2}},
+		}, map[string]int32{"vault-a": 2}, 2},
 		{"moved to another server", []step{
 			add(tallied("a", "x", "vault-a")), add(tallied("a", "y", "vault-a")),
 			update(tallied("a", "x", "vault-a"), tallied("a", "x", "vault-b")),
-		}, map[string]int32{"vault-a": 1, "vault-b": 1}},
+		}, map[string]int32{"vault-a": 1, "vault-b": 1}, 4},
 		{"deleted: its server's last one leaves no entry", []step{
 			add(tallied("a", "x", "vault-a")), del(tallied("a", "x", "vault-a")),
-		}, map[string]int32{}},
+		}, map[string]int32{}, 2},
 		{"deleted while the watch was down (a tombstone)", []step{
 			add(tallied("a", "x", "vault-a")), add(tallied("a", "y", "vault-a")),
 			del(toolscache.DeletedFinalStateUnknown{Key: "a/x", Obj: tallied("a", "x", "vault-a")}),
-		}, map[string]int32{"vault-a": 1}},
+		}, map[string]int32{"vault-a": 1}, 3},
 		{"a tombstone is told by its key, whatever state it kept", []step{
 			add(tallied("a", "x", "vault-a")), add(tallied("a", "y", "vault-a")),
 			del(toolscache.DeletedFinalStateUnknown{Key: "a/x", Obj: "not a VaultApp"}),
-		}, map[string]int32{"vault-a": 1}},
+		}, map[string]int32{"vault-a": 1}, 3},
 		{"a relist's adds of what the tally holds change nothing", []step{
 			add(tallied("a", "x", "vault-a")), add(tallied("a", "x", "vault-a")),
-		}, map[string]int32{"vault-a": 1}},
+		}, map[string]int32{"vault-a": 1}, 1},
 		{"a delete of a VaultApp never seen changes nothing", []step{
 			add(tallied("a", "x", "vault-a")), del(tallied("a", "z", "vault-a")),
-		}, map[string]int32{"vault-a": 1}},
+		}, map[string]int32{"vault-a": 1}, 1},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -87,14 +92,8 @@ func TestServerTallyFollowsTheCache(t *testing.T) {
 			if !maps.Equal(tally.count, tc.want) {
 				t.Errorf("counts %v, want %v", tally.count, tc.want)
 			}
-			queued := map[string]bool{}
-			for len(tally.changed) > 0 {
-				queued[(<-tally.changed).Object.Name] = true
-			}
-			for server := range tc.want {
-				if !queued[server] {
-					t.Errorf("%s's count moved and was not queued (queued %v)", server, queued)
-				}
+			if got := len(tally.changed); got != tc.queued {
+				t.Errorf("servers queued %d times, want %d (once per count that moved)", got, tc.queued)
 			}
 		})
 	}
@@ -127,26 +126,32 @@ func TestServerTallyAnswersOnceSynced(t *testing.T) {
 // queued by the tally, reads the count the queueing change made.
 func TestServerTallyQueuesAServerOnceItHoldsTheMove(t *testing.T) {
 	tally := newServerTally(nil)
+	// Unbuffered: each queueing waits here, where the count is read.
+	tally.changed = make(chan event.TypedGenericEvent[reconcile.Request])
 	tally.synced = func() bool { return true }
 	h := tally.Handler()
-	h.OnAdd(tallied("a", "x", ""), false)
-	if n := len(tally.changed); n != 0 {
-		t.Fatalf("a VaultApp that wrote nowhere queued %d servers", n)
+	h.OnAdd(tallied("a", "x", ""), false) // wrote nowhere: queues nothing, so does not wait
+	countWhenQueued := func(change func()) map[string]int32 {
+		t.Helper()
+		done := make(chan struct{})
+		go func() { change(); close(done) }()
+		counts := map[string]int32{}
+		for {
+			select {
+			case e := <-tally.changed:
+				counts[e.Object.Name], _ = tally.Count(e.Object.Name)
+			case <-done:
+				return counts
+			}
+		}
 	}
-	h.OnUpdate(tallied("a", "x", ""), tallied("a", "x", "vault-a"))
-	if got := (<-tally.changed).Object.Name; got != "vault-a" {
-		t.Fatalf("queued %q, want vault-a", got)
+	if got := countWhenQueued(func() { h.OnUpdate(tallied("a", "x", ""), tallied("a", "x", "vault-a")) }); !maps.Equal(got, map[string]int32{"vault-a": 1}) {
+		t.Fatalf("counts read as each server was queued: %v, want vault-a's 1", got)
 	}
-	if n, _ := tally.Count("vault-a"); n != 1 {
-		t.Fatalf("vault-a's count read when it was queued: %d, want 1", n)
+	if got := countWhenQueued(func() { h.OnUpdate(tallied("a", "x", "vault-a"), tallied("a", "x", "vault-b")) }); !maps.Equal(got, map[string]int32{"vault-a": 0, "vault-b": 1}) {
+		t.Fatalf("a move from vault-a to vault-b: counts read as each was queued %v, want vault-a's 0 and vault-b's 1", got)
 	}
-	h.OnUpdate(tallied("a", "x", "vault-a"), tallied("a", "x", "vault-b"))
-	got := []string{(<-tally.changed).Object.Name, (<-tally.changed).Object.Name}
-	if got[0] != "vault-a" || got[1] != "vault-b" {
-		t.Fatalf("a move from vault-a to vault-b queued %v, want both", got)
-	}
-	h.OnUpdate(tallied("a", "x", "vault-b"), tallied("a", "x", "vault-b"))
-	if n := len(tally.changed); n != 0 {
-		t.Fatalf("a pass that moved nothing queued %d servers", n)
+	if got := countWhenQueued(func() { h.OnUpdate(tallied("a", "x", "vault-b"), tallied("a", "x", "vault-b")) }); len(got) != 0 {
+		t.Fatalf("a pass that moved nothing queued %v", got)
 	}
 }
