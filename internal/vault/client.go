@@ -112,17 +112,13 @@ type Client struct {
 	renewAt time.Time
 	// loggedIn is false until the first successful login.
 	loggedIn bool
-	// loggedInAt is when the token was had; generation counts the logins,
-	// so that a request refused with an older token does not throw away
-	// the one another request has just logged in for.
-	loggedInAt time.Time
+	// generation counts the logins, so that a request refused with an
+	// older token does not throw away the one another request has just
+	// logged in for.
 	generation uint64
-	// unclearAfter is the age a token must have before an unexplained
-	// refusal replaces it (UnclearReloginInterval, doubled by each such
-	// replacement; back to the start once Vault answers a lookup).
-	unclearAfter time.Duration
-	// now is the clock (tests set it).
-	now func() time.Time
+	// unclearRelogin is true once an unexplained refusal (see tokenGone)
+	// had the operator log in, until Vault answers a lookup.
+	unclearRelogin bool
 
 	names names
 }
@@ -159,22 +155,8 @@ func New(cfg Config) (*Client, error) {
 	if cfg.Namespace != "" {
 		c.SetNamespace(cfg.Namespace)
 	}
-	return &Client{cfg: cfg, api: c, now: time.Now, unclearAfter: UnclearReloginInterval}, nil
+	return &Client{cfg: cfg, api: c}, nil
 }
-
-// UnclearReloginInterval is how old the operator's token must be before a
-// refusal that Vault does not explain makes the operator log in again:
-// a request refused and a lookup-self refused, neither saying "invalid
-// token". That is a token Vault refuses whatever the policy (its identity
-// entity deleted or disabled, a bound CIDR) or a policy that lacks
-// auth/token/lookup-self; logging in again cures the first at once. For
-// the second, each such login doubles the age asked of the next token, up
-// to UnclearReloginMax: the tokens left behind (the role's TTL, 32 days by
-// Vault's default) stay few.
-const (
-	UnclearReloginInterval = time.Minute
-	UnclearReloginMax      = time.Hour
-)
 
 // Config returns the client's configuration.
 func (c *Client) Config() Config { return c.cfg }
@@ -186,7 +168,7 @@ func (c *Client) Config() Config { return c.cfg }
 func (c *Client) ensureToken(ctx context.Context) (uint64, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.loggedIn && (c.renewAt.IsZero() || c.now().Before(c.renewAt)) {
+	if c.loggedIn && (c.renewAt.IsZero() || time.Now().Before(c.renewAt)) {
 		return c.generation, nil
 	}
 	if c.loggedIn && c.cfg.Token == "" {
@@ -201,7 +183,7 @@ func (c *Client) ensureToken(ctx context.Context) (uint64, error) {
 	if err := c.login(ctx); err != nil {
 		return c.generation, err
 	}
-	c.loggedIn, c.loggedInAt = true, c.now()
+	c.loggedIn = true
 	c.generation++
 	return c.generation, nil
 }
@@ -268,13 +250,17 @@ func (c *Client) setExpiry(ttlSeconds int) {
 		c.renewAt = time.Time{}
 		return
 	}
-	c.renewAt = c.now().Add(time.Duration(ttlSeconds) * time.Second * 2 / 3)
+	c.renewAt = time.Now().Add(time.Duration(ttlSeconds) * time.Second * 2 / 3)
 }
 
 // tokenGone asks Vault about the operator's token: gone when Vault does
-// not know it. When Vault refuses the lookup without saying why, the token
-// counts as gone only after a refused request (afterRefusal), once it is
-// old enough (unclearAfter); a mere check then never costs a login.
+// not know it. A request refused and the token's lookup refused too,
+// neither saying "invalid token", is either a token Vault refuses whatever
+// the policy (its identity entity deleted or disabled) or a policy without
+// auth/token/lookup-self. One login tells them apart: it cures the first
+// (a login makes a new entity), and a fresh token refused the same way is
+// the second, which no further login cures until Vault answers a lookup
+// again. A mere check (afterRefusal false) never counts a refused lookup.
 func (c *Client) tokenGone(ctx context.Context, afterRefusal bool) bool {
 	_, err := c.api.Auth().Token().LookupSelfWithContext(ctx)
 	observe(OpLookupSelf, err, true)
@@ -282,19 +268,18 @@ func (c *Client) tokenGone(ctx context.Context, afterRefusal bool) bool {
 	defer c.mu.Unlock()
 	switch {
 	case err == nil:
-		c.unclearAfter = UnclearReloginInterval
+		c.unclearRelogin = false
 		return false
 	case Forbidden(err) && !tokenInvalid(err):
-		age := c.now().Sub(c.loggedInAt)
-		if !afterRefusal || age < c.unclearAfter {
+		if !afterRefusal || c.unclearRelogin {
 			return false
 		}
-		logf.FromContext(ctx).Info("Vault refuses the operator's token and its lookup without saying why: logging in again",
-			"vault", c.cfg.Address, "tokenAge", age.Round(time.Second).String(), "nextAfter", min(2*c.unclearAfter, UnclearReloginMax).String())
-		c.unclearAfter = min(2*c.unclearAfter, UnclearReloginMax)
+		c.unclearRelogin = true
+		logf.FromContext(ctx).Info("Vault refused a request and the token's own lookup without saying why: logging in again, once",
+			"vault", c.cfg.Address)
 		return true
 	default:
-		c.unclearAfter = UnclearReloginInterval
+		c.unclearRelogin = false
 		return true
 	}
 }
@@ -325,9 +310,8 @@ func (c *Client) forgetToken(generation uint64) {
 // policy that does not allow the request; only the first is cured by logging
 // in again. Vault says which ("invalid token"); where its answer does not,
 // it is asked about the token (one read). The operator logs in again only
-// when the token is gone: a misconfigured policy never costs a login (a
-// few a day where the token may not look itself up either, see
-// UnclearReloginInterval).
+// when the token is gone: a misconfigured policy never costs a login (one,
+// where the token may not look itself up either, see tokenGone).
 func (c *Client) do(ctx context.Context, op string, fn func() (found bool, err error)) error {
 	return markUnavailable(c.doOnce(ctx, op, fn))
 }
