@@ -257,14 +257,24 @@ func TestStopIsBoundedWhenTheAPIServerDoesNotAnswer(t *testing.T) {
 	}
 }
 
-func TestEventsAreLoggedAtDebugLevel(t *testing.T) {
+// logLines is a logger at verbosity and what it has written so far.
+func logLines(verbosity int) (logr.Logger, func() string) {
 	var mu sync.Mutex
 	var lines []string
-	log := funcr.New(func(prefix, args string) {
+	log := funcr.New(func(_, args string) {
 		mu.Lock()
 		defer mu.Unlock()
 		lines = append(lines, args)
-	}, funcr.Options{Verbosity: 1})
+	}, funcr.Options{Verbosity: verbosity})
+	return log, func() string {
+		mu.Lock()
+		defer mu.Unlock()
+		return strings.Join(lines, "\n")
+	}
+}
+
+func TestEventsAreLoggedAtDebugLevel(t *testing.T) {
+	log, logged := logLines(1)
 	sink := &countingSink{}
 	rec, err := newEventRecording(sink, rate.NewLimiter(EventsPerSecond, EventsBurst), log)
 	if err != nil {
@@ -276,9 +286,7 @@ func TestEventsAreLoggedAtDebugLevel(t *testing.T) {
 	sink.waitWritten(t, 2)
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		mu.Lock()
-		got := strings.Join(lines, "\n")
-		mu.Unlock()
+		got := logged()
 		if strings.Contains(got, "about normal-0") && strings.Contains(got, "about warning-0") {
 			return
 		}
@@ -327,13 +335,7 @@ func TestABacklogBeyondTheMaxDropsNewEventsButNotANamespacesFirst(t *testing.T) 
 	sink := &countingSink{}
 	limiter := rate.NewLimiter(rate.Every(time.Hour), 1)
 	limiter.Allow() // the burst is spent: every Event waits
-	var mu sync.Mutex
-	var lines []string
-	log := funcr.New(func(_, args string) {
-		mu.Lock()
-		defer mu.Unlock()
-		lines = append(lines, args)
-	}, funcr.Options{})
+	log, logged := logLines(0)
 	paced := newPacedSink(sink, limiter, log)
 	paced.waitMax = 3
 	dropped := testutil.ToFloat64(droppedEvents.WithLabelValues(dropBacklog))
@@ -378,9 +380,7 @@ func TestABacklogBeyondTheMaxDropsNewEventsButNotANamespacesFirst(t *testing.T) 
 	create("quiet", "first")
 	waitFor("the quiet namespace's first Event waiting", func() bool { return queued() == 4 })
 
-	mu.Lock()
-	said := strings.Join(lines, "\n")
-	mu.Unlock()
+	said := logged()
 	if n := strings.Count(said, "Normal Events dropped"); n != 1 {
 		t.Fatalf("the drop said %d times in the log, want once per backlog:\n%s", n, said)
 	}

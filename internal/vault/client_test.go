@@ -85,16 +85,7 @@ func TestA403LogsInAgainOnlyWhenTheTokenIsGone(t *testing.T) {
 		}
 	}))
 	defer vault.Close()
-	tokenPath := filepath.Join(t.TempDir(), "token")
-	if err := os.WriteFile(tokenPath, []byte("sa-token"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cfg := ConfigFromEnv()
-	cfg.Address, cfg.Token, cfg.ServiceAccountTokenPath = vault.URL, "", tokenPath
-	c, err := New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := kubernetesLoginClient(t, vault.URL)
 	ctx := context.Background()
 	for range 5 {
 		if err := c.WritePolicy(ctx, "forbidden", "# x"); err == nil {
@@ -158,12 +149,19 @@ func loginClientOf(t *testing.T, logins *atomic.Int32, h http.HandlerFunc) *Clie
 		h(w, r)
 	}))
 	t.Cleanup(vault.Close)
+	return kubernetesLoginClient(t, vault.URL)
+}
+
+// kubernetesLoginClient returns a client of the Vault at address that logs
+// in through Kubernetes auth with a ServiceAccount token of its own.
+func kubernetesLoginClient(t *testing.T, address string) *Client {
+	t.Helper()
 	tokenPath := filepath.Join(t.TempDir(), "token")
 	if err := os.WriteFile(tokenPath, []byte("sa-token"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	cfg := ConfigFromEnv()
-	cfg.Address, cfg.Token, cfg.ServiceAccountTokenPath = vault.URL, "", tokenPath
+	cfg.Address, cfg.Token, cfg.ServiceAccountTokenPath = address, "", tokenPath
 	c, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
