@@ -325,8 +325,7 @@ func (b byType) Eventf(regarding, related runtime.Object, eventtype, reason, act
 
 // Stop tries to write the Events recorded so far, the waiting ones without
 // waiting for their turn (at most EventsFlushMax of them, whichever wake
-// first: not the oldest), for at most
-// about timeout; then it stops
+// first: not the oldest), for at most about timeout; then it stops
 // recording, and Events recorded later are dropped. Call it once mgr.Start
 // has returned. Best effort, like Events themselves: an Event still inside
 // client-go when the time is up is lost. Nil has nothing to stop.
