@@ -40,6 +40,11 @@ KUSTOMIZE_VERSION ?= v5.8.1
 GOLANGCI_LINT_VERSION ?= v2.15.0
 
 ENSURE := hack/ensure.sh
+# The environment that points the tests at the real components (services:
+# kube-apiserver, etcd, Vault, Keycloak; olm: what the OLM, Helm and
+# monitoring tests add), built first; a missing prerequisite or a failed
+# build stops make there (assigned to a variable, so its exit status counts).
+COMPONENTS := hack/components-env.sh
 # The Go modules of the clone: the manager's (.), the release tools'
 # (hack/release) and the tests' (test: the harness, the suites, the bench
 # and the demo). Only the first is built into the manager.
@@ -84,6 +89,10 @@ verify-generated: manifests generate bundle catalog chart ## Fail if generated f
 	@git diff --exit-code -- api config bundle local-catalog dist || { echo "generated files are stale: run 'make manifests generate bundle catalog chart' and commit" >&2; exit 1; }
 	@test -z "$$(git status --porcelain -- api config bundle local-catalog dist)" || { git status --porcelain -- api config bundle local-catalog dist; echo "untracked generated files: commit them" >&2; exit 1; }
 
+.PHONY: prereqs
+prereqs: ## Say at once what this machine lacks to build the real components (make test and make demo check first).
+	@hack/prereqs.sh
+
 .PHONY: envtest
 envtest: ## Build kube-apiserver, etcd and kubectl into the cache (for KUBEBUILDER_ASSETS).
 	@$(ENSURE) envtest
@@ -94,11 +103,8 @@ services-bin: ## Build Vault and fetch Keycloak into the cache.
 	@$(ENSURE) keycloak
 
 .PHONY: test
-test: manifests generate fmt vet ## Run all tests against a real kube-apiserver, Vault and Keycloak; then sweep all they kept for secret values.
-	KUBEBUILDER_ASSETS="$$($(ENSURE) envtest)" \
-	VKO_VAULT_BIN="$$($(ENSURE) vault-bin)" \
-	VKO_KEYCLOAK_HOME="$$($(ENSURE) keycloak)" \
-	$(OLM_ENV) \
+test: prereqs manifests generate fmt vet ## Run all tests against a real kube-apiserver, Vault and Keycloak; then sweep all they kept for secret values.
+	components=$$($(COMPONENTS) services olm) && env $$components \
 	go -C test run ./harness/cmd/with-services --sweep -- bash -c '\
 		go -C .. test ./... -count=1 -timeout $(TEST_TIMEOUT) && \
 		go -C ../hack/release test ./... -count=1 && \
@@ -136,9 +142,7 @@ BENCH_OUT ?= $(LOCALBIN)/bench.json
 
 .PHONY: bench
 bench: manifests generate ## Measure convergence, steady state, logins, repair, memory and conversion at 1,000 objects; fails on a missed target.
-	KUBEBUILDER_ASSETS="$$($(ENSURE) envtest)" \
-	VKO_VAULT_BIN="$$($(ENSURE) vault-bin)" \
-	VKO_KEYCLOAK_HOME="$$($(ENSURE) keycloak)" \
+	components=$$($(COMPONENTS) services) && env $$components \
 	VKO_BENCH_OUT="$(BENCH_OUT)" \
 	go -C test run ./harness/cmd/with-services -- \
 		go test ./bench/ -run '^$$' -bench '^BenchmarkFleet$$' -benchtime 1x -count=1 -timeout 30m -v
@@ -152,35 +156,21 @@ SCALE_KINDS ?=
 
 .PHONY: bench-scale
 bench-scale: manifests generate ## Opt-in: one replica at SCALE objects of each kind over 5,000 namespaces (not in CI; see docs/benchmarks.md).
-	KUBEBUILDER_ASSETS="$$($(ENSURE) envtest)" \
-	VKO_VAULT_BIN="$$($(ENSURE) vault-bin)" \
-	VKO_KEYCLOAK_HOME="$$($(ENSURE) keycloak)" \
+	components=$$($(COMPONENTS) services) && env $$components \
 	VKO_BENCH_OUT="$(LOCALBIN)/bench-scale-$(SCALE)$(if $(SCALE_KINDS),-$(SCALE_KINDS)).json" \
 	VKO_SCALE=$(SCALE) VKO_SCALE_KINDS=$(SCALE_KINDS) \
 	go -C test run ./harness/cmd/with-services -- \
 		go test ./bench/ -run '^$$' -bench '^BenchmarkScale$$' -benchtime 1x -count=1 -timeout 6h -v
 
-# Where the OLM and Helm install tests find their cluster's binaries and helm, the alert tests promtool,
-# and the monitoring test the Prometheus Operator's CRDs.
-OLM_ENV = VKO_KUBE_DIR="$$($(ENSURE) kube)" VKO_KWOK_BIN="$$($(ENSURE) kwok)/kwok" \
-	VKO_OLM_DIR="$$($(ENSURE) olm)" VKO_OPM_BIN="$$($(ENSURE) opm)/opm" \
-	VKO_PROMTOOL="$$($(ENSURE) promtool)/promtool" VKO_HELM_BIN="$$($(ENSURE) helm)/helm" \
-	VKO_PROMETHEUS_CRDS="$$($(ENSURE) prometheus-crds)"
-
 .PHONY: olm-e2e
 olm-e2e: ## Install, run and upgrade the operator through an OLM Subscription on a local cluster (kwok; no container runtime, no root: its own network namespace); part of make test.
-	KUBEBUILDER_ASSETS="$$($(ENSURE) envtest)" \
-	VKO_VAULT_BIN="$$($(ENSURE) vault-bin)" \
-	VKO_KEYCLOAK_HOME="$$($(ENSURE) keycloak)" \
-	$(OLM_ENV) \
+	components=$$($(COMPONENTS) services olm) && env $$components \
 	go -C test run ./harness/cmd/with-services -- \
 		go test ./olm/ -count=1 -v -timeout 20m
 
 .PHONY: demo
-demo: manifests ## Show the operator at work on a local control plane with a real Vault and Keycloak (DEMO_ARGS=--once: one pass).
-	KUBEBUILDER_ASSETS="$$($(ENSURE) envtest)" \
-	VKO_VAULT_BIN="$$($(ENSURE) vault-bin)" \
-	VKO_KEYCLOAK_HOME="$$($(ENSURE) keycloak)" \
+demo: prereqs manifests ## Show the operator at work on a local control plane with a real Vault and Keycloak (DEMO_ARGS=--once: one pass).
+	components=$$($(COMPONENTS) services) && env $$components \
 	go -C test run ./demo $(DEMO_ARGS) 2>$${DEMO_LOG:-/tmp/vko-demo-manager.log}
 
 ##@ Build

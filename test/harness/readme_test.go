@@ -23,40 +23,43 @@ import (
 	"testing"
 )
 
-// The Vault policy the README tells admins to write is the one the tests
-// prove against a real Vault (OperatorVaultPolicy): they must not drift.
+// The Vault policy the README's quick start and the admin setup tell admins
+// to write is the one the tests prove against a real Vault
+// (OperatorVaultPolicy): they must not drift.
 func TestREADMEHasTheTestedVaultPolicy(t *testing.T) {
-	readme, err := os.ReadFile(filepath.Join(RepoRoot(), "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(readme), "<<'HCL'"+OperatorVaultPolicy+"HCL\n") {
-		t.Fatalf("README.md's vault policy block differs from harness.OperatorVaultPolicy:\n%s", OperatorVaultPolicy)
+	for _, doc := range []string{"README.md", "docs/admin-setup.md"} {
+		text, err := os.ReadFile(filepath.Join(RepoRoot(), doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(text), "<<'HCL'"+OperatorVaultPolicy+"HCL\n") {
+			t.Errorf("%s's vault policy block differs from harness.OperatorVaultPolicy:\n%s", doc, OperatorVaultPolicy)
+		}
 	}
 }
 
-// The confined policy the README shows for one of several clusters on a
-// Vault is the one the multicluster tests prove (OperatorVaultPolicyFor).
-func TestREADMEHasTheTestedPolicyForSharedVaults(t *testing.T) {
-	readme, err := os.ReadFile(filepath.Join(RepoRoot(), "README.md"))
+// The confined policy the admin setup shows for one of several clusters on
+// a Vault is the one the multicluster tests prove (OperatorVaultPolicyFor).
+func TestAdminSetupHasTheTestedPolicyForSharedVaults(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join(RepoRoot(), "docs", "admin-setup.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := OperatorVaultPolicyFor("kubernetes-eu-1", "eu-1")
 	if !strings.Contains(string(readme), "<<'HCL'"+want+"HCL\n") {
-		t.Fatalf("README.md's policy for a cluster sharing a Vault differs from harness.OperatorVaultPolicyFor:\n%s", want)
+		t.Fatalf("docs/admin-setup.md's policy for a cluster sharing a Vault differs from harness.OperatorVaultPolicyFor:\n%s", want)
 	}
 }
 
-// The policy the README shows for a VaultServer on JWT auth is the one the
-// JWT test proves (OperatorVaultJWTPolicyFor).
-func TestREADMEHasTheTestedPolicyForJWTAuth(t *testing.T) {
-	readme, err := os.ReadFile(filepath.Join(RepoRoot(), "README.md"))
+// The policy the admin setup shows for a VaultServer on JWT auth is the
+// one the JWT test proves (OperatorVaultJWTPolicyFor).
+func TestAdminSetupHasTheTestedPolicyForJWTAuth(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join(RepoRoot(), "docs", "admin-setup.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := OperatorVaultJWTPolicyFor("jwt-eu-1", "eu-1")
 	if !strings.Contains(string(readme), "<<'HCL'"+want+"HCL\n") {
-		t.Fatalf("README.md's policy for JWT auth differs from harness.OperatorVaultJWTPolicyFor:\n%s", want)
+		t.Fatalf("docs/admin-setup.md's policy for JWT auth differs from harness.OperatorVaultJWTPolicyFor:\n%s", want)
 	}
 }

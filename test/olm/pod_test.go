@@ -68,6 +68,8 @@ func (e *env) startManager(t *testing.T, csv *operatorsv1alpha1.ClusterServiceVe
 type operatorPod struct {
 	name, deployment, service, certSecret, serviceAccount string
 	env                                                   []corev1.EnvVar
+	// namespace is where the installer put it (installNamespace when empty).
+	namespace string
 }
 
 // startPod runs the manager binary on this machine in the place of the
@@ -81,14 +83,18 @@ func (e *env) startPod(t *testing.T, p operatorPod) {
 	t.Helper()
 	ctx := context.Background()
 	sa := p.serviceAccount
+	ns := p.namespace
+	if ns == "" {
+		ns = installNamespace
+	}
 	dir, err := os.MkdirTemp(e.dir, p.name+"-")
 	if err != nil {
 		t.Fatal(err)
 	}
-	dep, pod := waitPod(t, e.c, client.ObjectKey{Namespace: installNamespace, Name: p.deployment}, p.service, p.env)
+	dep, pod := waitPod(t, e.c, client.ObjectKey{Namespace: ns, Name: p.deployment}, p.service, p.env)
 
 	var cert corev1.Secret
-	if err := e.c.Get(ctx, client.ObjectKey{Namespace: installNamespace, Name: p.certSecret}, &cert); err != nil {
+	if err := e.c.Get(ctx, client.ObjectKey{Namespace: ns, Name: p.certSecret}, &cert); err != nil {
 		t.Fatal(err)
 	}
 	certDir := filepath.Join(dir, "serving-certs")
@@ -100,7 +106,7 @@ func (e *env) startPod(t *testing.T, p operatorPod) {
 			t.Fatal(err)
 		}
 	}
-	token, err := harness.ServiceAccountToken(ctx, e.cluster.Config, installNamespace, sa)
+	token, err := harness.ServiceAccountToken(ctx, e.cluster.Config, ns, sa)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,8 +119,8 @@ func (e *env) startPod(t *testing.T, p operatorPod) {
 		t.Fatal(err)
 	}
 	for _, auth := range kubeconfig.AuthInfos {
-		auth.Impersonate = "system:serviceaccount:" + installNamespace + ":" + sa
-		auth.ImpersonateGroups = []string{"system:serviceaccounts", "system:serviceaccounts:" + installNamespace, "system:authenticated"}
+		auth.Impersonate = "system:serviceaccount:" + ns + ":" + sa
+		auth.ImpersonateGroups = []string{"system:serviceaccounts", "system:serviceaccounts:" + ns, "system:authenticated"}
 	}
 	asSA := filepath.Join(dir, "kubeconfig")
 	if err := clientcmd.WriteToFile(*kubeconfig, asSA); err != nil {
