@@ -173,7 +173,7 @@ func run(ctx context.Context, out io.Writer, once bool) error {
 // adminSetup is what the Vault and Keycloak admins do once, and the
 // operator's ServiceAccount token a pod would have mounted.
 func adminSetup(ctx context.Context, op *harness.Operator, vault *harness.Vault, keycloak *harness.Keycloak, dir string) error {
-	if err := harness.AdminSetup(ctx, op.Client, op.Config, vault, keycloak, operatorNamespace, "vault-keycloak-operator"); err != nil {
+	if err := harness.AdminSetup(ctx, op.Client, op.Config, vault, keycloak, operatorNamespace, "vault-keycloak-operator-demo"); err != nil {
 		return err
 	}
 	_, _, err := harness.OperatorIdentity(ctx, op.Client, op.Config, vault, operatorNamespace, operatorServiceAccount, dir)

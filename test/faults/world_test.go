@@ -128,7 +128,7 @@ func (w *world) withKeycloak(t *testing.T, realm, prefix string, clients int, na
 		}
 	}
 	operatorClient := "vko-" + realm
-	operatorSecret, err := admin.CreateOperatorClient(ctx, operatorClient)
+	operatorSecret, err := admin.CreateOperatorClient(ctx, operatorClient, realm)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -270,10 +270,24 @@ func (a *KeycloakAdmin) RegenerateSecret(ctx context.Context, realm, clientID st
 	return err
 }
 
+// OperatorKeycloakRoles are the rights the admin setup gives the
+// operator's Keycloak client in each realm it may read (client roles of the
+// realm's "<realm>-realm" client in master): view-clients finds clients and
+// reads their secrets; manage-clients regenerates a secret and ends the
+// previous one's grace; view-realm reads the realm's client policies (the
+// grace a rotation can have). The quick start, which grants no rotation,
+// gives view-clients alone.
+var OperatorKeycloakRoles = []string{"view-clients", "manage-clients", "view-realm"}
+
 // CreateOperatorClient creates a client in the master realm whose service
-// account holds the admin role — the credentials a cluster admin gives the
-// operator for authType ClientCredentials — and returns its secret.
-func (a *KeycloakAdmin) CreateOperatorClient(ctx context.Context, clientID string) (string, error) {
+// account holds OperatorKeycloakRoles in each of realms and nothing else —
+// the credentials docs/admin-setup.md has a cluster admin give the operator
+// for authType ClientCredentials — and returns its secret. Each realm must
+// exist.
+func (a *KeycloakAdmin) CreateOperatorClient(ctx context.Context, clientID string, realms ...string) (string, error) {
+	if len(realms) == 0 {
+		return "", fmt.Errorf("the operator's client %s: no realm to grant", clientID)
+	}
 	if err := a.CreateClient(ctx, "master", clientID, ""); err != nil {
 		return "", err
 	}
@@ -285,12 +299,22 @@ func (a *KeycloakAdmin) CreateOperatorClient(ctx context.Context, clientID strin
 	if err != nil {
 		return "", err
 	}
-	role, err := a.GC.GetRealmRole(ctx, a.Token, "master", "admin")
-	if err != nil {
-		return "", err
-	}
-	if err := a.GC.AddRealmRoleToUser(ctx, a.Token, "master", gocloak.PString(user.ID), []gocloak.Role{*role}); err != nil {
-		return "", err
+	for _, realm := range realms {
+		adminClient, err := a.clientUUID(ctx, "master", realm+"-realm")
+		if err != nil {
+			return "", fmt.Errorf("the admin client of realm %s: %w", realm, err)
+		}
+		var roles []gocloak.Role
+		for _, name := range OperatorKeycloakRoles {
+			role, err := a.GC.GetClientRole(ctx, a.Token, "master", adminClient, name)
+			if err != nil {
+				return "", fmt.Errorf("role %s of realm %s: %w", name, realm, err)
+			}
+			roles = append(roles, *role)
+		}
+		if err := a.GC.AddClientRolesToUser(ctx, a.Token, "master", adminClient, gocloak.PString(user.ID), roles); err != nil {
+			return "", fmt.Errorf("grant the operator's client %s in realm %s: %w", clientID, realm, err)
+		}
 	}
 	return a.ClientSecret(ctx, "master", clientID)
 }

@@ -90,9 +90,12 @@ func DocBlocks(file string) ([]DocBlock, error) {
 // each block stopping at its first failing command, the variables of one
 // block carried to the next.
 type DocShell struct {
-	Dir   string
-	Env   []string
-	state string
+	Dir string
+	Env []string
+	// Placeholders are replaced in a block before it runs: what only the
+	// user's machine has (a pod's token file) by what stands in for it.
+	Placeholders map[string]string
+	state        string
 }
 
 // NewDocShell makes a shell working in dir; env is what the user would have
@@ -121,13 +124,17 @@ const bashOwnVariables = `BASH*|FUNCNAME|GROUPS|PPID|SHELLOPTS|UID|EUID|PIPESTAT
 func (s *DocShell) Run(ctx context.Context, b DocBlock, timeout time.Duration) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	code := b.Code
+	for placeholder, value := range s.Placeholders {
+		code = strings.ReplaceAll(code, placeholder, value)
+	}
 	script := fmt.Sprintf(`[ -f %[1]q ] && source %[1]q
 set -euo pipefail
 %[2]s
 set +u
 for v in $(compgen -v); do case $v in %[3]s) ;; *) declare -p "$v" ;; esac; done > %[1]q.new 2>/dev/null
 mv %[1]q.new %[1]q
-`, s.state, b.Code, bashOwnVariables)
+`, s.state, code, bashOwnVariables)
 	cmd := exec.CommandContext(ctx, "bash", "-c", script)
 	cmd.Dir = s.Dir
 	cmd.Env = s.Env

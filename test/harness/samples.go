@@ -152,7 +152,7 @@ func AdminSetup(ctx context.Context, c client.Client, cfg *rest.Config, vault *V
 	if err := a.CreateClient(ctx, "operator", "gitea", ""); err != nil {
 		return err
 	}
-	secret, err := a.CreateOperatorClient(ctx, operatorClientID)
+	secret, err := a.CreateOperatorClient(ctx, operatorClientID, "operator")
 	if err != nil {
 		return err
 	}

@@ -109,6 +109,23 @@ func TestQuickStartAsWritten(t *testing.T) {
 		}
 	}
 
+	// docs/app-teams.md's login from a pod, with a token of shop-api in the
+	// place of the one the kubelet mounts.
+	podToken, err := harness.ServiceAccountToken(ctx, e.cluster.Config, "shop", "shop-api")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.secrets = append(e.secrets, podToken)
+	tokenFile := filepath.Join(dir, ".pod-token")
+	if err := os.WriteFile(tokenFile, []byte(podToken), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	shell.Placeholders = map[string]string{"/var/run/secrets/kubernetes.io/serviceaccount/token": tokenFile}
+	runDoc(t, "docs/app-teams.md", func(b harness.DocBlock) (string, error) { return shell.Run(ctx, b, 4*time.Minute) }, e)
+	if out, err := shell.Run(ctx, harness.DocBlock{File: "quickstart_test.go", Code: `echo "$LOGIN_PATH $KV_MOUNT $KV_PREFIX"`}, time.Minute); err != nil || strings.TrimSpace(out) != "auth/kubernetes/login secret shop/" {
+		t.Errorf("status.vault of shop-api gave %q (%v), want the quick start's login path, KV mount and prefix", out, err)
+	}
+
 	// What the blocks showed, seen from outside: the workload read its
 	// secret (block 6 printed it) and the Secret holds the client's secret.
 	if out, err := shell.Run(ctx, harness.DocBlock{File: "quickstart_test.go", Code: `VAULT_TOKEN=$APP_TOKEN vault kv get -field=password secret/shop/db`}, time.Minute); err != nil || strings.TrimSpace(out) != "change-me" {
@@ -140,17 +157,7 @@ func TestQuickStartAsWritten(t *testing.T) {
 
 	// docs/install.md's uninstall, in the same terminal: the operator
 	// removes what it wrote before it goes.
-	uninstall, err := harness.DocBlocks("docs/install.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, b := range uninstall {
-		out, err := shell.Run(ctx, b, 4*time.Minute)
-		t.Logf("%s:\n%s", b, harness.Indent(out, "  | "))
-		if err != nil {
-			t.Fatalf("%v\nmanager log:\n%s", err, e.manager.LogTail(30))
-		}
-	}
+	runDoc(t, "docs/install.md", func(b harness.DocBlock) (string, error) { return shell.Run(ctx, b, 4*time.Minute) }, e)
 	vault, err := e.vault.AdminClient()
 	if err != nil {
 		t.Fatal(err)
@@ -205,6 +212,26 @@ func checkKeycloakRightsConfined(t *testing.T, kc *harness.Keycloak, clientID, s
 		}
 		if resp.StatusCode() != http.StatusForbidden {
 			t.Errorf("the operator's Keycloak client may %s: %s, want 403 Forbidden", r.what, resp.Status())
+		}
+	}
+}
+
+// runDoc runs the marked blocks of a doc that asks nothing of the test
+// between them, stopping at the first that fails.
+func runDoc(t *testing.T, doc string, run func(harness.DocBlock) (string, error), e *env) {
+	t.Helper()
+	blocks, err := harness.DocBlocks(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range blocks {
+		if b.Then != "" {
+			t.Fatalf("%s: then=%s is not expected in %s", b, b.Then, doc)
+		}
+		out, err := run(b)
+		t.Logf("%s:\n%s", b, harness.Indent(out, "  | "))
+		if err != nil {
+			t.Fatalf("%v\nmanager log:\n%s", err, e.manager.LogTail(30))
 		}
 	}
 }

@@ -163,7 +163,17 @@ func setUp(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	secret, err := admin.CreateOperatorClient(ctx, operatorClientID)
+	if err := admin.CreateRealm(ctx, appsRealm); err != nil {
+		return err
+	}
+	for _, c := range []string{"team-a-web", "team-a-rot", "team-a-narrow", "team-b-web"} {
+		if err := admin.CreateClient(ctx, appsRealm, c, ""); err != nil {
+			return err
+		}
+	}
+	// The rights the admin setup gives, in the apps realm alone: the
+	// server's grant of realm master below reaches nothing in Keycloak.
+	secret, err := admin.CreateOperatorClient(ctx, operatorClientID, appsRealm)
 	if err != nil {
 		return err
 	}
@@ -172,14 +182,6 @@ func setUp(ctx context.Context) error {
 		StringData: map[string]string{"clientId": operatorClientID, "clientSecret": secret},
 	}); err != nil {
 		return err
-	}
-	if err := admin.CreateRealm(ctx, appsRealm); err != nil {
-		return err
-	}
-	for _, c := range []string{"team-a-web", "team-a-rot", "team-a-narrow", "team-b-web"} {
-		if err := admin.CreateClient(ctx, appsRealm, c, ""); err != nil {
-			return err
-		}
 	}
 	server = "kc-" + suffix
 	return op.Client.Create(ctx, &secretsv1beta1.KeycloakServer{

@@ -18,6 +18,8 @@ package v1alpha1
 
 import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
 )
 
 // VaultPolicyPreset is a named set of capabilities.
@@ -66,6 +68,11 @@ type VaultAppStatus struct {
 	// for the Vault of the operator's environment.
 	// +optional
 	Server string `json:"server,omitempty"`
+
+	// Vault is what a workload of this VaultApp needs to log in to Vault and
+	// read what it was granted; v1beta1's, which v1alpha1 shows as it is.
+	// +optional
+	Vault *v1beta1.VaultAppAccess `json:"vault,omitempty"`
 
 	// LastSyncTime is when Vault was last found equal to the spec.
 	// +optional

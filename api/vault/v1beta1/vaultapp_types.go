@@ -170,6 +170,12 @@ type VaultAppStatus struct {
 	// +optional
 	Server string `json:"server,omitempty"`
 
+	// Vault is what a workload of this VaultApp needs to log in to Vault and
+	// read what it was granted, from the VaultServer (which app teams cannot
+	// read); empty for the Vault of the operator's environment.
+	// +optional
+	Vault *VaultAppAccess `json:"vault,omitempty"`
+
 	// LastSyncTime is when Vault was last found equal to the spec.
 	// +optional
 	LastSyncTime *metav1.Time `json:"lastSyncTime,omitempty"`
@@ -183,6 +189,44 @@ type VaultAppStatus struct {
 	// ObservedGeneration is the generation the status describes.
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+}
+
+// VaultAppAccess is where and how a workload logs in to Vault and reads
+// its secrets.
+type VaultAppAccess struct {
+	// Address is Vault's address, as the VaultServer gives it.
+	// +optional
+	Address string `json:"address,omitempty"`
+
+	// Namespace is the Vault namespace every request names (the
+	// X-Vault-Namespace header, or VAULT_NAMESPACE for the vault CLI);
+	// empty for none.
+	// +optional
+	Namespace string `json:"namespace,omitempty"`
+
+	// LoginPath is where the workload logs in with its ServiceAccount token
+	// and the role: auth/<mount>/login.
+	// +optional
+	LoginPath string `json:"loginPath,omitempty"`
+
+	// Audience is the audience the workload's ServiceAccount token must
+	// carry (JWT auth); empty where any token of the cluster does.
+	// +optional
+	Audience string `json:"audience,omitempty"`
+
+	// Role is the role to log in with (the same as roleName).
+	// +optional
+	Role string `json:"role,omitempty"`
+
+	// KVMount is the KV version 2 engine that holds the namespace's secrets.
+	// +optional
+	KVMount string `json:"kvMount,omitempty"`
+
+	// KVPrefix is the namespace's own prefix in that engine: a rule's path p
+	// is read as "vault kv get -mount=<kvMount> <kvPrefix>p", which is the
+	// API path <kvMount>/data/<kvPrefix>p.
+	// +optional
+	KVPrefix string `json:"kvPrefix,omitempty"`
 }
 
 // VaultApp declares, in an application namespace, the Vault policy and

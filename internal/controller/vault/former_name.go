@@ -44,6 +44,9 @@ func (r *pass) leaveFormerName(ctx context.Context, former string) error {
 	removed, err := r.removeFormer(ctx, former)
 	if err == nil || vaultclient.Forbidden(err) {
 		r.app.Status.PolicyName, r.app.Status.RoleName = r.name, r.name
+		if r.app.Status.Vault != nil {
+			r.app.Status.Vault.Role = r.name
+		}
 	}
 	switch {
 	case vaultclient.Forbidden(err):

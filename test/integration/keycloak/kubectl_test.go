@@ -48,7 +48,7 @@ func TestSamplesApplyAndBecomeReady(t *testing.T) {
 	if err := createClient(ctx, kc, "operator", "gitea", ""); err != nil {
 		t.Fatal(err)
 	}
-	operatorID, operatorSecret := serviceAccountWithAdminRole(t, "vko-operator")
+	operatorID, operatorSecret := serviceAccountWithOperatorRoles(t, "vko-operator", "operator")
 	if err := op.Client.Create(ctx, &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Name: "prod-keycloak-credentials", Namespace: operatorNamespace},
 		StringData: map[string]string{"clientId": operatorID, "clientSecret": operatorSecret},
@@ -181,16 +181,17 @@ func TestNoSecretValueInLogsEventsStatusOrMetrics(t *testing.T) {
 	}
 }
 
-// serviceAccountWithAdminRole creates the operator's client in the master
-// realm, as a cluster admin would for authType ClientCredentials.
-func serviceAccountWithAdminRole(t *testing.T, clientID string) (string, string) {
+// serviceAccountWithOperatorRoles creates the operator's client in the
+// master realm with the admin setup's rights in realm, as a cluster admin
+// would for authType ClientCredentials.
+func serviceAccountWithOperatorRoles(t *testing.T, clientID, realm string) (string, string) {
 	t.Helper()
 	ctx := context.Background()
 	a, err := kc.Admin(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	secret, err := a.CreateOperatorClient(ctx, clientID)
+	secret, err := a.CreateOperatorClient(ctx, clientID, realm)
 	if err != nil {
 		t.Fatal(err)
 	}
