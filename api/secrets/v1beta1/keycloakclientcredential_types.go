@@ -131,7 +131,7 @@ type RotationSpec struct {
 	// GracePeriod is how long the previous secret stays valid after the last
 	// target Secret received the new one: long enough for every workload to
 	// read its Secret again (a mounted Secret reaches a pod a minute or more
-	// later). Needs Keycloak's client secret rotation (see the README);
+	// later). Needs Keycloak's client secret rotation (see docs/app-teams.md, rotating a client secret);
 	// between 1m and 24h. Defaults to 10m.
 	// +optional
 	GracePeriod *metav1.Duration `json:"gracePeriod,omitempty"`

@@ -69,6 +69,18 @@ const (
 	ReasonOrphanRemoved = "OrphanRemoved"
 	// ReasonVaultError: Vault refused a request.
 	ReasonVaultError = "VaultError"
+	// ReasonOperatorForbidden: Vault refused the operator's own request
+	// (permission denied): the Vault admin's policy for the operator's role
+	// does not allow it. The admin acts, not the app team.
+	ReasonOperatorForbidden = "OperatorForbidden"
+	// ReasonDefaultServerAmbiguous: more than one VaultServer is annotated
+	// as the default, so a VaultApp that names none has no server; the
+	// cluster admin keeps one.
+	ReasonDefaultServerAmbiguous = "DefaultServerAmbiguous"
+	// ReasonServerChanged: the VaultApp's policy and role were written to
+	// another Vault than the one it now resolves to (its serverRef, or the
+	// environment's Vault gone); a VaultApp never moves by itself.
+	ReasonServerChanged = "ServerChanged"
 	// ReasonVaultUnavailable: Vault did not answer (down, sealed, cut
 	// off); the resource is reconciled again as soon as Vault answers.
 	ReasonVaultUnavailable = "VaultUnavailable"

@@ -92,7 +92,7 @@ func chooseServer(app *vaultv1beta1.VaultApp, envConfigured bool, defaults []str
 	case len(defaults) == 1:
 		name = defaults[0]
 	case len(defaults) > 1:
-		return "", &errNoDestination{vaultv1beta1.ReasonNotAllowed, fmt.Sprintf("VaultServers %v are all annotated %s=true: the cluster admin must keep one", defaults, vaultv1beta1.DefaultServerAnnotation)}
+		return "", &errNoDestination{vaultv1beta1.ReasonDefaultServerAmbiguous, fmt.Sprintf("VaultServers %v are all annotated %s=true: the cluster admin must keep one", defaults, vaultv1beta1.DefaultServerAnnotation)}
 	case envConfigured:
 		return "", nil
 	default:
@@ -103,7 +103,7 @@ func chooseServer(app *vaultv1beta1.VaultApp, envConfigured bool, defaults []str
 		if from == "" {
 			from = "the operator's environment"
 		}
-		return "", &errNoDestination{vaultv1beta1.ReasonNotAllowed, fmt.Sprintf("the policy and role were written to the Vault of %s, not VaultServer %s: a VaultApp does not move between servers; delete it and create it again", from, name)}
+		return "", &errNoDestination{vaultv1beta1.ReasonServerChanged, fmt.Sprintf("the policy and role were written to the Vault of %s, not VaultServer %s: a VaultApp does not move between servers; delete it and create it again", from, name)}
 	}
 	return name, nil
 }

@@ -59,9 +59,9 @@ func TestChooseServer(t *testing.T) {
 		{"the environment's, where it wrote before a default appeared", app("", "", true), true, []string{"central"}, ""},
 		{"where it wrote, though another is the default now", app("", "eu", true), true, []string{"central"}, "eu"},
 		{"nothing configured", app("", "", false), false, nil, "!" + vaultv1beta1.ReasonVaultNotConfigured},
-		{"two defaults", app("", "", false), true, []string{"a", "b"}, "!" + vaultv1beta1.ReasonNotAllowed},
-		{"named, but written to the environment's", app("eu", "", true), true, nil, "!" + vaultv1beta1.ReasonNotAllowed},
-		{"the environment's is gone: no move to the default", app("", "", true), false, []string{"central"}, "!" + vaultv1beta1.ReasonNotAllowed},
+		{"two defaults", app("", "", false), true, []string{"a", "b"}, "!" + vaultv1beta1.ReasonDefaultServerAmbiguous},
+		{"named, but written to the environment's", app("eu", "", true), true, nil, "!" + vaultv1beta1.ReasonServerChanged},
+		{"the environment's is gone: no move to the default", app("", "", true), false, []string{"central"}, "!" + vaultv1beta1.ReasonServerChanged},
 	} {
 		got, refused := chooseServer(tt.app, tt.env, tt.defaults)
 		if refused != nil {

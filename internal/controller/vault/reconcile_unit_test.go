@@ -426,7 +426,9 @@ func TestPolicyWrittenByTheFirstReleaseIsAdoptedAndNarrowed(t *testing.T) {
 
 // A Vault that does not answer is told apart from one that refuses: the
 // VaultApp says VaultUnavailable and waits for Vault (one probe for all),
-// where a refusal is a VaultError retried with backoff alone.
+// where a refusal is retried with backoff alone: OperatorForbidden when
+// the operator's own Vault policy is the cause (the admin's to fix),
+// VaultError otherwise.
 func TestVaultThatDoesNotAnswerIsWaitedFor(t *testing.T) {
 	down := fmt.Errorf("%w: %w", vaultclient.ErrUnavailable, &url.Error{Op: "Get", URL: "http://vault:8200/v1/sys/policies/acl/app.shop.api", Err: syscall.ECONNREFUSED})
 	refused := &vaultapi.ResponseError{StatusCode: 403, Errors: []string{"permission denied"}}
@@ -438,7 +440,8 @@ func TestVaultThatDoesNotAnswerIsWaitedFor(t *testing.T) {
 	}{
 		{"connection refused", down, vaultv1beta1.ReasonVaultUnavailable, 1},
 		{"sealed", fmt.Errorf("%w: %w", vaultclient.ErrUnavailable, &vaultapi.ResponseError{StatusCode: 503, Errors: []string{"Vault is sealed"}}), vaultv1beta1.ReasonVaultUnavailable, 1},
-		{"permission denied", refused, vaultv1beta1.ReasonVaultError, 0},
+		{"permission denied: the admin's policy for the operator", refused, vaultv1beta1.ReasonOperatorForbidden, 0},
+		{"another refusal", &vaultapi.ResponseError{StatusCode: 400, Errors: []string{"invalid request"}}, vaultv1beta1.ReasonVaultError, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w := newWorld(t, nil, shopAPI())
@@ -448,7 +451,10 @@ func TestVaultThatDoesNotAnswerIsWaitedFor(t *testing.T) {
 			if _, err := w.r.Reconcile(context.Background(), req); err == nil {
 				t.Fatal("a failed sync returned no error: it would not be retried")
 			}
-			w.condition(vaultv1beta1.TypeReady, metav1.ConditionFalse, tc.reason)
+			msg := w.condition(vaultv1beta1.TypeReady, metav1.ConditionFalse, tc.reason)
+			if tc.reason == vaultv1beta1.ReasonOperatorForbidden && !strings.Contains(msg, "the Vault admin must let the policies of") {
+				t.Errorf("the message does not say the Vault admin acts: %s", msg)
+			}
 			w.event(corev1.EventTypeWarning, tc.reason)
 			if got := w.r.Outage.Held((&Destination{}).outageKey()); got != tc.waitingFor {
 				t.Fatalf("%d VaultApps wait for Vault, want %d", got, tc.waitingFor)

@@ -95,6 +95,11 @@ type pass struct {
 // not answer is waited for: the VaultApp is reconciled as soon as its
 // Vault answers again, whatever its backoff.
 func (r *pass) failure(err error, reason string) (string, string) {
+	if reason == vaultv1beta1.ReasonVaultError && vaultclient.Forbidden(err) {
+		// A token that Vault refuses is replaced by the client before this
+		// error reaches here: what is left is the operator's own policy.
+		return vaultv1beta1.ReasonOperatorForbidden, operatorForbidden(r.server.Spec, err)
+	}
 	if !vaultclient.Unavailable(err) {
 		return reason, err.Error()
 	}
