@@ -23,6 +23,8 @@ import (
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
@@ -36,12 +38,16 @@ import (
 func Grants(ctx context.Context, c client.Reader, namespace string, w io.Writer) error {
 	o := &report{w: w}
 	var vaults vaultv1beta1.VaultServerList
-	if err := c.List(ctx, &vaults); err != nil {
-		return listError("VaultServers", err)
-	}
 	var keycloaks secretsv1beta1.KeycloakServerList
-	if err := c.List(ctx, &keycloaks); err != nil {
-		return listError("KeycloakServers", err)
+	err := c.List(ctx, &vaults)
+	if err == nil {
+		err = c.List(ctx, &keycloaks)
+	}
+	if apierrors.IsForbidden(err) {
+		return grantsSeenFromTheNamespace(ctx, c, namespace, o)
+	}
+	if err != nil {
+		return fmt.Errorf("list the servers: %w", err)
 	}
 	o.printf("Namespace %s may ask:\n", namespace)
 	none := true
@@ -104,9 +110,45 @@ func capabilities(caps []vaultv1beta1.Capability) string {
 	return strings.Join(out, ", ")
 }
 
-func listError(what string, err error) error {
-	if apierrors.IsForbidden(err) {
-		return fmt.Errorf("list %s: %w (the servers and their grants are the cluster admin's; ask them, or for a view role)", what, err)
+// grantsSeenFromTheNamespace is what a user who may not read the servers
+// (an app team) learns of the namespace's grants: what the operator found
+// for each of the namespace's own VaultApps and credentials.
+func grantsSeenFromTheNamespace(ctx context.Context, c client.Reader, namespace string, o *report) error {
+	o.printf("Namespace %s: only the cluster admin may read the VaultServers and KeycloakServers and their grants.\n", namespace)
+	o.printf("%s\n", "What the operator found for this namespace's resources:")
+	var apps vaultv1beta1.VaultAppList
+	if err := c.List(ctx, &apps, client.InNamespace(namespace)); err != nil {
+		return fmt.Errorf("list VaultApps in %s: %w", namespace, err)
 	}
-	return fmt.Errorf("list %s: %w", what, err)
+	var kccs secretsv1beta1.KeycloakClientCredentialList
+	if err := c.List(ctx, &kccs, client.InNamespace(namespace)); err != nil {
+		return fmt.Errorf("list KeycloakClientCredentials in %s: %w", namespace, err)
+	}
+	for _, a := range apps.Items {
+		writeFinding(o, "VaultApp "+a.Name, a.Status.Server, a.Status.Conditions, vaultv1beta1.TypeAccessGranted)
+	}
+	for _, k := range kccs.Items {
+		writeFinding(o, "KeycloakClientCredential "+k.Name, k.Spec.Source.ServerRef.Name, k.Status.Conditions, secretsv1beta1.TypeSourceAvailable)
+	}
+	if len(apps.Items)+len(kccs.Items) == 0 {
+		o.printf("%s\n", "  none yet: create one, and its conditions will say what its server grants")
+	}
+	return o.err
+}
+
+// writeFinding writes one resource's grant condition (Ready's when it has none yet).
+func writeFinding(o *report, what, server string, conds []metav1.Condition, grantType string) {
+	cond := meta.FindStatusCondition(conds, grantType)
+	if cond == nil {
+		cond = meta.FindStatusCondition(conds, "Ready")
+	}
+	on := ""
+	if server != "" {
+		on = " on " + server
+	}
+	if cond == nil {
+		o.printf("  %s%s: not reconciled yet\n", what, on)
+		return
+	}
+	o.printf("  %s%s: %s=%s %s: %s\n", what, on, cond.Type, cond.Status, cond.Reason, cond.Message)
 }

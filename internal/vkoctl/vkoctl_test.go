@@ -19,16 +19,20 @@ package vkoctl
 import (
 	"bytes"
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
@@ -244,5 +248,67 @@ func TestAskSetsTheRequestAnnotation(t *testing.T) {
 	}
 	if got := RequestID(time.Date(2026, 12, 2, 10, 10, 10, 7e6, time.UTC)); got != "20261202T101010.007Z" || ondemand.Validate(vaultv1beta1.RefreshRequestAnnotation, got) != nil {
 		t.Errorf("RequestID = %q", got)
+	}
+}
+
+// asTenant is c as an app team with the shipped editor role sees it: every
+// read of a VaultServer or KeycloakServer is forbidden.
+func asTenant(c client.Client) client.Reader {
+	forbidden := func(obj runtime.Object) error {
+		switch obj.(type) {
+		case *vaultv1beta1.VaultServer, *vaultv1beta1.VaultServerList, *secretsv1beta1.KeycloakServer, *secretsv1beta1.KeycloakServerList:
+			return apierrors.NewForbidden(schema.GroupResource{Resource: "servers"}, "", errors.New("not the tenant's"))
+		}
+		return nil
+	}
+	return interceptor.NewClient(c.(client.WithWatch), interceptor.Funcs{
+		Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+			if err := forbidden(obj); err != nil {
+				return err
+			}
+			return c.Get(ctx, key, obj, opts...)
+		},
+		List: func(ctx context.Context, c client.WithWatch, list client.ObjectList, opts ...client.ListOption) error {
+			if err := forbidden(list); err != nil {
+				return err
+			}
+			return c.List(ctx, list, opts...)
+		},
+	})
+}
+
+// A tenant who may not read the servers gets why and grants all the same,
+// told that the grants are the admin's, shown what the operator found of
+// them for its own resources, and shown nothing of the grants themselves.
+func TestTenantWithoutServerRightsIsToldWhatItMaySee(t *testing.T) {
+	app := &vaultv1beta1.VaultApp{
+		ObjectMeta: metav1.ObjectMeta{Name: "api", Namespace: "shop", UID: "u1"},
+		Spec:       vaultv1beta1.VaultAppSpec{ServerRef: &vaultv1beta1.ServerReference{Name: "central"}},
+		Status: vaultv1beta1.VaultAppStatus{Server: "central", Conditions: []metav1.Condition{
+			{Type: "Ready", Status: metav1.ConditionTrue, Reason: "Synced"},
+			{Type: "AccessGranted", Status: metav1.ConditionTrue, Reason: "Granted", Message: "the grant covers everything"},
+		}, Vault: &vaultv1beta1.VaultAppAccess{Address: "https://vault.example.com", LoginPath: "auth/kubernetes-east/login", Role: "app.shop.api", KVMount: "secret", KVPrefix: "shop/"}},
+	}
+	tenant := asTenant(cluster(t, app))
+	var out bytes.Buffer
+	if err := Why(context.Background(), tenant, "va/api", "shop", time.Now(), &out); err != nil {
+		t.Fatalf("why as a tenant: %v", err)
+	}
+	for _, want := range []string{"only the cluster admin may read VaultServer central and its grants", "logs in at https://vault.example.com/v1/auth/kubernetes-east/login as role app.shop.api and reads secret/data/shop/<path>"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("why as a tenant lacks %q:\n%s", want, out.String())
+		}
+	}
+	out.Reset()
+	if err := Grants(context.Background(), tenant, "shop", &out); err != nil {
+		t.Fatalf("grants as a tenant: %v", err)
+	}
+	for _, want := range []string{"only the cluster admin may read the VaultServers and KeycloakServers", "VaultApp api on central: AccessGranted=True Granted: the grant covers everything"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("grants as a tenant lacks %q:\n%s", want, out.String())
+		}
+	}
+	if strings.Contains(out.String(), "secret/data/shop/*") {
+		t.Errorf("grants shows a tenant the server's grant:\n%s", out.String())
 	}
 }

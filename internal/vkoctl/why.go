@@ -172,6 +172,14 @@ func lastSeen(e corev1.Event) time.Time {
 // namespace, and what of the spec the grant refuses now.
 func whyVaultGrant(ctx context.Context, c client.Reader, app *vaultv1beta1.VaultApp, o *report) error {
 	server, err := vaultwebhook.ServerFor(ctx, c, app, &app.Status)
+	if apierrors.IsForbidden(err) {
+		where := "AccessGranted above is what the operator found it covers"
+		if v := app.Status.Vault; v != nil {
+			where += fmt.Sprintf("; a workload logs in at %s/v1/%s as role %s and reads %s/data/%s<path>", v.Address, v.LoginPath, v.Role, v.KVMount, v.KVPrefix)
+		}
+		o.printf("Grant:\n  %s\n", adminOnly("VaultServer", app.Status.Server, where))
+		return nil
+	}
 	if err != nil {
 		return serverError(err)
 	}
@@ -198,6 +206,9 @@ func whyKeycloakGrant(ctx context.Context, c client.Reader, kcc *secretsv1beta1.
 	var server secretsv1beta1.KeycloakServer
 	o.printf("%s\n", "Grant:")
 	switch err := c.Get(ctx, client.ObjectKey{Name: kcc.Spec.Source.ServerRef.Name}, &server); {
+	case apierrors.IsForbidden(err):
+		o.printf("  %s\n", adminOnly("KeycloakServer", kcc.Spec.Source.ServerRef.Name, "SourceAvailable above is what the operator found they cover"))
+		return nil
 	case apierrors.IsNotFound(err):
 		o.printf("  missing: KeycloakServer %s does not exist\n", kcc.Spec.Source.ServerRef.Name)
 		return nil
@@ -223,6 +234,16 @@ func writeRefusals(o *report, refused field.ErrorList) {
 	for _, e := range refused {
 		o.printf("    %s\n", e.Error())
 	}
+}
+
+// adminOnly says, to a user who may not read servers (an app team with the
+// shipped editor role), that the grants are the cluster admin's, and where
+// the operator's own finding is.
+func adminOnly(kind, name, where string) string {
+	if name == "" {
+		return fmt.Sprintf("only the cluster admin may read %ss and their grants: %s", kind, where)
+	}
+	return fmt.Sprintf("only the cluster admin may read %s %s and its grants: %s", kind, name, where)
 }
 
 func serverError(err error) error {
