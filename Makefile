@@ -104,7 +104,7 @@ services-bin: ## Build Vault and fetch Keycloak into the cache.
 
 .PHONY: test
 test: prereqs manifests generate fmt vet ## Run all tests against a real kube-apiserver, Vault and Keycloak; then sweep all they kept for secret values.
-	components=$$($(COMPONENTS) services olm) && env $$components \
+	components=$$($(COMPONENTS) services olm) && eval "$$components" && \
 	go -C test run ./harness/cmd/with-services --sweep -- bash -c '\
 		go -C .. test ./... -count=1 -timeout $(TEST_TIMEOUT) && \
 		go -C ../hack/release test ./... -count=1 && \
@@ -142,7 +142,7 @@ BENCH_OUT ?= $(LOCALBIN)/bench.json
 
 .PHONY: bench
 bench: manifests generate ## Measure convergence, steady state, logins, repair, memory and conversion at 1,000 objects; fails on a missed target.
-	components=$$($(COMPONENTS) services) && env $$components \
+	components=$$($(COMPONENTS) services) && eval "$$components" && \
 	VKO_BENCH_OUT="$(BENCH_OUT)" \
 	go -C test run ./harness/cmd/with-services -- \
 		go test ./bench/ -run '^$$' -bench '^BenchmarkFleet$$' -benchtime 1x -count=1 -timeout 30m -v
@@ -156,7 +156,7 @@ SCALE_KINDS ?=
 
 .PHONY: bench-scale
 bench-scale: manifests generate ## Opt-in: one replica at SCALE objects of each kind over 5,000 namespaces (not in CI; see docs/benchmarks.md).
-	components=$$($(COMPONENTS) services) && env $$components \
+	components=$$($(COMPONENTS) services) && eval "$$components" && \
 	VKO_BENCH_OUT="$(LOCALBIN)/bench-scale-$(SCALE)$(if $(SCALE_KINDS),-$(SCALE_KINDS)).json" \
 	VKO_SCALE=$(SCALE) VKO_SCALE_KINDS=$(SCALE_KINDS) \
 	go -C test run ./harness/cmd/with-services -- \
@@ -164,13 +164,13 @@ bench-scale: manifests generate ## Opt-in: one replica at SCALE objects of each 
 
 .PHONY: olm-e2e
 olm-e2e: ## Install, run and upgrade the operator through an OLM Subscription on a local cluster (kwok; no container runtime, no root: its own network namespace); part of make test.
-	components=$$($(COMPONENTS) services olm) && env $$components \
+	components=$$($(COMPONENTS) services olm) && eval "$$components" && \
 	go -C test run ./harness/cmd/with-services -- \
 		go test ./olm/ -count=1 -v -timeout 20m
 
 .PHONY: demo
 demo: prereqs manifests ## Show the operator at work on a local control plane with a real Vault and Keycloak (DEMO_ARGS=--once: one pass).
-	components=$$($(COMPONENTS) services) && env $$components \
+	components=$$($(COMPONENTS) services) && eval "$$components" && \
 	go -C test run ./demo $(DEMO_ARGS) 2>$${DEMO_LOG:-/tmp/vko-demo-manager.log}
 
 ##@ Build

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # components-env.sh SET... — builds or fetches (hack/ensure.sh) the real
 # components a make target needs and prints the environment that points the
-# tests at them, one NAME=VALUE a line. It stops at the first component that
-# fails, with ensure.sh's message and a non-zero exit: the Makefile assigns
-# its output to a variable first, so a failed build stops make at once
-# instead of running the tests against nothing.
+# tests at them, as shell export lines (quoted). It stops at the first
+# component that fails, with ensure.sh's message and a non-zero exit: the
+# Makefile assigns its output to a variable first and evals it after, so a
+# failed build stops make at once instead of running the tests against
+# nothing.
 #
 #   services  kube-apiserver and etcd (envtest), Vault, Keycloak
 #   olm       what the OLM, Helm and monitoring tests add: kube-controller-manager
@@ -14,22 +15,28 @@ set -euo pipefail
 shopt -s inherit_errexit
 here=$(cd "$(dirname "$0")" && pwd)
 "$here/prereqs.sh"
-ensure() { "$here/ensure.sh" "$@"; }
+# set NAME COMPONENT [SUFFIX]: an assignment on a line of its own, so that
+# a failed build stops the script (an echo's status would hide it).
+set_env() {
+	local dir
+	dir=$("$here/ensure.sh" "$2")
+	printf 'export %s=%q\n' "$1" "$dir${3:-}"
+}
 for set in "$@"; do
 	case $set in
 	services)
-		echo "KUBEBUILDER_ASSETS=$(ensure envtest)"
-		echo "VKO_VAULT_BIN=$(ensure vault-bin)"
-		echo "VKO_KEYCLOAK_HOME=$(ensure keycloak)"
+		set_env KUBEBUILDER_ASSETS envtest
+		set_env VKO_VAULT_BIN vault-bin
+		set_env VKO_KEYCLOAK_HOME keycloak
 		;;
 	olm)
-		echo "VKO_KUBE_DIR=$(ensure kube)"
-		echo "VKO_KWOK_BIN=$(ensure kwok)/kwok"
-		echo "VKO_OLM_DIR=$(ensure olm)"
-		echo "VKO_OPM_BIN=$(ensure opm)/opm"
-		echo "VKO_PROMTOOL=$(ensure promtool)/promtool"
-		echo "VKO_HELM_BIN=$(ensure helm)/helm"
-		echo "VKO_PROMETHEUS_CRDS=$(ensure prometheus-crds)"
+		set_env VKO_KUBE_DIR kube
+		set_env VKO_KWOK_BIN kwok /kwok
+		set_env VKO_OLM_DIR olm
+		set_env VKO_OPM_BIN opm /opm
+		set_env VKO_PROMTOOL promtool /promtool
+		set_env VKO_HELM_BIN helm /helm
+		set_env VKO_PROMETHEUS_CRDS prometheus-crds
 		;;
 	*)
 		echo "components-env.sh: unknown set $set (services, olm)" >&2

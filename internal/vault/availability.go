@@ -123,6 +123,20 @@ func (c *Client) Check(ctx context.Context) (string, error) {
 	return health.Version, nil
 }
 
+// ErrLogin marks a failed login (or a configured token Vault does not
+// know): the operator could not get a token, so no request was judged by
+// its policy.
+var ErrLogin = errors.New("vault login failed")
+
+// PolicyRefused reports whether Vault refused the operator's own request
+// with its policy: a 403 that is neither a failed login nor a token Vault
+// no longer knows (a static token revoked or expired, which no login
+// replaces). It is the Vault admin's policy for the operator that must
+// change.
+func PolicyRefused(err error) bool {
+	return Forbidden(err) && !errors.Is(err, ErrLogin) && !tokenInvalid(err)
+}
+
 // Forbidden reports whether Vault refused a request with 403 (after a
 // fresh login): the operator's own Vault policy does not reach the path, as
 // when the admin confines each cluster's operator to its name prefix.

@@ -181,7 +181,7 @@ func (c *Client) ensureToken(ctx context.Context) (uint64, error) {
 		// A token past its max TTL cannot be renewed: log in again.
 	}
 	if err := c.login(ctx); err != nil {
-		return c.generation, err
+		return c.generation, fmt.Errorf("%w: %w", ErrLogin, err)
 	}
 	c.loggedIn = true
 	c.generation++

@@ -177,7 +177,11 @@ func whyVaultGrant(ctx context.Context, c client.Reader, app *vaultv1beta1.Vault
 		if v := app.Status.Vault; v != nil {
 			where += fmt.Sprintf("; a workload logs in at %s/v1/%s as role %s and reads %s/data/%s<path>", v.Address, v.LoginPath, v.Role, v.KVMount, v.KVPrefix)
 		}
-		o.printf("Grant:\n  %s\n", adminOnly("VaultServer", app.Status.Server, where))
+		name := app.Status.Server
+		if name == "" && app.Spec.ServerRef != nil {
+			name = app.Spec.ServerRef.Name
+		}
+		o.printf("Grant:\n  %s\n", adminOnly("VaultServer", name, where))
 		return nil
 	}
 	if err != nil {

@@ -128,12 +128,17 @@ func (s *DocShell) Run(ctx context.Context, b DocBlock, timeout time.Duration) (
 	for placeholder, value := range s.Placeholders {
 		code = strings.ReplaceAll(code, placeholder, value)
 	}
+	// The block's own status is the run's: set -e does not stop at a
+	// failing "a && b" list at its end, whose status the saving of the
+	// variables would otherwise hide.
 	script := fmt.Sprintf(`[ -f %[1]q ] && source %[1]q
 set -euo pipefail
 %[2]s
-set +u
-for v in $(compgen -v); do case $v in %[3]s) ;; *) declare -p "$v" ;; esac; done > %[1]q.new 2>/dev/null
+rc=$?
+set +eu
+for v in $(compgen -v); do case $v in rc|%[3]s) ;; *) declare -p "$v" ;; esac; done > %[1]q.new 2>/dev/null
 mv %[1]q.new %[1]q
+exit $rc
 `, s.state, code, bashOwnVariables)
 	cmd := exec.CommandContext(ctx, "bash", "-c", script)
 	cmd.Dir = s.Dir

@@ -24,19 +24,13 @@ import (
 
 // operatorForbidden says who must act when Vault refuses the operator's own
 // request: the Vault admin, on the policy of the role the operator logs in
-// with (the VaultServer's spec.login names it), not the app team, whose
-// VaultApp asked nothing its grant does not cover.
+// with (the VaultServer's spec.login, which the admin reads there), not the
+// app team, whose VaultApp asked nothing its grant does not cover. The
+// message, which the team reads, names no role or mount of the operator's.
 func operatorForbidden(server *vaultv1beta1.VaultServer, err error) string {
 	who := "the operator's Vault token (the environment's Vault)"
 	if server != nil {
-		switch login := server.Spec.Login; {
-		case login.Kubernetes != nil:
-			who = fmt.Sprintf("role %q at auth/%s (VaultServer %s, spec.login)", login.Kubernetes.Role, login.Kubernetes.Mount, server.Name)
-		case login.JWT != nil:
-			who = fmt.Sprintf("role %q at auth/%s (VaultServer %s, spec.login)", login.JWT.Role, login.JWT.Mount, server.Name)
-		default:
-			who = fmt.Sprintf("the login of VaultServer %s", server.Name)
-		}
+		who = fmt.Sprintf("the role VaultServer %s's spec.login logs in with", server.Name)
 	}
 	return fmt.Sprintf("Vault refused the operator's own request: the Vault admin must let the policies of %s do it (docs/admin-setup.md, Vault): %v", who, err)
 }

@@ -95,9 +95,9 @@ type pass struct {
 // not answer is waited for: the VaultApp is reconciled as soon as its
 // Vault answers again, whatever its backoff.
 func (r *pass) failure(err error, reason string) (string, string) {
-	if reason == vaultv1beta1.ReasonVaultError && vaultclient.Forbidden(err) {
-		// A token that Vault refuses is replaced by the client before this
-		// error reaches here: what is left is the operator's own policy.
+	if reason == vaultv1beta1.ReasonVaultError && vaultclient.PolicyRefused(err) {
+		// Not a failed login, nor a token Vault no longer knows: the
+		// operator's own policy refused it.
 		return vaultv1beta1.ReasonOperatorForbidden, operatorForbidden(r.server.Spec, err)
 	}
 	if !vaultclient.Unavailable(err) {

@@ -61,6 +61,8 @@ func (r *VaultAppReconciler) withoutServer(ctx context.Context, app *vaultv1beta
 	if err := finalizers.Set(ctx, r.Client, app, Finalizer, true); err != nil {
 		return ctrl.Result{}, err
 	}
+	// No server: nothing says where a workload would log in.
+	app.Status.Vault = nil
 	if err := r.writeReport(ctx, app, before, failed(why.reason, why.msg)); err != nil {
 		return ctrl.Result{}, err
 	}

@@ -24,9 +24,11 @@ import (
 // workloadAccess is what a workload of a VaultApp in namespace needs to
 // log in to server's Vault as role and read its secrets: app teams read it
 // in the VaultApp's status, since they may not read the VaultServer. Nil
-// for the environment's Vault (server nil), which has no such record.
+// for the environment's Vault (server nil), which has no such record, and
+// where the server grants the namespace nothing: then nothing of that
+// server is the team's to know.
 func workloadAccess(server *vaultv1beta1.VaultServer, namespace, role string) *vaultv1beta1.VaultAppAccess {
-	if server == nil {
+	if server == nil || !tenancy.VaultServerGrantsNamespace(server, namespace) {
 		return nil
 	}
 	access := &vaultv1beta1.VaultAppAccess{

@@ -24,7 +24,9 @@ import (
 )
 
 func TestWorkloadAccessSaysWhereAndHowToLogIn(t *testing.T) {
+	// Each server grants namespace shop.
 	server := func(spec vaultv1beta1.VaultServerSpec) *vaultv1beta1.VaultServer {
+		spec.Access = []vaultv1beta1.VaultAccessGrant{{Namespaces: []string{"shop"}}}
 		return &vaultv1beta1.VaultServer{Spec: spec}
 	}
 	for _, tc := range []struct {
@@ -33,6 +35,10 @@ func TestWorkloadAccessSaysWhereAndHowToLogIn(t *testing.T) {
 		want   *vaultv1beta1.VaultAppAccess
 	}{
 		{"the environment's Vault: nothing to say", nil, nil},
+		{"a server that grants the namespace nothing: nothing of it is shown",
+			&vaultv1beta1.VaultServer{Spec: vaultv1beta1.VaultServerSpec{Address: "https://vault:8200",
+				AppAuth: vaultv1beta1.VaultAuthMethod{Kubernetes: &vaultv1beta1.VaultAuthMount{Mount: "kubernetes"}},
+				Access:  []vaultv1beta1.VaultAccessGrant{{Namespaces: []string{"other"}}}}}, nil},
 		{"kubernetes auth, the default KV mount",
 			server(vaultv1beta1.VaultServerSpec{Address: "https://vault:8200",
 				AppAuth: vaultv1beta1.VaultAuthMethod{Kubernetes: &vaultv1beta1.VaultAuthMount{Mount: "kubernetes-eu-1"}}}),
