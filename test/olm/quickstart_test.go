@@ -44,10 +44,7 @@ import (
 // login and read, the Secret's content); the test then checks the same
 // from outside and that no secret value reached the manager's log.
 func TestQuickStartAsWritten(t *testing.T) {
-	blocks, err := harness.DocBlocks("README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
+	blocks := docBlocks(t, "README.md")
 	e := newEnv(t)
 	ctx := context.Background()
 
@@ -89,25 +86,12 @@ func TestQuickStartAsWritten(t *testing.T) {
 	}
 
 	const operatorNamespace = "vault-keycloak-operator"
-	for _, b := range blocks {
-		out, err := shell.Run(ctx, b, 4*time.Minute)
-		t.Logf("%s:\n%s", b, harness.Indent(out, "  | "))
-		if err != nil {
-			msg := err.Error()
-			if e.manager != nil {
-				msg += "\nmanager log:\n" + e.manager.LogTail(30)
-			}
-			t.Fatal(msg)
-		}
-		switch b.Then {
-		case "":
-		case "operator-pod":
-			// What the kubelet does for the chart's Deployment.
+	runBlocks(t, e, shell, blocks, map[string]func(){
+		// What the kubelet does for the chart's Deployment.
+		"operator-pod": func() {
 			e.startPod(t, operatorPod{name: "quickstart", deployment: chartDeployment, service: chartWebhookService, certSecret: chartCertSecret, serviceAccount: chartServiceAccount, namespace: operatorNamespace})
-		default:
-			t.Fatalf("%s: the test does not know then=%s", b, b.Then)
-		}
-	}
+		},
+	})
 
 	// docs/app-teams.md's login from a pod, with a token of shop-api in the
 	// place of the one the kubelet mounts.
@@ -121,7 +105,7 @@ func TestQuickStartAsWritten(t *testing.T) {
 		t.Fatal(err)
 	}
 	shell.Placeholders = map[string]string{"/var/run/secrets/kubernetes.io/serviceaccount/token": tokenFile}
-	runDoc(t, "docs/app-teams.md", func(b harness.DocBlock) (string, error) { return shell.Run(ctx, b, 4*time.Minute) }, e)
+	runBlocks(t, e, shell, docBlocks(t, "docs/app-teams.md"), nil)
 	if out, err := shell.Run(ctx, harness.DocBlock{File: "quickstart_test.go", Code: `echo "$LOGIN_PATH $KV_MOUNT $KV_PREFIX"`}, time.Minute); err != nil || strings.TrimSpace(out) != "auth/kubernetes/login secret shop/" {
 		t.Errorf("status.vault of shop-api gave %q (%v), want the quick start's login path, KV mount and prefix", out, err)
 	}
@@ -157,7 +141,7 @@ func TestQuickStartAsWritten(t *testing.T) {
 
 	// docs/install.md's uninstall, in the same terminal: the operator
 	// removes what it wrote before it goes.
-	runDoc(t, "docs/install.md", func(b harness.DocBlock) (string, error) { return shell.Run(ctx, b, 4*time.Minute) }, e)
+	runBlocks(t, e, shell, docBlocks(t, "docs/install.md"), nil)
 	vault, err := e.vault.AdminClient()
 	if err != nil {
 		t.Fatal(err)
@@ -216,22 +200,38 @@ func checkKeycloakRightsConfined(t *testing.T, kc *harness.Keycloak, clientID, s
 	}
 }
 
-// runDoc runs the marked blocks of a doc that asks nothing of the test
-// between them, stopping at the first that fails.
-func runDoc(t *testing.T, doc string, run func(harness.DocBlock) (string, error), e *env) {
+// docBlocks are the marked blocks of doc.
+func docBlocks(t *testing.T, doc string) []harness.DocBlock {
 	t.Helper()
 	blocks, err := harness.DocBlocks(doc)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return blocks
+}
+
+// runBlocks runs blocks in shell in order, stopping at the first that
+// fails; after a block marked then=NAME it does then[NAME], the part no
+// shell can play here.
+func runBlocks(t *testing.T, e *env, shell *harness.DocShell, blocks []harness.DocBlock, then map[string]func()) {
+	t.Helper()
 	for _, b := range blocks {
-		if b.Then != "" {
-			t.Fatalf("%s: then=%s is not expected in %s", b, b.Then, doc)
-		}
-		out, err := run(b)
+		out, err := shell.Run(context.Background(), b, 4*time.Minute)
 		t.Logf("%s:\n%s", b, harness.Indent(out, "  | "))
 		if err != nil {
-			t.Fatalf("%v\nmanager log:\n%s", err, e.manager.LogTail(30))
+			msg := err.Error()
+			if e.manager != nil {
+				msg += "\nmanager log:\n" + e.manager.LogTail(30)
+			}
+			t.Fatal(msg)
 		}
+		if b.Then == "" {
+			continue
+		}
+		do, ok := then[b.Then]
+		if !ok {
+			t.Fatalf("%s: the test does not know then=%s", b, b.Then)
+		}
+		do()
 	}
 }
