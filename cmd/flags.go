@@ -41,12 +41,11 @@ type managerFlags struct {
 	webhookPort                       int
 	leaderElect, secureMetrics, http2 bool
 
-	vault                  vaultclient.Config
-	legacyVaultEnvironment bool
-	clusterName            string
-	vaultNamePrefix        string
-	operatorNamespace      string
-	enableWebhooks         bool
+	vault             vaultclient.Config
+	clusterName       string
+	vaultNamePrefix   string
+	operatorNamespace string
+	enableWebhooks    bool
 
 	maxConcurrent       int
 	maxBackoff          time.Duration
@@ -89,9 +88,6 @@ func bindFlags(fs *flag.FlagSet) *managerFlags {
 		"The KV version 2 mount; each namespace owns <mount>/data/<namespace>/.")
 	fs.StringVar(&f.vault.KubernetesAuthMount, "vault-kubernetes-auth-mount", f.vault.KubernetesAuthMount,
 		"The Kubernetes auth mount where the VaultApps' roles are written.")
-	fs.BoolVar(&f.legacyVaultEnvironment, "legacy-vault-environment", os.Getenv(manager.EnvLegacyVaultEnvironment) == "true",
-		"Use the Vault of the environment (VAULT_ADDR and the --vault-* flags) for VaultApps that name no VaultServer, granted by namespace annotations, "+
-			"as releases before VaultServer did (default: "+manager.EnvLegacyVaultEnvironment+"=true). Each such VaultApp says LegacyConfiguration.")
 	fs.StringVar(&f.clusterName, "cluster-name", os.Getenv("VKO_CLUSTER_NAME"),
 		"This cluster's name in the marks the operator writes to Vault (a DNS label; default: VKO_CLUSTER_NAME, else the kube-system namespace's UID). "+
 			"Set it once: a cluster sees marks of another name as another cluster's.")
@@ -147,7 +143,6 @@ func (f *managerFlags) operatorOptions() (manager.Options, error) {
 	}
 	return manager.Options{
 		Vault:                   f.vault,
-		LegacyVaultEnvironment:  f.legacyVaultEnvironment,
 		ClusterName:             f.clusterName,
 		VaultNamePrefix:         f.vaultNamePrefix,
 		OperatorNamespace:       f.operatorNamespace,

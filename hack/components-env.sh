@@ -37,6 +37,7 @@ for set in "$@"; do
 		set_env VKO_PROMTOOL promtool /promtool
 		set_env VKO_HELM_BIN helm /helm
 		set_env VKO_PROMETHEUS_CRDS prometheus-crds
+		set_env VKO_LAST_RELEASE_MANAGER last-release /manager
 		;;
 	*)
 		echo "components-env.sh: unknown set $set (services, olm)" >&2

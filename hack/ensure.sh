@@ -17,6 +17,8 @@
 #   helm      helm, which lints the chart and installs it in the Helm test
 #   prometheus-crds  the Prometheus Operator's CRDs (its module's
 #             example/prometheus-operator-crd), which the monitoring test installs
+#   last-release  the manager of the last release, built from its commit in
+#             this repository's history (the OLM test upgrades from it)
 #
 # The cache root is $VKO_CACHE_DIR, by default the user's cache directory.
 #
@@ -202,6 +204,26 @@ ensure_prometheus_crds() {
 	echo "$dir/example/prometheus-operator-crd"
 }
 
+# The last release's manager, from the repository's own history: the
+# sources at LAST_RELEASE_COMMIT, built as that release's Makefile did.
+ensure_last_release() {
+	local dir="$cache/vko-$LAST_RELEASE_VERSION-${LAST_RELEASE_COMMIT:0:10}"
+	if [[ ! -x "$dir/manager" ]]; then
+		local repo tmp="$dir.part.$$"
+		repo=$(cd "$here/.." && pwd)
+		if ! git -C "$repo" cat-file -e "$LAST_RELEASE_COMMIT^{commit}" 2>/dev/null; then
+			log "this clone lacks commit $LAST_RELEASE_COMMIT (release $LAST_RELEASE_VERSION), which the OLM upgrade test builds: clone with the history (git fetch --unshallow)"
+			exit 1
+		fi
+		log "building the manager of release $LAST_RELEASE_VERSION from commit ${LAST_RELEASE_COMMIT:0:10} (a minute)"
+		rm -rf "$tmp"; mkdir -p "$tmp/src"
+		git -C "$repo" archive "$LAST_RELEASE_COMMIT" | tar -x -C "$tmp/src"
+		(cd "$tmp/src" && CGO_ENABLED=0 go build -trimpath -ldflags='-s -w' -o "$tmp/manager" ./cmd)
+		rm -rf "$tmp/src" "$dir"; mv "$tmp" "$dir"
+	fi
+	echo "$dir"
+}
+
 case "${1:-}" in
 	envtest) ensure_envtest ;;
 	kube) shift; ensure_kube "$@" ;;
@@ -220,5 +242,6 @@ case "${1:-}" in
 	promtool) build_tool "promtool-$PROMETHEUS_VERSION" prometheus 0 remove_all_sd promtool=github.com/prometheus/prometheus/cmd/promtool ;;
 	helm) build_tool "helm-$HELM_VERSION" helm 0 "" helm=helm.sh/helm/v4/cmd/helm ;;
 	prometheus-crds) ensure_prometheus_crds ;;
-	*) echo "usage: $0 envtest | kube [BIN...] | etcd | vault | vault-bin | keycloak | opm | olm | kwok | promtool | helm | prometheus-crds" >&2; exit 2 ;;
+	last-release) ensure_last_release ;;
+	*) echo "usage: $0 envtest | kube [BIN...] | etcd | vault | vault-bin | keycloak | opm | olm | kwok | promtool | helm | prometheus-crds | last-release" >&2; exit 2 ;;
 esac

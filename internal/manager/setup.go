@@ -91,14 +91,11 @@ func addMonitoringInstaller(mgr ctrl.Manager, opts Options) error {
 // Options configure what Setup registers.
 type Options struct {
 	// Vault is the Vault of the operator's environment (VAULT_ADDR and the
-	// flags): what every VaultServer's client starts from, and, while
-	// LegacyVaultEnvironment is set, the implicit server of the VaultApps
-	// that name no VaultServer.
+	// flags): what every VaultServer's client starts from, and, when it
+	// has an address, the implicit server of releases before VaultServer
+	// (granting by namespace annotations) for the VaultApps that name no
+	// VaultServer and have no default one.
 	Vault vaultclient.Config
-	// LegacyVaultEnvironment is the admin's opt-in to the configuration of
-	// releases before VaultServer: the environment's Vault as an implicit
-	// server, granting by namespace annotations.
-	LegacyVaultEnvironment bool
 	// ClusterName names this cluster in every mark the operator writes to
 	// Vault; the kube-system namespace's UID when empty.
 	ClusterName string

@@ -30,8 +30,9 @@ import (
 	vaultclient "github.com/carbogame/vault-keycloak-operator/internal/vault"
 )
 
-// The Vault side's wiring: the VaultServers, the environment's Vault behind
-// the admin's opt-in, and this cluster's identity in Vault.
+// The Vault side's wiring: the VaultServers, the environment's Vault (the
+// implicit server of releases before VaultServer, while it is configured),
+// and this cluster's identity in Vault.
 
 // vaultDestinations is where VaultApps are written: the VaultServers, one
 // client each (shared with the VaultServer controller: one login per
@@ -50,9 +51,6 @@ func vaultDestinations(mgr ctrl.Manager, opts Options, clusterUID string) (*vaul
 	if opts.Vault.Address == "" {
 		return servers, nil
 	}
-	if servers.EnvIgnored = envIgnored(opts); servers.EnvIgnored != "" {
-		ctrl.Log.WithName("setup").Info("the environment's Vault only removes what VaultApps wrote there: " + servers.EnvIgnored)
-	}
 	c, err := vaultclient.New(opts.Vault)
 	if err != nil {
 		return nil, err
@@ -62,26 +60,19 @@ func vaultDestinations(mgr ctrl.Manager, opts Options, clusterUID string) (*vaul
 		return nil, err
 	}
 	ctrl.Log.WithName("setup").Info("identity in the environment's Vault", "cluster", identity.Cluster, "namePrefix", identity.NamePrefix)
-	servers.Env = &vaultcontroller.Destination{Vault: c, Identity: identity}
+	servers.Env = &vaultcontroller.Destination{Vault: c, Identity: identity, Where: envLocation(opts.Vault, identity)}
 	return servers, nil
 }
 
-// envIgnored says why the environment's Vault takes no VaultApp's writes:
-// it names one, and the admin has not opted in to it; "" when it does.
-// Without the opt-in the client is still built, so that VaultApps that
-// wrote there are removed from there when they are deleted, rather than
-// leaving live grants behind.
-func envIgnored(opts Options) string {
-	if opts.Vault.Address == "" || opts.LegacyVaultEnvironment {
-		return ""
+// envLocation is where the environment's Vault writes VaultApps: a
+// VaultServer of the same Location takes them over as they are.
+func envLocation(cfg vaultclient.Config, id vaultcontroller.Identity) vaultcontroller.Location {
+	return vaultcontroller.Location{
+		Address: cfg.Address, Namespace: cfg.Namespace, KVMount: cfg.KVMount,
+		AppAuthMount: cfg.KubernetesAuthMount, AppAudience: cfg.AppRoleAudience,
+		Cluster: id.Cluster, NamePrefix: id.NamePrefix,
 	}
-	return fmt.Sprintf("the operator's environment names a Vault (%s) but the cluster admin has not opted in to it (%s=true): create a VaultServer, or opt in while moving to one",
-		opts.Vault.Address, EnvLegacyVaultEnvironment)
 }
-
-// EnvLegacyVaultEnvironment, set to true, is the admin's opt-in to
-// LegacyVaultEnvironment (the flag --legacy-vault-environment).
-const EnvLegacyVaultEnvironment = "VKO_LEGACY_VAULT_ENVIRONMENT"
 
 // kubeSystemUID is the kube-system namespace's UID: there from the
 // cluster's creation to its end, and unique, it names the cluster in Vault

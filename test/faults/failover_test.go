@@ -33,7 +33,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
-	"github.com/carbogame/vault-keycloak-operator/internal/manager"
 	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
 	"github.com/carbogame/vault-keycloak-operator/test/harness"
 )
@@ -76,7 +75,7 @@ func TestLeaderKilledTheStandbyTakesOver(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer proxy.Close()
-		m, err := cluster.StartManager(ctx, name, []string{"VAULT_ADDR=" + proxy.URL, manager.EnvLegacyVaultEnvironment + "=true"},
+		m, err := cluster.StartManager(ctx, name, []string{"VAULT_ADDR=" + proxy.URL},
 			"--operator-namespace="+operatorNamespace, "--vault-service-account-token-path="+tokenPath,
 			harness.WebhookPortFree)
 		if err != nil {

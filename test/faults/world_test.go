@@ -27,7 +27,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
-	"github.com/carbogame/vault-keycloak-operator/internal/manager"
 	"github.com/carbogame/vault-keycloak-operator/test/harness"
 )
 
@@ -89,7 +88,7 @@ func newWorldOf(t *testing.T, startVault func(context.Context, string) (*harness
 // vaultAddr.
 func (w *world) startManager(t *testing.T, name, vaultAddr string, extra ...string) *harness.Manager {
 	t.Helper()
-	m, err := w.cluster.StartManager(context.Background(), name, []string{"VAULT_ADDR=" + vaultAddr, manager.EnvLegacyVaultEnvironment + "=true"},
+	m, err := w.cluster.StartManager(context.Background(), name, []string{"VAULT_ADDR=" + vaultAddr},
 		append([]string{"--operator-namespace=" + operatorNamespace, "--vault-service-account-token-path=" + w.tokenPath}, extra...)...)
 	if err != nil {
 		t.Fatal(err)

@@ -78,7 +78,7 @@ func (v *Vault) ConfigureJWTAuthAt(ctx context.Context, mount string, cfg *rest.
 	if err != nil {
 		return err
 	}
-	if err := admin.Sys().EnableAuthWithOptionsWithContext(ctx, mount, &vaultapi.EnableAuthOptions{Type: "jwt"}); err != nil &&
+	if err := admin.Sys().EnableAuthWithOptionsWithContext(ctx, mount, &vaultapi.EnableAuthOptions{Type: authJWT}); err != nil &&
 		!strings.Contains(err.Error(), "path is already in use") {
 		return fmt.Errorf("enable jwt auth at %s: %w", mount, err)
 	}
@@ -97,7 +97,7 @@ func (v *Vault) ConfigureJWTAuthAt(ctx context.Context, mount string, cfg *rest.
 // and to the audience of the tokens it logs in with.
 func (v *Vault) AllowOperatorJWTAt(ctx context.Context, mount, policyName, text, namespace, serviceAccount, audience string) error {
 	return v.allowOperator(ctx, mount, policyName, text, map[string]any{
-		"role_type":               "jwt",
+		"role_type":               authJWT,
 		"user_claim":              "sub",
 		"bound_audiences":         []string{audience},
 		"bound_subject":           "system:serviceaccount:" + namespace + ":" + serviceAccount,

@@ -45,6 +45,13 @@ import (
 // OLM made for csv (its Subscription's config env applied).
 func (e *env) startManager(t *testing.T, csv *operatorsv1alpha1.ClusterServiceVersion) {
 	t.Helper()
+	e.startManagerBinary(t, csv, "")
+}
+
+// startManagerBinary is startManager with the manager binary of another
+// release (the current code's when "").
+func (e *env) startManagerBinary(t *testing.T, csv *operatorsv1alpha1.ClusterServiceVersion, binary string) {
+	t.Helper()
 	var sub operatorsv1alpha1.Subscription
 	if err := e.c.Get(context.Background(), client.ObjectKey{Namespace: installNamespace, Name: packageName}, &sub); err != nil {
 		t.Fatal(err)
@@ -57,7 +64,7 @@ func (e *env) startManager(t *testing.T, csv *operatorsv1alpha1.ClusterServiceVe
 	depName := strategy.DeploymentSpecs[0].Name
 	e.startPod(t, operatorPod{
 		name: csv.Name, deployment: depName, service: depName + "-service", certSecret: depName + "-service-cert",
-		serviceAccount: strategy.ClusterPermissions[0].ServiceAccountName, env: subEnv,
+		serviceAccount: strategy.ClusterPermissions[0].ServiceAccountName, env: subEnv, binary: binary,
 	})
 }
 
@@ -70,6 +77,9 @@ type operatorPod struct {
 	env                                                   []corev1.EnvVar
 	// namespace is where the installer put it (installNamespace when empty).
 	namespace string
+	// binary is the manager of another release; the current code's when
+	// empty.
+	binary string
 }
 
 // startPod runs the manager binary on this machine in the place of the
@@ -146,7 +156,11 @@ func (e *env) startPod(t *testing.T, p operatorPod) {
 	// manager (auto, as the CSV deploys it) falls back to its own rewrites
 	// after waiting; here it waits 5 s, not 2 minutes. The built-in path
 	// is proven in test/integration/migration.
-	args = append(args, "--builtin-migration-start-timeout=5s")
+	bin := p.binary
+	if bin == "" {
+		bin = managerBinary(t)
+		args = append(args, "--builtin-migration-start-timeout=5s")
+	}
 	// Nothing of Vault from this test's environment: the pod has only
 	// what the Deployment gives it.
 	env := []string{"VAULT_ADDR=", "VAULT_TOKEN="}
@@ -160,7 +174,7 @@ func (e *env) startPod(t *testing.T, p operatorPod) {
 			t.Fatalf("container env %s: a source this test cannot stand in for", v.Name)
 		}
 	}
-	e.manager, err = e.cluster.Start("manager-"+p.name, env, managerBinary(t), args...)
+	e.manager, err = e.cluster.Start("manager-"+p.name, env, bin, args...)
 	if err != nil {
 		t.Fatal(err)
 	}

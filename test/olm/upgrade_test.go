@@ -191,28 +191,8 @@ func nextMinor(v semver.Version, n uint64) string {
 // channel stable, as releases would publish them.
 func (e *env) catalogOf(t *testing.T, releases ...release) string {
 	t.Helper()
-	opm := os.Getenv(harness.EnvOPMBin)
-	render := func(dir string) []byte {
-		out, err := exec.Command(opm, "render", dir, "-o", "yaml").Output()
-		if err != nil {
-			t.Fatalf("opm render %s: %v", dir, err)
-		}
-		return out
-	}
-	index := fmt.Appendf(nil, `---
-schema: olm.package
-name: %[1]s
-defaultChannel: stable
----
-schema: olm.channel
-package: %[1]s
-name: stable
-entries:
-- name: %[2]s
-`, packageName, firstCSV)
-	bundles := render(filepath.Join(harness.RepoRoot(), "bundle"))
+	entries := []catalogEntry{{csv: firstCSV, dir: filepath.Join(harness.RepoRoot(), "bundle")}}
 	for _, r := range releases {
-		index = fmt.Appendf(index, "- name: %s\n  replaces: %s\n", r.csv(), r.replaces)
 		gen, err := bundle.Generate(bundle.Options{
 			ManifestsDir: filepath.Join(harness.RepoRoot(), "config", "manifests"),
 			Version:      r.version, Image: "quay.io/carbogame/vault-keycloak-operator:v" + r.version, Replaces: r.replaces,
@@ -225,14 +205,44 @@ entries:
 		if err := gen.Write(dir); err != nil {
 			t.Fatal(err)
 		}
-		bundles = append(bundles, render(dir)...)
+		entries = append(entries, catalogEntry{csv: r.csv(), replaces: r.replaces, dir: dir})
+	}
+	return e.writeCatalog(t, entries...)
+}
+
+// catalogEntry is a bundle in a catalog's channel: its CSV's name, the one
+// it replaces, and its directory.
+type catalogEntry struct{ csv, replaces, dir string }
+
+// writeCatalog writes a file-based catalog of the bundles, in channel
+// stable in that order, and validates it with opm.
+func (e *env) writeCatalog(t *testing.T, entries ...catalogEntry) string {
+	t.Helper()
+	opm := os.Getenv(harness.EnvOPMBin)
+	index := fmt.Appendf(nil, `---
+schema: olm.package
+name: %[1]s
+defaultChannel: stable
+---
+schema: olm.channel
+package: %[1]s
+name: stable
+entries:
+`, packageName)
+	var bundles []byte
+	for _, b := range entries {
+		index = fmt.Appendf(index, "- name: %s\n", b.csv)
+		if b.replaces != "" {
+			index = fmt.Appendf(index, "  replaces: %s\n", b.replaces)
+		}
+		out, err := exec.Command(opm, "render", b.dir, "-o", "yaml").Output()
+		if err != nil {
+			t.Fatalf("opm render %s: %v", b.dir, err)
+		}
+		bundles = append(bundles, out...)
 	}
 	index = append(index, bundles...)
-	last := firstVersion.String()
-	if len(releases) > 0 {
-		last = releases[len(releases)-1].version
-	}
-	catalog := filepath.Join(e.dir, "catalog-"+last)
+	catalog := filepath.Join(e.dir, "catalog-"+entries[len(entries)-1].csv)
 	if err := os.MkdirAll(filepath.Join(catalog, packageName), 0o755); err != nil {
 		t.Fatal(err)
 	}

@@ -82,7 +82,7 @@ func startAsServiceAccount(t *testing.T, strategy v1alpha1.StrategyDetailsDeploy
 		// MigrateOnStart: the migrator runs as the ServiceAccount too. On
 		// a fresh cluster it only reads the three CRDs (get by name): the
 		// status update it would need after an upgrade is not exercised.
-		Options:       manager.Options{Vault: vaultCfg, LegacyVaultEnvironment: true, OperatorNamespace: operatorNamespace, MaxBackoff: 2 * time.Second, MigrateOnStart: true},
+		Options:       manager.Options{Vault: vaultCfg, OperatorNamespace: operatorNamespace, MaxBackoff: 2 * time.Second, MigrateOnStart: true},
 		Identity:      &identity,
 		BeforeManager: func(c client.Client) error { return grant(c, sa, strategy, k) },
 	}

@@ -107,7 +107,7 @@ func run(m *testing.M) int {
 	cfg := vaultclient.ConfigFromEnv()
 	cfg.Address, cfg.Token = vault.Addr, vault.Token
 	if op, err = harness.StartOperator(manager.Options{
-		Vault: cfg, LegacyVaultEnvironment: true, OperatorNamespace: operatorNamespace, MaxBackoff: 2 * time.Second, OrphanSweepInterval: sweepInterval,
+		Vault: cfg, OperatorNamespace: operatorNamespace, MaxBackoff: 2 * time.Second, OrphanSweepInterval: sweepInterval,
 		MaxConcurrentReconciles: 8, // as deployed (--max-concurrent-reconciles)
 	}); err != nil {
 		return fail("start operator", err)

@@ -39,6 +39,11 @@ type Destination struct {
 	// Spec is the VaultServer; nil for the environment's Vault, which
 	// every namespace may use.
 	Spec *vaultv1beta1.VaultServer
+	// Where is the Vault, the mounts and the names it writes to.
+	Where Location
+	// HeldBack, on the environment's Vault, says why a VaultApp stays
+	// there rather than move to the VaultServer of the same Location.
+	HeldBack string
 }
 
 // outageKey names the server in the Outage: each is probed on its own, so
@@ -72,9 +77,11 @@ func wroteAnywhere(app *vaultv1beta1.VaultApp) bool {
 // chooseServer decides which server a VaultApp uses: the one it names; the
 // one it wrote to before (a VaultApp never moves by itself: a new default
 // server takes only new VaultApps); else the default VaultServer; else the
-// environment's Vault. written says the VaultApp wrote to the
-// environment's Vault before (releases before VaultServer).
-func chooseServer(app *vaultv1beta1.VaultApp, envConfigured bool, defaults []string) (string, *errNoDestination) {
+// environment's Vault. A VaultApp written to the environment's Vault
+// (releases before VaultServer) moves to a VaultServer of the same
+// Location (twins), where its policy and role already are, as they are:
+// the one it names, else the only twin, else the default among them.
+func chooseServer(app *vaultv1beta1.VaultApp, envConfigured bool, defaults, twins []string) (string, *errNoDestination) {
 	wroteToEnv := app.Status.Server == "" && wroteAnywhere(app)
 	var name string
 	switch {
@@ -87,6 +94,8 @@ func chooseServer(app *vaultv1beta1.VaultApp, envConfigured bool, defaults []str
 		name = app.Spec.ServerRef.Name
 	case app.Status.Server != "":
 		name = app.Status.Server
+	case wroteToEnv && pickTwin(twins, defaults) != "":
+		return pickTwin(twins, defaults), nil
 	case wroteToEnv && envConfigured:
 		return "", nil
 	case len(defaults) == 1:
@@ -98,14 +107,30 @@ func chooseServer(app *vaultv1beta1.VaultApp, envConfigured bool, defaults []str
 	default:
 		return "", &errNoDestination{vaultv1beta1.ReasonVaultNotConfigured, "no VaultServer is named in spec.serverRef or annotated " + vaultv1beta1.DefaultServerAnnotation + "=true, and the operator runs without a Vault address"}
 	}
+	if wroteToEnv && slices.Contains(twins, name) {
+		return name, nil
+	}
 	if app.Status.Server != name && (app.Status.Server != "" || wroteToEnv) {
-		from := app.Status.Server
-		if from == "" {
-			from = "the operator's environment"
+		from := "VaultServer " + app.Status.Server
+		if app.Status.Server == "" {
+			from = "the operator's environment (VAULT_ADDR), which no VaultServer of the same address, namespace, cluster, namePrefix, kvMount and appAuth matches"
 		}
 		return "", &errNoDestination{vaultv1beta1.ReasonServerChanged, fmt.Sprintf("the policy and role were written to the Vault of %s, not VaultServer %s: a VaultApp does not move between servers; delete it and create it again", from, name)}
 	}
 	return name, nil
+}
+
+// pickTwin is the twin a VaultApp on the environment's Vault moves to when
+// it names no server: the only one, else the default among them; "" when
+// there is none, or no way to choose.
+func pickTwin(twins, defaults []string) string {
+	switch {
+	case len(twins) == 1:
+		return twins[0]
+	case len(defaults) == 1 && slices.Contains(twins, defaults[0]):
+		return defaults[0]
+	}
+	return ""
 }
 
 // ClusterDestinations resolves VaultApps to the VaultServers of the cluster, or
@@ -120,30 +145,23 @@ type ClusterDestinations struct {
 	Clients *ServerClients
 	// ClusterUID names the cluster in a server that names none.
 	ClusterUID string
-	// EnvIgnored, when set, says why the environment's Vault (Env) takes
-	// no writes: the admin has not opted in to it. Deleted VaultApps that
-	// wrote there are still removed from it, and the sweep still runs.
-	EnvIgnored string
 }
 
 // Resolve returns the server of a VaultApp.
 func (v *ClusterDestinations) Resolve(ctx context.Context, app *vaultv1beta1.VaultApp) (*Destination, error) {
 	// The default server matters only to a VaultApp that names none and
 	// records none: no listing for the others.
-	var defaults []string
-	if app.Spec.ServerRef == nil && app.Status.Server == "" {
+	var defaults, twins []string
+	if app.Status.Server == "" {
 		var err error
-		if defaults, err = v.defaults(ctx); err != nil {
+		if defaults, twins, err = v.candidates(ctx, app); err != nil {
 			return nil, err
 		}
 	}
-	name, refused := chooseServer(app, v.Env != nil, defaults)
+	name, refused := chooseServer(app, v.Env != nil, defaults, twins)
 	switch {
 	case refused != nil:
 		return nil, refused
-	case name == "" && v.EnvIgnored != "" && app.DeletionTimestamp.IsZero():
-		// Not opted in: the environment's Vault only removes.
-		return nil, &errNoDestination{vaultv1beta1.ReasonVaultNotConfigured, v.EnvIgnored}
 	case name == "":
 		return v.Env, nil
 	}
@@ -157,6 +175,18 @@ func (v *ClusterDestinations) Resolve(ctx context.Context, app *vaultv1beta1.Vau
 	if !s.DeletionTimestamp.IsZero() {
 		// Nothing more is written there: its cleanup may be under way.
 		return nil, &errNoDestination{vaultv1beta1.ReasonServerNotFound, fmt.Sprintf("VaultServer %s is being deleted", name)}
+	}
+	if app.Status.Server == "" && wroteAnywhere(app) && v.Env != nil {
+		// A move from the environment's Vault to its twin: only when the
+		// twin grants all the VaultApp asks, so that nothing live shrinks.
+		if held, err := v.holdOnEnv(ctx, app, &s); err != nil || held != "" {
+			if err != nil {
+				return nil, err
+			}
+			env := *v.Env
+			env.HeldBack = held
+			return &env, nil
+		}
 	}
 	return v.serverOf(ctx, &s)
 }
@@ -193,7 +223,7 @@ func (v *ClusterDestinations) serverOf(ctx context.Context, s *vaultv1beta1.Vaul
 	case err != nil:
 		return nil, fmt.Errorf("client of VaultServer %s: %w", s.Name, err)
 	}
-	return &Destination{Name: s.Name, Vault: vc, Identity: identityOn(s, v.ClusterUID), Spec: s.DeepCopy()}, nil
+	return &Destination{Name: s.Name, Vault: vc, Identity: identityOn(s, v.ClusterUID), Spec: s.DeepCopy(), Where: LocationOf(s, v.ClusterUID)}, nil
 }
 
 // identityOn is this cluster's identity in a VaultServer's Vault: its
@@ -206,17 +236,29 @@ func identityOn(s *vaultv1beta1.VaultServer, clusterUID string) Identity {
 	return id
 }
 
-func (v *ClusterDestinations) defaults(ctx context.Context) ([]string, error) {
+// candidates are what a VaultApp with no server recorded may be given:
+// the VaultServers annotated as the default (when it names none), and,
+// when it wrote to the environment's Vault, the VaultServers of the same
+// Location (its twins).
+func (v *ClusterDestinations) candidates(ctx context.Context, app *vaultv1beta1.VaultApp) (defaults, twins []string, err error) {
+	legacy := wroteAnywhere(app) && v.Env != nil
+	if app.Spec.ServerRef != nil && !legacy {
+		return nil, nil, nil
+	}
 	var list vaultv1beta1.VaultServerList
 	if err := v.Reader.List(ctx, &list); err != nil {
-		return nil, fmt.Errorf("list VaultServers: %w", err)
+		return nil, nil, fmt.Errorf("list VaultServers: %w", err)
 	}
-	var out []string
-	for _, s := range list.Items {
+	for i := range list.Items {
+		s := &list.Items[i]
 		if s.Annotations[vaultv1beta1.DefaultServerAnnotation] == "true" {
-			out = append(out, s.Name)
+			defaults = append(defaults, s.Name)
+		}
+		if legacy && s.DeletionTimestamp.IsZero() && LocationOf(s, v.ClusterUID).Same(v.Env.Where) {
+			twins = append(twins, s.Name)
 		}
 	}
-	slices.Sort(out)
-	return out, nil
+	slices.Sort(defaults)
+	slices.Sort(twins)
+	return defaults, twins, nil
 }

@@ -18,11 +18,13 @@ package vault
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -50,20 +52,29 @@ func TestChooseServer(t *testing.T) {
 		app      *vaultv1beta1.VaultApp
 		env      bool
 		defaults []string
-		want     string // the server, or the refusal's reason after "!"
+		twins    []string // VaultServers of the environment's Location
+		want     string   // the server, or the refusal's reason after "!"
 	}{
-		{"named", app("eu", "", false), true, []string{"central"}, "eu"},
-		{"named, written there", app("eu", "eu", true), false, nil, "eu"},
-		{"the default, for a new VaultApp", app("", "", false), true, []string{"central"}, "central"},
-		{"the environment's, for a new VaultApp without a default", app("", "", false), true, nil, ""},
-		{"the environment's, where it wrote before a default appeared", app("", "", true), true, []string{"central"}, ""},
-		{"where it wrote, though another is the default now", app("", "eu", true), true, []string{"central"}, "eu"},
-		{"nothing configured", app("", "", false), false, nil, "!" + vaultv1beta1.ReasonVaultNotConfigured},
-		{"two defaults", app("", "", false), true, []string{"a", "b"}, "!" + vaultv1beta1.ReasonDefaultServerAmbiguous},
-		{"named, but written to the environment's", app("eu", "", true), true, nil, "!" + vaultv1beta1.ReasonServerChanged},
-		{"the environment's is gone: no move to the default", app("", "", true), false, []string{"central"}, "!" + vaultv1beta1.ReasonServerChanged},
+		{"named", app("eu", "", false), true, []string{"central"}, nil, "eu"},
+		{"named, written there", app("eu", "eu", true), false, nil, nil, "eu"},
+		{"the default, for a new VaultApp", app("", "", false), true, []string{"central"}, nil, "central"},
+		{"the environment's, for a new VaultApp without a default", app("", "", false), true, nil, nil, ""},
+		{"the environment's, where it wrote before a default appeared", app("", "", true), true, []string{"central"}, nil, ""},
+		{"where it wrote, though another is the default now", app("", "eu", true), true, []string{"central"}, nil, "eu"},
+		{"nothing configured", app("", "", false), false, nil, nil, "!" + vaultv1beta1.ReasonVaultNotConfigured},
+		{"two defaults", app("", "", false), true, []string{"a", "b"}, nil, "!" + vaultv1beta1.ReasonDefaultServerAmbiguous},
+		{"named, but written to the environment's", app("eu", "", true), true, nil, nil, "!" + vaultv1beta1.ReasonServerChanged},
+		{"the environment's is gone: no move to the default", app("", "", true), false, []string{"central"}, nil, "!" + vaultv1beta1.ReasonServerChanged},
+		{"written to the environment's: moves to its only twin", app("", "", true), true, nil, []string{"vault"}, "vault"},
+		{"the twin, not the default of another place", app("", "", true), true, []string{"central"}, []string{"vault"}, "vault"},
+		{"two twins: the default among them", app("", "", true), true, []string{"b"}, []string{"a", "b"}, "b"},
+		{"two twins and neither the default: stays", app("", "", true), true, []string{"central"}, []string{"a", "b"}, ""},
+		{"names its twin: moves", app("vault", "", true), true, nil, []string{"vault"}, "vault"},
+		{"names another than its twin: refused", app("eu", "", true), true, nil, []string{"vault"}, "!" + vaultv1beta1.ReasonServerChanged},
+		{"a twin takes no VaultApp that never wrote: the default does", app("", "", false), true, []string{"central"}, []string{"vault"}, "central"},
+		{"written to a VaultServer: no twin moves it", app("", "eu", true), true, nil, []string{"vault"}, "eu"},
 	} {
-		got, refused := chooseServer(tt.app, tt.env, tt.defaults)
+		got, refused := chooseServer(tt.app, tt.env, tt.defaults, tt.twins)
 		if refused != nil {
 			got = "!" + refused.reason
 		}
@@ -356,47 +367,118 @@ func TestVaultServerAccessGrantsKVRulesTTLAndRetain(t *testing.T) {
 }
 
 // A VaultApp on the environment's Vault says LegacyConfiguration, with one
-// Warning Event; Ready is untouched. Without the admin's opt-in, the
-// environment's Vault is not used, and the VaultApp says why.
-func TestLegacyConfiguration(t *testing.T) {
+// Warning Event; Ready is untouched. A VaultServer of the same Location
+// takes it over once it grants all the VaultApp asks: before, the VaultApp
+// stays and says why; then it moves with its policy neither rewritten nor
+// removed (the role only gains the server's token cap), and the condition
+// goes.
+func TestLegacyVaultAppMovesToItsTwin(t *testing.T) {
 	w := newWorld(t, nil, shopAPI())
-	w.r.Destinations = &ClusterDestinations{Reader: w.client, Env: &Destination{Vault: w.vault, Identity: w.r.Identity}, ClusterUID: "uid-1"}
+	env := &Destination{Vault: w.vault, Identity: w.r.Identity,
+		Where: Location{Address: "http://vault:8200", KVMount: "secret", AppAuthMount: "kubernetes", Cluster: testCluster}}
+	w.r.Destinations = &ClusterDestinations{Reader: w.client, Env: env, ClusterUID: "uid-1",
+		Clients: &ServerClients{Reader: w.client, New: func(vaultclient.Config) (ServerClient, error) {
+			return &fakeChecker{Vault: w.vault}, nil // the same Vault
+		}}}
 	w.reconcile()
 	w.condition(vaultv1beta1.TypeReady, metav1.ConditionTrue, vaultv1beta1.ReasonSynced)
-	if msg := w.condition(vaultv1beta1.TypeLegacyConfiguration, metav1.ConditionTrue, vaultv1beta1.ReasonLegacyConfiguration); !strings.Contains(msg, "--legacy-vault-environment") {
+	if msg := w.condition(vaultv1beta1.TypeLegacyConfiguration, metav1.ConditionTrue, vaultv1beta1.ReasonLegacyConfiguration); !strings.Contains(msg, "same address, namespace, cluster, namePrefix, kvMount and appAuth") {
 		t.Fatalf("LegacyConfiguration message %q", msg)
 	}
 	w.event(corev1.EventTypeWarning, vaultv1beta1.ReasonLegacyConfiguration)
+	if got := w.app().Status.Vault; got == nil || got.Address != "http://vault:8200" || got.LoginPath != "auth/kubernetes/login" || got.KVPrefix != "shop/" {
+		t.Fatalf("status.vault on the environment's Vault: %+v", got)
+	}
 	w.reconcile()
 	for len(w.events.Events) > 0 {
 		if e := <-w.events.Events; strings.Contains(e, vaultv1beta1.ReasonLegacyConfiguration) {
 			t.Fatalf("a second Event: %s", e)
 		}
 	}
+	policy := w.vault.Policies["app.shop.api"]
 
-	// The opt-in withdrawn: nothing more is written to the environment's
-	// Vault, and the VaultApp names the opt-in; deleted, it is still
-	// removed from there (no live grant is left behind).
+	// Its twin, granting less than the VaultApp asks: it stays, Ready,
+	// and says what the admin must grant.
+	twin := &vaultv1beta1.VaultServer{ObjectMeta: metav1.ObjectMeta{Name: "vault"}, Spec: vaultv1beta1.VaultServerSpec{
+		Address: "http://vault:8200/", Cluster: testCluster,
+		Login:   vaultv1beta1.VaultLogin{Kubernetes: &vaultv1beta1.VaultRoleLogin{Mount: "kubernetes", Role: "vko"}},
+		AppAuth: vaultv1beta1.VaultAuthMethod{Kubernetes: &vaultv1beta1.VaultAuthMount{Mount: "kubernetes"}},
+		Access: []vaultv1beta1.VaultAccessGrant{{Namespaces: []string{"shop"}, Paths: []vaultv1beta1.VaultPathGrant{
+			{Template: "secret/data/{namespace}/*", Capabilities: []vaultv1beta1.Capability{"read"}}}}},
+	}}
+	if err := w.client.Create(context.Background(), twin); err != nil {
+		t.Fatal(err)
+	}
 	w.vault.Writes = nil
-	w.r.Destinations.(*ClusterDestinations).EnvIgnored = "the operator's environment names a Vault (http://vault:8200) but the cluster admin has not opted in to it"
-	changed := w.app()
-	changed.Spec.Policy.Rules[0].Capabilities = []vaultv1beta1.Capability{"read"}
-	changed.Generation++
-	if err := w.client.Update(context.Background(), changed); err != nil {
+	w.reconcile()
+	w.condition(vaultv1beta1.TypeReady, metav1.ConditionTrue, vaultv1beta1.ReasonSynced)
+	if msg := w.condition(vaultv1beta1.TypeLegacyConfiguration, metav1.ConditionTrue, vaultv1beta1.ReasonLegacyConfiguration); !strings.Contains(msg, "VaultServer vault writes where the environment's Vault does, but does not grant all") {
+		t.Fatalf("LegacyConfiguration message, held back: %q", msg)
+	}
+	w.event(corev1.EventTypeWarning, vaultv1beta1.ReasonLegacyConfiguration)
+	if st := w.app().Status; st.Server != "" || len(w.vault.Writes) > 0 {
+		t.Fatalf("moved to a twin that grants less: server %q, writes %v", st.Server, w.vault.Writes)
+	}
+
+	// Granted all: it moves, with nothing removed and the policy as it was.
+	if err := w.client.Get(context.Background(), client.ObjectKey{Name: "vault"}, twin); err != nil {
+		t.Fatal(err)
+	}
+	twin.Spec.Access[0].Paths[0].Capabilities = []vaultv1beta1.Capability{"read", "list"}
+	if err := w.client.Update(context.Background(), twin); err != nil {
 		t.Fatal(err)
 	}
 	w.reconcile()
-	if msg := w.condition(vaultv1beta1.TypeReady, metav1.ConditionFalse, vaultv1beta1.ReasonVaultNotConfigured); !strings.Contains(msg, "has not opted in") {
-		t.Fatalf("Ready message %q", msg)
+	w.condition(vaultv1beta1.TypeReady, metav1.ConditionTrue, vaultv1beta1.ReasonSynced)
+	app := w.app()
+	if app.Status.Server != "vault" || meta.FindStatusCondition(app.Status.Conditions, vaultv1beta1.TypeLegacyConfiguration) != nil {
+		t.Fatalf("after the move: server %q, conditions %+v", app.Status.Server, app.Status.Conditions)
 	}
-	if len(w.vault.Writes) > 0 {
-		t.Fatalf("written without the opt-in: %v", w.vault.Writes)
+	if w.vault.Policies["app.shop.api"] != policy {
+		t.Fatalf("policy rewritten in the move:\n%s\nwas\n%s", w.vault.Policies["app.shop.api"], policy)
 	}
-	if err := w.client.Delete(context.Background(), w.app()); err != nil {
-		t.Fatal(err)
+	if want := []string{vaultclient.OpWriteRole + " app.shop.api"}; !slices.Equal(w.vault.Writes, want) {
+		t.Fatalf("writes in the move %v, want %v (the role gains the server's token cap)", w.vault.Writes, want)
 	}
-	w.reconcile()
-	if len(w.vault.Policies)+len(w.vault.Roles) > 0 {
-		t.Fatalf("left in the environment's Vault: %v %v", w.vault.Policies, w.vault.Roles)
+	if role := w.vault.Roles["app.shop.api"]; role.MaxTTL != vaultv1beta1.MaxTokenTTL {
+		t.Fatalf("role after the move: %+v", role)
+	}
+}
+
+// A VaultServer created or changed wakes the VaultApps it may serve: those
+// naming it or written to it, those with no server yet (it may be the
+// default now), and those on the environment's Vault (it may be their
+// twin); not those written to another server.
+func TestAVaultServerWakesTheVaultAppsItMayServe(t *testing.T) {
+	synced := metav1.Now()
+	app := func(name, ref, server string, wrote bool) *vaultv1beta1.VaultApp {
+		a := shopAPI()
+		a.Name = name
+		if ref != "" {
+			a.Spec.ServerRef = &vaultv1beta1.ServerReference{Name: ref}
+		}
+		a.Status.Server = server
+		if wrote {
+			a.Status.LastSyncTime = &synced
+		}
+		return a
+	}
+	w := newWorld(t, nil, app("names-it", "eu", "", false))
+	for _, a := range []*vaultv1beta1.VaultApp{app("wrote-there", "", "eu", true), app("new", "", "", false),
+		app("on-env", "", "", true), app("elsewhere", "", "other", true), app("names-another", "other", "", false)} {
+		if err := w.client.Create(context.Background(), a); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.client.Status().Update(context.Background(), a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var got []string
+	for _, req := range w.r.vaultAppsOf(context.Background(), &vaultv1beta1.VaultServer{ObjectMeta: metav1.ObjectMeta{Name: "eu"}}) {
+		got = append(got, req.Name)
+	}
+	slices.Sort(got)
+	if want := []string{"names-it", "new", "on-env", "wrote-there"}; !slices.Equal(got, want) {
+		t.Fatalf("woken %v, want %v", got, want)
 	}
 }

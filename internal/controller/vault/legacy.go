@@ -26,21 +26,26 @@ import (
 
 // legacyConfigurationMessage says what a VaultApp on the environment's
 // Vault depends on, and what the admin does about it.
-const legacyConfigurationMessage = "written to the Vault of the operator's environment (VAULT_ADDR) under its namespace's annotations, " +
-	"which the operator uses only while the cluster admin opts in (--legacy-vault-environment); " +
-	"VaultServers replace both (README: Upgrading)"
+const legacyConfigurationMessage = "written to the Vault of the operator's environment (VAULT_ADDR) under its namespace's annotations; " +
+	"a VaultServer with the same address, namespace, cluster, namePrefix, kvMount and appAuth takes it over with nothing rewritten in Vault " +
+	"(docs/upgrading.md)"
 
 // reportLegacyConfiguration keeps the LegacyConfiguration condition on a
 // VaultApp written to the environment's Vault, with a Warning Event when
-// it appears: the admin sees which VaultApps still need the opt-in. It
-// does not change Ready: the VaultApp works.
+// its message changes: the admin sees which VaultApps still depend on the
+// environment, and why one has not moved to its VaultServer yet. It does
+// not change Ready: the VaultApp works.
 func (r *pass) reportLegacyConfiguration() {
 	if r.server.Spec != nil {
 		meta.RemoveStatusCondition(&r.app.Status.Conditions, vaultv1beta1.TypeLegacyConfiguration)
 		return
 	}
-	conditions.Set(&r.app.Status.Conditions, r.app.Generation, vaultv1beta1.TypeLegacyConfiguration, true, vaultv1beta1.ReasonLegacyConfiguration, legacyConfigurationMessage)
-	if c := meta.FindStatusCondition(r.before.Conditions, vaultv1beta1.TypeLegacyConfiguration); c == nil || c.Message != legacyConfigurationMessage {
-		r.Recorder.Eventf(r.app, nil, corev1.EventTypeWarning, vaultv1beta1.ReasonLegacyConfiguration, "Configure", "%s", legacyConfigurationMessage)
+	msg := legacyConfigurationMessage
+	if r.server.HeldBack != "" {
+		msg += "; " + r.server.HeldBack
+	}
+	conditions.Set(&r.app.Status.Conditions, r.app.Generation, vaultv1beta1.TypeLegacyConfiguration, true, vaultv1beta1.ReasonLegacyConfiguration, msg)
+	if c := meta.FindStatusCondition(r.before.Conditions, vaultv1beta1.TypeLegacyConfiguration); c == nil || c.Message != msg {
+		r.Recorder.Eventf(r.app, nil, corev1.EventTypeWarning, vaultv1beta1.ReasonLegacyConfiguration, "Configure", "%s", msg)
 	}
 }

@@ -164,7 +164,7 @@ func (r *pass) reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, er
 		r.app.Status.PolicyName, r.app.Status.RoleName = r.name, r.name
 	}
 	r.app.Status.Server = r.server.Name
-	r.app.Status.Vault = workloadAccess(r.server.Spec, r.app.Namespace, r.app.Status.RoleName)
+	r.app.Status.Vault = workloadAccess(r.server.Where, r.server.grantsNamespace(r.app.Namespace), r.app.Namespace, r.app.Status.RoleName)
 	r.reportLegacyConfiguration()
 
 	rep, err := r.bringInStep(ctx)

@@ -80,7 +80,9 @@ func (r *VaultAppReconciler) SetupWithManager(mgr ctrl.Manager) error {
 }
 
 // vaultAppsOf maps a VaultServer to the VaultApps that name it, wrote to
-// it, or have no server yet (it may have become the default).
+// it, have no server yet (it may have become the default), or wrote to
+// the environment's Vault (it may write to the same place: chooseServer's
+// twins).
 func (r *VaultAppReconciler) vaultAppsOf(ctx context.Context, server client.Object) []reconcile.Request {
 	var list vaultv1beta1.VaultAppList
 	if err := r.List(ctx, &list); err != nil {
@@ -89,7 +91,8 @@ func (r *VaultAppReconciler) vaultAppsOf(ctx context.Context, server client.Obje
 	}
 	return watches.Requests(list.Items, func(a *vaultv1beta1.VaultApp) bool {
 		named := a.Spec.ServerRef != nil && a.Spec.ServerRef.Name == server.GetName()
-		return named || a.Status.Server == server.GetName() || (a.Spec.ServerRef == nil && !wroteAnywhere(a))
+		onEnv := a.Status.Server == "" && wroteAnywhere(a)
+		return named || a.Status.Server == server.GetName() || (a.Spec.ServerRef == nil && !wroteAnywhere(a)) || onEnv
 	})
 }
 

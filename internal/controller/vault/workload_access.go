@@ -22,28 +22,32 @@ import (
 )
 
 // workloadAccess is what a workload of a VaultApp in namespace needs to
-// log in to server's Vault as role and read its secrets: app teams read it
-// in the VaultApp's status, since they may not read the VaultServer. Nil
-// for the environment's Vault (server nil), which has no such record, and
-// where the server grants the namespace nothing: then nothing of that
-// server is the team's to know.
-func workloadAccess(server *vaultv1beta1.VaultServer, namespace, role string) *vaultv1beta1.VaultAppAccess {
-	if server == nil || !tenancy.VaultServerGrantsNamespace(server, namespace) {
+// log in as role to the Vault at where and read its secrets: app teams
+// read it in the VaultApp's status, since they may not read the
+// VaultServer. Nil where the server grants the namespace nothing (then
+// nothing of that server is the team's to know), or where nothing is
+// known of the server.
+func workloadAccess(where Location, granted bool, namespace, role string) *vaultv1beta1.VaultAppAccess {
+	if !granted || where.Address == "" {
 		return nil
 	}
 	access := &vaultv1beta1.VaultAppAccess{
-		Address:   server.Spec.Address,
-		Namespace: server.Spec.Namespace,
+		Address:   where.Address,
+		Namespace: where.Namespace,
 		Role:      role,
-		KVMount:   tenancy.KVMountOf(server),
+		KVMount:   where.KVMount,
 		KVPrefix:  namespace + "/",
+		Audience:  where.AppAudience,
 	}
-	switch auth := server.Spec.AppAuth; {
-	case auth.JWT != nil:
-		access.LoginPath = "auth/" + auth.JWT.Mount + "/login"
-		access.Audience = auth.JWT.Audience
-	case auth.Kubernetes != nil:
-		access.LoginPath = "auth/" + auth.Kubernetes.Mount + "/login"
+	if where.AppAuthMount != "" {
+		access.LoginPath = "auth/" + where.AppAuthMount + "/login"
 	}
 	return access
+}
+
+// grantsNamespace reports whether a server grants a namespace anything:
+// a VaultServer by its access entries; the environment's Vault (no Spec)
+// is every namespace's, its annotations saying what each may do.
+func (s *Destination) grantsNamespace(namespace string) bool {
+	return s.Spec == nil || tenancy.VaultServerGrantsNamespace(s.Spec, namespace)
 }

@@ -34,7 +34,6 @@ func TestWorkloadAccessSaysWhereAndHowToLogIn(t *testing.T) {
 		server *vaultv1beta1.VaultServer
 		want   *vaultv1beta1.VaultAppAccess
 	}{
-		{"the environment's Vault: nothing to say", nil, nil},
 		{"a server that grants the namespace nothing: nothing of it is shown",
 			&vaultv1beta1.VaultServer{Spec: vaultv1beta1.VaultServerSpec{Address: "https://vault:8200",
 				AppAuth: vaultv1beta1.VaultAuthMethod{Kubernetes: &vaultv1beta1.VaultAuthMount{Mount: "kubernetes"}},
@@ -52,7 +51,8 @@ func TestWorkloadAccessSaysWhereAndHowToLogIn(t *testing.T) {
 				Audience: "vault", Role: "app.shop.api", KVMount: "kv", KVPrefix: "shop/"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := workloadAccess(tc.server, "shop", "app.shop.api"); !reflect.DeepEqual(got, tc.want) {
+			d := &Destination{Spec: tc.server, Where: LocationOf(tc.server, "uid-1")}
+			if got := workloadAccess(d.Where, d.grantsNamespace("shop"), "shop", "app.shop.api"); !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("got %+v, want %+v", got, tc.want)
 			}
 		})

@@ -83,13 +83,6 @@ type cluster struct {
 // is set, as the README shows for clusters that share a Vault.
 func startCluster(t *testing.T, name, prefix string) *cluster {
 	t.Helper()
-	return startClusterWith(t, name, prefix, true)
-}
-
-// startClusterWith is startCluster with the admin's opt-in to the
-// environment's Vault (legacy) given or not.
-func startClusterWith(t *testing.T, name, prefix string, legacy bool) *cluster {
-	t.Helper()
 	ctx := context.Background()
 	c := &cluster{name: name, mount: "kubernetes-" + name}
 	tokenPath := filepath.Join(t.TempDir(), "sa-token")
@@ -97,7 +90,7 @@ func startClusterWith(t *testing.T, name, prefix string, legacy bool) *cluster {
 	cfg.Address, cfg.Token = vaultServer.Addr, ""
 	cfg.AuthMount, cfg.KubernetesAuthMount, cfg.ServiceAccountTokenPath = c.mount, c.mount, tokenPath
 	op, err := harness.StartOperator(manager.Options{
-		Vault: cfg, LegacyVaultEnvironment: legacy, ClusterName: name, VaultNamePrefix: prefix, OperatorNamespace: operatorNamespace,
+		Vault: cfg, ClusterName: name, VaultNamePrefix: prefix, OperatorNamespace: operatorNamespace,
 		OrphanSweepInterval: sweepEvery, MaxBackoff: 2 * time.Second,
 	})
 	if err != nil {

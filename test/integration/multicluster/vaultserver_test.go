@@ -552,33 +552,67 @@ func TestVaultServerDeletionPolicyDelete(t *testing.T) {
 	east.wait(t, onEnv, metav1.ConditionTrue, vaultv1beta1.ReasonSynced)
 }
 
-// Without the admin's opt-in the environment's Vault takes no VaultApp:
-// it says so, naming the opt-in, and nothing is written; a VaultServer
-// marked default serves it instead.
-func TestEnvironmentsVaultNeedsTheOptIn(t *testing.T) {
+// A VaultApp written to the environment's Vault (as releases before
+// VaultServer wrote them) stays there when another VaultServer becomes the
+// default, and moves to a VaultServer of the same Location with its policy
+// as it was: no removal, no policy write, no LegacyConfiguration after.
+func TestALegacyVaultAppMovesToAVaultServerOfTheSameVault(t *testing.T) {
 	ctx := context.Background()
-	east := startClusterWith(t, "east", "", false)
+	east := startCluster(t, "east", "")
 	east.namespace(t, "shop")
 	key := east.createApp(t, "shop", "plain")
-	msg := east.wait(t, key, metav1.ConditionFalse, vaultv1beta1.ReasonVaultNotConfigured)
-	NewWithT(t).Expect(msg).To(ContainSubstring("but the cluster admin has not opted in to it (VKO_LEGACY_VAULT_ENVIRONMENT=true)"))
-	if _, ok := vaultState(t)["policy app.shop.plain"]; ok {
-		t.Fatal("written to the environment's Vault without the opt-in")
-	}
-
-	s := vaultServerAt("default", vaultServer.Addr, east.mount)
-	s.Annotations = map[string]string{vaultv1beta1.DefaultServerAnnotation: "true"}
-	s.Spec.Cluster = "east"
-	s.Spec.Access = []vaultv1beta1.VaultAccessGrant{{Namespaces: []string{"shop"}, Paths: []vaultv1beta1.VaultPathGrant{
-		{Template: "secret/data/{namespace}/*", Capabilities: []vaultv1beta1.Capability{"read", "list"}}}}}
-	if err := east.op.Client.Create(ctx, s); err != nil {
-		t.Fatal(err)
-	}
 	east.wait(t, key, metav1.ConditionTrue, vaultv1beta1.ReasonSynced)
 	var app vaultv1beta1.VaultApp
-	if err := east.op.Client.Get(ctx, key, &app); err != nil {
+	harness.Eventually(t, 30*time.Second, func() error {
+		if err := east.op.Client.Get(ctx, key, &app); err != nil {
+			return err
+		}
+		if c := meta.FindStatusCondition(app.Status.Conditions, vaultv1beta1.TypeLegacyConfiguration); c == nil || c.Status != metav1.ConditionTrue {
+			return fmt.Errorf("LegacyConfiguration %+v", c)
+		}
+		return nil
+	})
+	before := vaultState(t, east.mount)
+	grant := []vaultv1beta1.VaultAccessGrant{{Namespaces: []string{"shop"}, Paths: []vaultv1beta1.VaultPathGrant{
+		{Template: "secret/data/{namespace}/*", Capabilities: []vaultv1beta1.Capability{"read", "list"}}}}}
+
+	// The default elsewhere (another name prefix): not its Location.
+	other := vaultServerAt("other", vaultServer.Addr, east.mount)
+	other.Annotations = map[string]string{vaultv1beta1.DefaultServerAnnotation: "true"}
+	other.Spec.Cluster, other.Spec.NamePrefix, other.Spec.Access = "east", "other", grant
+	if err := east.op.Client.Create(ctx, other); err != nil {
 		t.Fatal(err)
 	}
-	NewWithT(t).Expect(app.Status.Server).To(Equal("default"))
+	east.waitServer(t, "other", metav1.ConditionTrue, vaultv1beta1.ReasonConnected)
+	for range 6 { // its pass after the server's event, and the next
+		time.Sleep(500 * time.Millisecond)
+		if err := east.op.Client.Get(ctx, key, &app); err != nil {
+			t.Fatal(err)
+		}
+		if app.Status.Server != "" {
+			t.Fatalf("moved to VaultServer %q, which writes elsewhere", app.Status.Server)
+		}
+	}
+
+	// Its twin: the same address, auth mount, KV mount and cluster.
+	twin := vaultServerAt("vault", vaultServer.Addr+"/", east.mount)
+	twin.Spec.Cluster, twin.Spec.Access = "east", grant
+	if err := east.op.Client.Create(ctx, twin); err != nil {
+		t.Fatal(err)
+	}
+	harness.Eventually(t, 30*time.Second, func() error {
+		if err := east.op.Client.Get(ctx, key, &app); err != nil {
+			return err
+		}
+		if app.Status.Server != "vault" {
+			return fmt.Errorf("on server %q", app.Status.Server)
+		}
+		return nil
+	})
+	east.wait(t, key, metav1.ConditionTrue, vaultv1beta1.ReasonSynced)
 	NewWithT(t).Expect(meta.FindStatusCondition(app.Status.Conditions, vaultv1beta1.TypeLegacyConfiguration)).To(BeNil())
+	after := vaultState(t, east.mount)
+	NewWithT(t).Expect(after["policy app.shop.plain"]).To(Equal(before["policy app.shop.plain"]), "the policy, rewritten by the move")
+	NewWithT(t).Expect(after).To(HaveKey("role " + east.mount + "/app.shop.plain"))
+	NewWithT(t).Expect(after).NotTo(HaveKey("policy app-other.shop.plain"))
 }

@@ -63,7 +63,7 @@ func run(m *testing.M) int {
 
 	cfg := vaultclient.ConfigFromEnv()
 	cfg.Address, cfg.Token = vaultServer.Addr, vaultServer.Token
-	if op, err = harness.StartOperator(manager.Options{Vault: cfg, LegacyVaultEnvironment: true, MaxBackoff: testMaxBackoff}); err != nil {
+	if op, err = harness.StartOperator(manager.Options{Vault: cfg, MaxBackoff: testMaxBackoff}); err != nil {
 		fmt.Fprintln(os.Stderr, "start operator:", err)
 		return 1
 	}
