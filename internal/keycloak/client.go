@@ -27,6 +27,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 	"sync"
 	"time"
@@ -197,6 +198,11 @@ func (c *Client) TokenURL(realm string) string { return TokenURLAt(c.cfg.URL, re
 func TokenURLAt(baseURL, realm string) string {
 	return IssuerURLAt(baseURL, realm) + "/protocol/openid-connect/token"
 }
+
+// Forbidden reports whether Keycloak refused a request of the operator's
+// logged-in client for want of a right (403): a role of the realm's
+// realm-management client that the admin did not grant.
+func Forbidden(err error) bool { return status(err) == http.StatusForbidden }
 
 // status is the HTTP status of a gocloak error, or 0.
 func status(err error) int {

@@ -67,6 +67,11 @@ const (
 	ReasonConnected = "Connected"
 	// ReasonKeycloakError: Keycloak refused a request.
 	ReasonKeycloakError = "KeycloakError"
+	// ReasonOperatorForbidden: Keycloak refused the operator's own request
+	// (403): the client of the KeycloakServer's credentials lacks a
+	// realm-management role in the realm. The cluster admin grants it; the
+	// app team has nothing to change.
+	ReasonOperatorForbidden = "OperatorForbidden"
 	// ReasonKeycloakUnavailable: the Keycloak server did not answer; the
 	// resource is reconciled again as soon as it answers. Secrets already
 	// written stay as they are.

@@ -100,12 +100,12 @@ func (r *KeycloakClientCredentialReconciler) source(ctx context.Context, kcc *se
 		rotate = rotation{step: stepAbandon, why: why}
 	}
 	if kcErr != nil {
-		return out, classify(kcErr)
+		return out, classify(kcErr, server.Name)
 	}
 	// A server that does not answer is waited for: the resource is
 	// reconciled as soon as it answers again, whatever its backoff.
 	failed := func(err error) *sourceError {
-		e := classify(err)
+		e := classify(err, server.Name)
 		if e.reason == secretsv1beta1.ReasonKeycloakUnavailable && r.Outage != nil {
 			r.Outage.Hold(keycloakService(&server), kc.Reachable, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(kcc)})
 		}
@@ -152,13 +152,17 @@ func notGranted(errs field.ErrorList) *sourceError {
 	return &sourceError{reason: reason, err: errs.ToAggregate()}
 }
 
-// classify gives a Keycloak failure its reason. Every one of them is
-// retried with capped backoff: each is mended outside what the operator
-// watches (in Keycloak, or in the credentials Secret, which is not cached),
-// so no event would announce the fix.
-func classify(err error) *sourceError {
+// classify gives a failure of server's Keycloak its reason. Every one of
+// them is retried with capped backoff: each is mended outside what the
+// operator watches (in Keycloak, or in the credentials Secret, which is not
+// cached), so no event would announce the fix.
+func classify(err error, server string) *sourceError {
 	reason := secretsv1beta1.ReasonKeycloakError
 	switch {
+	case keycloak.Forbidden(err):
+		reason = secretsv1beta1.ReasonOperatorForbidden
+		err = fmt.Errorf("Keycloak refused the operator's own request: the client in KeycloakServer %s's credentials lacks a realm-management role of the realm "+
+			"(view-clients to read a client's secret; manage-clients and view-realm to rotate it), which the cluster admin grants: %w", server, err)
 	case errors.Is(err, errCredentials):
 		reason = secretsv1beta1.ReasonCredentialsInvalid
 	case errors.Is(err, keycloak.ErrUnauthorized):

@@ -75,7 +75,7 @@ func (r *KeycloakServerReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 
 	version, err := r.version(ctx, &server)
 	if err != nil {
-		src := classify(err)
+		src := classify(err, server.Name)
 		conditions.Set(&server.Status.Conditions, server.Generation, secretsv1beta1.TypeConnected, false, src.reason, err.Error())
 		if !equality.Semantic.DeepEqual(before.Conditions, server.Status.Conditions) {
 			r.Recorder.Eventf(&server, nil, corev1.EventTypeWarning, src.reason, "Connect", "%s", err.Error())

@@ -46,8 +46,9 @@ func waitServer(t testing.TB, name, typ string, status metav1.ConditionStatus, r
 }
 
 // newServer creates a KeycloakServer for the test, logging in to k's master
-// realm as its admin, granting the namespaces listed every client of the
-// suite's realm, rotation included.
+// realm as the operator's client with the least rights the docs give it,
+// granting the namespaces listed every client of the suite's realm,
+// rotation included.
 func newServer(t testing.TB, k *harness.Keycloak, allowed ...string) string {
 	t.Helper()
 	return newServerInRealm(t, k, realm, allowed...)
@@ -65,8 +66,8 @@ func newServerInRealm(t testing.TB, k *harness.Keycloak, realmName string, allow
 		ObjectMeta: metav1.ObjectMeta{Name: name},
 		Spec: secretsv1beta1.KeycloakServerSpec{
 			URL:                  k.URL,
-			AuthType:             secretsv1beta1.AuthPassword,
-			CredentialsSecretRef: secretsv1beta1.SecretReference{Name: adminCredentials},
+			AuthType:             secretsv1beta1.AuthClientCredentials,
+			CredentialsSecretRef: secretsv1beta1.SecretReference{Name: operatorCredentials(t, k, name, realmName)},
 			Access: []secretsv1beta1.AccessGrant{{
 				Namespaces: allowed, Realms: []string{realmName}, ClientIDs: []string{"*"}, Rotate: true,
 			}},
@@ -74,6 +75,32 @@ func newServerInRealm(t testing.TB, k *harness.Keycloak, realmName string, allow
 	}
 	if err := op.Client.Create(context.Background(), s); err != nil {
 		t.Fatalf("create KeycloakServer: %v", err)
+	}
+	return name
+}
+
+// operatorCredentials grants the operator's client its roles in realmName
+// of k (created in k's master realm the first time) and writes its
+// credentials into a Secret of the operator's namespace for server; it
+// returns the Secret's name.
+func operatorCredentials(t testing.TB, k *harness.Keycloak, server, realmName string) string {
+	t.Helper()
+	ctx := context.Background()
+	a, err := k.Admin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	secret, err := a.CreateOperatorClient(ctx, operatorClient, realmName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	harness.KeepSecret(secret)
+	name := server + "-credentials"
+	if err := op.Client.Create(ctx, &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: operatorNamespace},
+		StringData: map[string]string{"clientId": operatorClient, "clientSecret": secret},
+	}); err != nil {
+		t.Fatal(err)
 	}
 	return name
 }

@@ -93,7 +93,7 @@ func TestWrongCredentialsAreReportedClearly(t *testing.T) {
 	ctx := context.Background()
 	if err := op.Client.Create(ctx, &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Name: "wrong-password", Namespace: operatorNamespace},
-		StringData: map[string]string{"username": kc.User, "password": "not-the-password"},
+		StringData: map[string]string{"clientId": operatorClient, "clientSecret": "not-the-secret"},
 	}); err != nil {
 		t.Fatal(err)
 	}
@@ -121,20 +121,21 @@ func TestWrongCredentialsAreReportedClearly(t *testing.T) {
 // server before its next check, five minutes away.
 func TestCredentialsSecretChangesAreSeenAtOnce(t *testing.T) {
 	ctx := context.Background()
-	creds := &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Name: "rotating", Namespace: operatorNamespace},
-		StringData: map[string]string{"username": kc.User, "password": kc.Password},
-	}
-	if err := op.Client.Create(ctx, creds); err != nil {
-		t.Fatal(err)
-	}
 	ns := op.NewNamespace(t, nil)
 	server := newServer(t, kc, ns)
 	s := waitServer(t, server, secretsv1beta1.TypeConnected, metav1.ConditionTrue, secretsv1beta1.ReasonConnected, readyWithin)
+	var good corev1.Secret
+	if err := op.Client.Get(ctx, client.ObjectKey{Namespace: operatorNamespace, Name: s.Spec.CredentialsSecretRef.Name}, &good); err != nil {
+		t.Fatal(err)
+	}
+	creds := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "rotating", Namespace: operatorNamespace}, Data: good.Data}
+	if err := op.Client.Create(ctx, creds); err != nil {
+		t.Fatal(err)
+	}
 	useCredentials(t, s, "rotating")
 	waitServer(t, server, secretsv1beta1.TypeConnected, metav1.ConditionTrue, secretsv1beta1.ReasonConnected, readyWithin)
 
-	creds.StringData = map[string]string{"password": "not-the-password"}
+	creds.StringData = map[string]string{"clientSecret": "not-the-secret"}
 	if err := op.Client.Update(ctx, creds); err != nil {
 		t.Fatal(err)
 	}
@@ -145,10 +146,7 @@ func TestCredentialsSecretChangesAreSeenAtOnce(t *testing.T) {
 	}
 	waitServer(t, server, secretsv1beta1.TypeConnected, metav1.ConditionFalse, secretsv1beta1.ReasonCredentialsInvalid, readyWithin)
 
-	restored := &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Name: "rotating", Namespace: operatorNamespace},
-		StringData: map[string]string{"username": kc.User, "password": kc.Password},
-	}
+	restored := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "rotating", Namespace: operatorNamespace}, Data: good.Data}
 	if err := op.Client.Create(ctx, restored); err != nil {
 		t.Fatal(err)
 	}
