@@ -85,9 +85,9 @@ lint: golangci-lint ## Run golangci-lint.
 	@for m in $(MODULES); do (cd $$m && $(GOLANGCI_LINT) run --config $(CURDIR)/.golangci.yml ./...); done
 
 .PHONY: verify-generated
-verify-generated: manifests generate bundle catalog chart ## Fail if generated files differ from what is committed.
-	@git diff --exit-code -- api config bundle local-catalog dist || { echo "generated files are stale: run 'make manifests generate bundle catalog chart' and commit" >&2; exit 1; }
-	@test -z "$$(git status --porcelain -- api config bundle local-catalog dist)" || { git status --porcelain -- api config bundle local-catalog dist; echo "untracked generated files: commit them" >&2; exit 1; }
+verify-generated: manifests generate bundle catalog chart reference ## Fail if generated files differ from what is committed.
+	@git diff --exit-code -- api config bundle local-catalog dist docs/reference.md || { echo "generated files are stale: run 'make manifests generate bundle catalog chart reference' and commit" >&2; exit 1; }
+	@test -z "$$(git status --porcelain -- api config bundle local-catalog dist docs/reference.md)" || { git status --porcelain -- api config bundle local-catalog dist docs/reference.md; echo "untracked generated files: commit them" >&2; exit 1; }
 
 .PHONY: prereqs
 prereqs: ## Say at once what this machine lacks to build the real components (make test and make demo check first).
@@ -222,6 +222,10 @@ bundle: manifests ## Generate the OLM bundle into bundle/ from config/ (VERSION=
 .PHONY: chart
 chart: manifests ## Generate the Helm chart into dist/chart from config/ (the bundle's CRDs, RBAC, webhooks and manager; monitoring where the cluster has it).
 	go -C hack/release run ./cmd/chart --out $(CURDIR)/dist/chart --config $(CURDIR)/config --version $(VERSION)
+
+.PHONY: reference
+reference: manifests ## Generate docs/reference.md (resources, manager flags, metrics, condition and Event reasons, annotations) from the code.
+	go -C hack/release run ./cmd/reference --out $(CURDIR)/docs/reference.md --root $(CURDIR)
 
 .PHONY: plugin
 plugin: ## Build the kubectl plugin (bin/kubectl-vko: copy it onto PATH, then kubectl vko).

@@ -348,3 +348,32 @@ func (a *KeycloakAdmin) RotateWithGrace(ctx context.Context, realm string, rotat
 	}
 	return nil
 }
+
+// DeleteRealm deletes a realm, if it exists: doc tests that share the
+// run's Keycloak each start from the names their doc creates.
+func (a *KeycloakAdmin) DeleteRealm(ctx context.Context, name string) error {
+	if err := a.GC.DeleteRealm(ctx, a.Token, name); err != nil && !notFound(err) {
+		return fmt.Errorf("delete realm %s: %w", name, err)
+	}
+	return nil
+}
+
+// DeleteClient deletes the client with that clientId, if there is one.
+func (a *KeycloakAdmin) DeleteClient(ctx context.Context, realm, clientID string) error {
+	clients, err := a.GC.GetClients(ctx, a.Token, realm, gocloak.GetClientsParams{ClientID: &clientID})
+	if err != nil {
+		return fmt.Errorf("find client %s in realm %s: %w", clientID, realm, err)
+	}
+	for _, c := range clients {
+		if err := a.GC.DeleteClient(ctx, a.Token, realm, gocloak.PString(c.ID)); err != nil && !notFound(err) {
+			return fmt.Errorf("delete client %s in realm %s: %w", clientID, realm, err)
+		}
+	}
+	return nil
+}
+
+// notFound reports Keycloak's 404.
+func notFound(err error) bool {
+	var apiErr *gocloak.APIError
+	return errors.As(err, &apiErr) && apiErr.Code == http.StatusNotFound
+}

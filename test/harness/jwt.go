@@ -82,7 +82,7 @@ func (v *Vault) ConfigureJWTAuthAt(ctx context.Context, mount string, cfg *rest.
 		!strings.Contains(err.Error(), "path is already in use") {
 		return fmt.Errorf("enable jwt auth at %s: %w", mount, err)
 	}
-	keys, err := clusterPublicKeys(ctx, cfg)
+	keys, err := ClusterPublicKeys(ctx, cfg)
 	if err != nil {
 		return err
 	}
@@ -133,8 +133,8 @@ func ServiceAccountTokenFor(ctx context.Context, cfg *rest.Config, namespace, na
 	return tr.Status.Token, nil
 }
 
-// clusterPublicKeys are the API server's ServiceAccount token keys, PEM.
-func clusterPublicKeys(ctx context.Context, cfg *rest.Config) ([]string, error) {
+// ClusterPublicKeys are the API server's ServiceAccount token keys, PEM.
+func ClusterPublicKeys(ctx context.Context, cfg *rest.Config) ([]string, error) {
 	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return nil, err

@@ -53,37 +53,9 @@ func TestQuickStartAsWritten(t *testing.T) {
 	if err := os.Symlink(filepath.Join(harness.RepoRoot(), "dist"), filepath.Join(dir, "dist")); err != nil {
 		t.Fatal(err)
 	}
-	bin := filepath.Join(dir, ".bin")
-	if err := os.Mkdir(bin, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for name, target := range map[string]string{
-		"kubectl": filepath.Join(os.Getenv("KUBEBUILDER_ASSETS"), "kubectl"),
-		"vault":   os.Getenv("VKO_VAULT_BIN"),
-		"helm":    os.Getenv(harness.EnvHelmBin),
-	} {
-		if _, err := os.Stat(target); err != nil {
-			t.Fatalf("%s for the quick start: %v; run 'make test', which builds it", name, err)
-		}
-		if err := os.Symlink(target, filepath.Join(bin, name)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	kcHome := os.Getenv(harness.EnvKeycloakHome)
-	if _, err := os.Stat(filepath.Join(kcHome, "bin", "kcadm.sh")); err != nil {
-		t.Fatalf("kcadm.sh for the quick start: %s=%q: %v; run 'make test', which fetches Keycloak", harness.EnvKeycloakHome, kcHome, err)
-	}
-	shell, err := harness.NewDocShell(dir, []string{
-		"KUBECONFIG=" + e.cluster.Kubeconfig,
-		"VAULT_ADDR=" + e.vault.Addr,
-		"VAULT_TOKEN=" + e.vault.Token,
-		"KEYCLOAK_URL=" + e.keycloak.URL,
-		"KEYCLOAK_ADMIN=" + e.keycloak.User,
-		"KEYCLOAK_ADMIN_PASSWORD=" + e.keycloak.Password,
-	}, bin, filepath.Join(kcHome, "bin"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	shell := e.docShell(t, dir)
+	// The quick start creates realm shop and the operator's client.
+	forgetDocKeycloak(t, e.keycloak, "shop")
 
 	const operatorNamespace = "vault-keycloak-operator"
 	runBlocks(t, e, shell, blocks, map[string]func(){

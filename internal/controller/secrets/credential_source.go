@@ -161,7 +161,7 @@ func classify(err error, server string) *sourceError {
 	switch {
 	case keycloak.Forbidden(err):
 		reason = secretsv1beta1.ReasonOperatorForbidden
-		err = fmt.Errorf("Keycloak refused the operator's own request: the client in KeycloakServer %s's credentials lacks a realm-management role of the realm "+
+		err = fmt.Errorf("the operator's own request was refused by Keycloak: the client in KeycloakServer %s's credentials lacks a realm-management role of the realm "+
 			"(view-clients to read a client's secret; manage-clients and view-realm to rotate it), which the cluster admin grants: %w", server, err)
 	case errors.Is(err, errCredentials):
 		reason = secretsv1beta1.ReasonCredentialsInvalid

@@ -27,6 +27,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
 	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
@@ -81,8 +82,9 @@ func newServerInRealm(t testing.TB, k *harness.Keycloak, realmName string, allow
 
 // operatorCredentials grants the operator's client its roles in realmName
 // of k (created in k's master realm the first time) and writes its
-// credentials into a Secret of the operator's namespace for server; it
-// returns the Secret's name.
+// credentials into a Secret of the operator's namespace for server (again
+// after k restarted empty, as an admin restores them); it returns the
+// Secret's name.
 func operatorCredentials(t testing.TB, k *harness.Keycloak, server, realmName string) string {
 	t.Helper()
 	ctx := context.Background()
@@ -95,14 +97,14 @@ func operatorCredentials(t testing.TB, k *harness.Keycloak, server, realmName st
 		t.Fatal(err)
 	}
 	harness.KeepSecret(secret)
-	name := server + "-credentials"
-	if err := op.Client.Create(ctx, &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: operatorNamespace},
-		StringData: map[string]string{"clientId": operatorClient, "clientSecret": secret},
+	creds := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: server + "-credentials", Namespace: operatorNamespace}}
+	if _, err := controllerutil.CreateOrUpdate(ctx, op.Client, creds, func() error {
+		creds.Data = map[string][]byte{"clientId": []byte(operatorClient), "clientSecret": []byte(secret)}
+		return nil
 	}); err != nil {
 		t.Fatal(err)
 	}
-	return name
+	return creds.Name
 }
 
 // newClientID creates a confidential client in the suite's realm.

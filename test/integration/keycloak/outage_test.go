@@ -81,6 +81,7 @@ func TestKeycloakOutageIsReportedAndRecovered(t *testing.T) {
 	if err := createClient(ctx, own, ownRealm, "app", ""); err != nil {
 		t.Fatal(err)
 	}
+	operatorCredentials(t, own, server, ownRealm) // the operator's client, restored
 	waitCredential(t, client.ObjectKeyFromObject(kcc), secretsv1beta1.TypeReady, metav1.ConditionTrue, secretsv1beta1.ReasonSynced, readyWithin)
 	want, err := clientSecretOf(ctx, own, ownRealm, "app")
 	if err != nil {
