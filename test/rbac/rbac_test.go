@@ -109,15 +109,27 @@ func serviceAccountIdentity(sa string) rest.ImpersonationConfig {
 // grant creates what OLM creates from the CSV — the ServiceAccount, a Role
 // and RoleBinding per permissions entry, a ClusterRole and ClusterRoleBinding
 // per clusterPermissions entry — and the admin's part: the operator
-// namespace with the Keycloak credentials.
+// namespace with the credentials of the operator's Keycloak client, which
+// holds the documented realm-management roles in the test's realm only.
 func grant(c client.Client, sa string, s v1alpha1.StrategyDetailsDeployment, k *harness.Keycloak) error {
 	ctx := context.Background()
+	a, err := k.Admin(ctx)
+	if err != nil {
+		return err
+	}
+	if err := a.CreateRealm(ctx, rbacRealm); err != nil {
+		return err
+	}
+	secret, err := a.CreateOperatorClient(ctx, "vko-rbac-operator", rbacRealm)
+	if err != nil {
+		return err
+	}
 	subject := []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: sa, Namespace: operatorNamespace}}
 	objs := []client.Object{
 		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: operatorNamespace}},
 		&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: sa, Namespace: operatorNamespace}},
-		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "keycloak-admin", Namespace: operatorNamespace},
-			StringData: map[string]string{"username": k.User, "password": k.Password}},
+		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "keycloak-credentials", Namespace: operatorNamespace},
+			StringData: map[string]string{"clientId": "vko-rbac-operator", "clientSecret": secret}},
 	}
 	for i, p := range s.Permissions {
 		name := fmt.Sprintf("csv-permissions-%d", i)
@@ -158,8 +170,8 @@ func flows(t *testing.T, op *harness.Operator, within time.Duration) (vault, key
 	}
 	server := &secretsv1beta1.KeycloakServer{
 		ObjectMeta: metav1.ObjectMeta{Name: "kc-" + ns},
-		Spec: secretsv1beta1.KeycloakServerSpec{URL: k.URL, AuthType: secretsv1beta1.AuthPassword,
-			CredentialsSecretRef: secretsv1beta1.SecretReference{Name: "keycloak-admin"},
+		Spec: secretsv1beta1.KeycloakServerSpec{URL: k.URL, AuthType: secretsv1beta1.AuthClientCredentials,
+			CredentialsSecretRef: secretsv1beta1.SecretReference{Name: "keycloak-credentials"},
 			Access:               []secretsv1beta1.AccessGrant{{Namespaces: []string{ns}, Realms: []string{rbacRealm}, ClientIDs: []string{"app"}}}},
 	}
 	kcc = &secretsv1beta1.KeycloakClientCredential{
@@ -207,9 +219,6 @@ func prepareServices(t *testing.T, op *harness.Operator) {
 	a, err := k.Admin(ctx)
 	if err != nil {
 		t.Fatal(err)
-	}
-	if _, err := a.GC.GetRealm(ctx, a.Token, rbacRealm); err == nil {
-		return
 	}
 	if err := a.CreateRealm(ctx, rbacRealm); err != nil {
 		t.Fatal(err)
