@@ -19,6 +19,7 @@ package olm
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -172,8 +173,8 @@ func TestAdminSetupAsWritten(t *testing.T) {
 	})
 }
 
-// docShell is a terminal for the docs' blocks in dir: kubectl, vault and
-// kcadm.sh on PATH, pointed at this cluster, this Vault as its root, and
+// docShell is a terminal for the docs' blocks in dir: kubectl (and its
+// plugin kubectl vko), helm, vault and kcadm.sh on PATH, pointed at this cluster, this Vault as its root, and
 // the run's Keycloak as its admin, as the docs ask the reader to set up.
 func (e *env) docShell(t *testing.T, dir string) *harness.DocShell {
 	t.Helper()
@@ -192,6 +193,12 @@ func (e *env) docShell(t *testing.T, dir string) *harness.DocShell {
 		if err := os.Symlink(target, filepath.Join(bin, name)); err != nil {
 			t.Fatal(err)
 		}
+	}
+	// kubectl vko, as make plugin builds it, found by kubectl on PATH.
+	build := exec.Command("go", "build", "-o", filepath.Join(bin, "kubectl-vko"), "./cmd/kubectl-vko")
+	build.Dir = harness.RepoRoot()
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build kubectl-vko: %v\n%s", err, out)
 	}
 	kcHome := os.Getenv(harness.EnvKeycloakHome)
 	if _, err := os.Stat(filepath.Join(kcHome, "bin", "kcadm.sh")); err != nil {
