@@ -19,19 +19,23 @@ package reference
 import (
 	"fmt"
 	"go/ast"
+	"go/constant"
+	"go/types"
 	"sort"
 	"strings"
 )
 
-// The Events the controllers record, read from their sources. An Event's
-// reason is often decided away from the call that records it, so two
-// kinds of site are read, and their arguments followed back (flow.go):
-//   - a call Eventf, Event or Record, whose arguments hold the Event type
-//     and, right after it, the reason (events.EventRecorder,
-//     record.EventRecorder and clusterevent.Record all put them so);
-//   - a composite literal pairing an Event type with a reason (the report
-//     and notice values the controllers pass on to Eventf).
-// A call whose reason is not a constant there is named as computed.
+// The Events the controllers record, read from their sources with their
+// types (typecheck.go): every call Eventf, Event or Record whose callee's
+// parameters are named regarding (or object), eventtype and reason
+// (events.EventRecorder, record.EventRecorder and clusterevent.Record all
+// are). An Event's reason is often decided away from that call, in a value
+// a function returns (a report, a notice), so the arguments are followed
+// back (flow.go, fields.go, guards.go) to the constants they are given;
+// when the type and the reason are two fields of one value, each value's
+// type goes with its own reason. The regarding object's type gives the kind
+// the Event is recorded on. A call whose reason is not (only) constants
+// there is named as computed.
 
 // eventDirs are where the manager records Events: the controllers, and the
 // storage migration (Events on the CRDs).
@@ -42,36 +46,42 @@ const coreV1 = "k8s.io/api/core/v1"
 
 var eventTypes = map[string]string{"EventTypeNormal": "Normal", "EventTypeWarning": "Warning"}
 
-// eventReason is one reason constant used on Events.
+// recorders are the names of the calls that record an Event.
+var recorders = map[string]bool{"Eventf": true, "Event": true, "Record": true}
+
+// eventReason is one reason constant used on Events of one kind.
 type eventReason struct {
-	Value, Const string          // "Deleted", "vault/v1beta1.ReasonDeleted"
-	Types, By    map[string]bool // Normal/Warning; the recording packages
+	Value, Const string // "Deleted", "vault/v1beta1.ReasonDeleted"
+	// Kind is the kind of the object the Events are recorded on; empty
+	// when it is not known.
+	Kind  string
+	Types map[string]bool // Normal, Warning
 }
 
 // eventScan is what the sources say of the Events.
 type eventScan struct {
-	reasons map[string]*eventReason // by Const
+	reasons map[[2]string]*eventReason // by Const and Kind
 	// computed are the calls whose reason is not (only) constants, as
 	// `file` (function).
 	computed map[string]bool
 }
 
 func scanEvents(src *sources) (*eventScan, error) {
-	scan := &eventScan{reasons: map[string]*eventReason{}, computed: map[string]bool{}}
+	var dirs []string
 	for _, top := range eventDirs {
-		dirs, err := src.dirs(top)
+		d, err := src.dirs(top)
 		if err != nil {
 			return nil, err
 		}
-		for _, dir := range dirs {
-			p, err := src.pkg(dir)
-			if err != nil {
-				return nil, err
-			}
-			if err := scan.pkg(src, p); err != nil {
-				return nil, err
-			}
-		}
+		dirs = append(dirs, d...)
+	}
+	pkgs, err := src.typeCheck(dirs)
+	if err != nil {
+		return nil, err
+	}
+	scan := &eventScan{reasons: map[[2]string]*eventReason{}, computed: map[string]bool{}}
+	for _, p := range pkgs {
+		scan.pkg(&eventReader{module: src.module, flow: newFlow(p)})
 	}
 	if len(scan.reasons) == 0 {
 		return nil, fmt.Errorf("no Event reason found under %s", strings.Join(eventDirs, ", "))
@@ -79,210 +89,264 @@ func scanEvents(src *sources) (*eventScan, error) {
 	return scan, nil
 }
 
-// pkg reads the Event sites of one package.
-func (scan *eventScan) pkg(src *sources, p *goPackage) error {
-	fl := newFlow(p)
-	ev := &eventReader{src: src, pkg: p, flow: fl}
-	for _, s := range fl.scopes {
-		if s.parent != nil {
-			continue // a closure: walked with its function
-		}
-		var err error
-		ast.Inspect(s.decl.Body, func(n ast.Node) bool {
-			if err != nil {
-				return false
+// pkg reads the recording calls of one package.
+func (scan *eventScan) pkg(ev *eventReader) {
+	for _, f := range ev.flow.Files {
+		for _, d := range f.AST.Decls {
+			fd, ok := d.(*ast.FuncDecl)
+			if !ok || fd.Body == nil {
+				continue
 			}
-			switch n := n.(type) {
-			case *ast.CallExpr:
-				if name := calleeName(n); name == "Eventf" || name == "Event" || name == "Record" {
-					err = scan.call(ev, n, fl.scopeAt(n.Pos()))
+			ast.Inspect(fd.Body, func(n ast.Node) bool {
+				call, ok := n.(*ast.CallExpr)
+				if !ok || !recorders[calleeName(call)] {
+					return true
 				}
-			case *ast.CompositeLit:
-				err = scan.literal(ev, n, fl.scopeAt(n.Pos()))
-			}
-			return true
-		})
-		if err != nil {
-			return err
+				if args, ok := ev.recording(call); ok {
+					scan.call(ev, call, args, fmt.Sprintf("`%s` (%s)", f.Name, fd.Name.Name))
+				}
+				return true
+			})
 		}
 	}
-	return nil
 }
 
-// call reads a recording call: its type, and the reason after it.
-func (scan *eventScan) call(ev *eventReader, call *ast.CallExpr, at *scope) error {
-	for i := 0; i+1 < len(call.Args); i++ {
-		types, isType := ev.eventType(call.Args[i], at)
-		if !isType {
-			continue
-		}
-		reasons, computed, err := ev.reasons(call.Args[i+1], at)
-		if err != nil {
-			return err
+// call reads one recording call: the kinds of its object, and its types
+// with their reasons.
+func (scan *eventScan) call(ev *eventReader, call *ast.CallExpr, args recordingArgs, site string) {
+	kinds := ev.kinds(call.Args[args.regarding])
+	for _, held := range ev.flow.eventFields(call.Args[args.eventType], call.Args[args.reason]) {
+		types := ev.eventTypes(held.first)
+		reasons, computed := ev.reasons(held.second)
+		if computed {
+			scan.computed[site] = true
 		}
 		for _, c := range reasons {
-			scan.add(c, types, ev.pkg.Dir)
+			for _, k := range kinds {
+				scan.add(c, k, types)
+			}
 		}
-		if computed {
-			scan.computed[fmt.Sprintf("`%s` (%s)", at.file.Name, at.decl.Name.Name)] = true
-		}
-		return nil
 	}
-	return nil
 }
 
-// literal reads a composite literal that holds an Event type and reasons.
-func (scan *eventScan) literal(ev *eventReader, lit *ast.CompositeLit, at *scope) error {
-	var types []string
-	var reasons []constRef
-	for _, el := range lit.Elts {
-		if kv, ok := el.(*ast.KeyValueExpr); ok {
-			el = kv.Value
-		}
-		if t, isType := ev.eventType(el, at); isType {
-			types = append(types, t...)
-			continue
-		}
-		r, _, err := ev.reasons(el, at)
-		if err != nil {
-			return err
-		}
-		reasons = append(reasons, r...)
-	}
-	if len(types) == 0 {
-		return nil
-	}
-	for _, c := range reasons {
-		scan.add(c, types, ev.pkg.Dir)
-	}
-	return nil
-}
-
-func (scan *eventScan) add(c constRef, types []string, by string) {
-	r := scan.reasons[c.Const]
+func (scan *eventScan) add(c constRef, kind string, types []string) {
+	key := [2]string{c.Const, kind}
+	r := scan.reasons[key]
 	if r == nil {
-		r = &eventReason{Value: c.Value, Const: c.Const, Types: map[string]bool{}, By: map[string]bool{}}
-		scan.reasons[c.Const] = r
+		r = &eventReason{Value: c.Value, Const: c.Const, Kind: kind, Types: map[string]bool{}}
+		scan.reasons[key] = r
 	}
 	for _, t := range types {
 		r.Types[t] = true
 	}
-	r.By[by] = true
 }
 
 // constRef is a string constant of the manager's module.
 type constRef struct{ Value, Const string }
 
-// eventReader classifies what the flow leads to.
+// eventReader classifies what the flow of one package leads to.
 type eventReader struct {
-	src  *sources
-	pkg  *goPackage
-	flow *flow
+	module string // the manager's module path
+	flow   *flow
 }
 
-// eventType says whether e is an Event type, and which: the constants it
-// may stand for, or none known for a value named so (rep.eventType).
-func (ev *eventReader) eventType(e ast.Expr, at *scope) (types []string, ok bool) {
-	named := strings.EqualFold(lastName(e), "eventType")
-	for _, l := range ev.flow.leaves(e, at, 0) {
-		sel, isSel := l.expr.(*ast.SelectorExpr)
-		if !isSel {
-			return nil, named
-		}
-		id, isID := sel.X.(*ast.Ident)
-		if !isID || l.file.imports[id.Name] != coreV1 || eventTypes[sel.Sel.Name] == "" {
-			return nil, named || strings.EqualFold(sel.Sel.Name, "eventType")
-		}
-		types = append(types, eventTypes[sel.Sel.Name])
+// recordingArgs are the positions of a recording call's arguments.
+type recordingArgs struct{ regarding, eventType, reason int }
+
+// recording finds the Event's arguments by the names of the callee's
+// parameters: regarding (or object), eventtype, reason.
+func (ev *eventReader) recording(call *ast.CallExpr) (recordingArgs, bool) {
+	sig, ok := ev.flow.info.TypeOf(call.Fun).(*types.Signature)
+	if !ok {
+		return recordingArgs{}, false
 	}
-	return types, len(types) > 0
+	args := recordingArgs{regarding: -1, eventType: -1, reason: -1}
+	for i := range sig.Params().Len() {
+		switch strings.ToLower(sig.Params().At(i).Name()) {
+		case "regarding", "object":
+			args.regarding = i
+		case "eventtype":
+			args.eventType = i
+		case "reason":
+			args.reason = i
+		}
+	}
+	ok = args.regarding >= 0 && args.eventType >= 0 && args.reason >= 0 && len(call.Args) > max(args.regarding, args.eventType, args.reason)
+	return args, ok
 }
 
-// reasons are the Reason constants e may stand for; computed when it may
-// also be something else.
-func (ev *eventReader) reasons(e ast.Expr, at *scope) (out []constRef, computed bool, err error) {
-	for _, l := range ev.flow.leaves(e, at, 0) {
-		c, ok, err := ev.reasonConst(l)
-		if err != nil {
-			return nil, false, err
+// eventFields are the types and reasons a call's arguments may be, paired
+// by value when both are fields of one (n.eventType, n.reason), or, when
+// the reason is a variable, the type read for each reason it may hold.
+func (fl *flow) eventFields(typeArg, reasonArg ast.Expr) []heldTogether {
+	ts, tok := ast.Unparen(typeArg).(*ast.SelectorExpr)
+	rs, rok := ast.Unparen(reasonArg).(*ast.SelectorExpr)
+	if tok && rok {
+		tf, rf := fl.localField(ts), fl.localField(rs)
+		if tf != nil && rf != nil && sameVar(fl, ts.X, rs.X) {
+			return fl.together(ts.X, tf, rf)
 		}
-		if ok {
+	}
+	reasons := fl.leaves(value{expr: reasonArg}, nil, 0)
+	id, _ := ast.Unparen(reasonArg).(*ast.Ident)
+	x := fl.varOf(id)
+	if x == nil || !fl.local(x) {
+		return []heldTogether{{fl.leaves(value{expr: typeArg}, nil, 0), reasons}}
+	}
+	var out []heldTogether
+	for _, r := range reasons {
+		var at *frame
+		if c := fl.constOf(r.expr); c != nil {
+			at = assuming(x, c)
+		}
+		out = append(out, heldTogether{fl.leaves(value{expr: typeArg}, at, 0), []leaf{r}})
+	}
+	return out
+}
+
+// sameVar says whether a and b name one local variable.
+func sameVar(fl *flow, a, b ast.Expr) bool {
+	ai, _ := ast.Unparen(a).(*ast.Ident)
+	bi, _ := ast.Unparen(b).(*ast.Ident)
+	x := fl.varOf(ai)
+	return x != nil && x == fl.varOf(bi)
+}
+
+// kinds are the kinds of the object an Event is recorded on: its type's,
+// or where it is an interface (client.Object), the types of the values it
+// is given. One empty kind when none is known.
+func (ev *eventReader) kinds(e ast.Expr) []string {
+	if k := kindOf(ev.flow.info.TypeOf(e)); k != "" {
+		return []string{k}
+	}
+	seen := map[string]bool{}
+	for _, l := range ev.flow.leaves(value{expr: e}, nil, 0) {
+		if l.expr != nil {
+			if k := kindOf(ev.flow.info.TypeOf(l.expr)); k != "" {
+				seen[k] = true
+			}
+		}
+	}
+	if len(seen) == 0 {
+		return []string{""}
+	}
+	return sortedKeys(seen)
+}
+
+// kindOf is the name of the struct type t is or points to: an API
+// object's kind.
+func kindOf(t types.Type) string {
+	if t == nil {
+		return ""
+	}
+	t = types.Unalias(t)
+	if p, ok := t.(*types.Pointer); ok {
+		t = types.Unalias(p.Elem())
+	}
+	if n, ok := t.(*types.Named); ok {
+		if _, isStruct := n.Underlying().(*types.Struct); isStruct {
+			return n.Obj().Name()
+		}
+	}
+	return ""
+}
+
+// eventTypes are the Event types among leaves.
+func (ev *eventReader) eventTypes(leaves []leaf) []string {
+	var out []string
+	for _, l := range leaves {
+		if c := ev.flow.constOf(l.expr); c != nil && c.Pkg() != nil && c.Pkg().Path() == coreV1 && eventTypes[c.Name()] != "" {
+			out = append(out, eventTypes[c.Name()])
+		}
+	}
+	return out
+}
+
+// reasons are the Reason constants among leaves; computed when some leaf
+// is something else (a zero value is no reason).
+func (ev *eventReader) reasons(leaves []leaf) (out []constRef, computed bool) {
+	for _, l := range leaves {
+		if l.expr == nil {
+			continue
+		}
+		if c, ok := ev.reasonConst(ev.flow.constOf(l.expr)); ok {
 			out = append(out, c)
 		} else {
 			computed = true
 		}
 	}
-	return out, computed, nil
+	return out, computed
 }
 
-// reasonConst is the Reason constant l names: pkg.ReasonX, or ReasonX of
-// this package.
-func (ev *eventReader) reasonConst(l leaf) (constRef, bool, error) {
-	var p *goPackage
-	var name string
-	switch e := l.expr.(type) {
-	case *ast.SelectorExpr:
-		id, ok := e.X.(*ast.Ident)
-		if !ok {
-			return constRef{}, false, nil
-		}
-		var err error
-		if p, err = ev.src.byImportPath(l.file.imports[id.Name]); err != nil || p == nil {
-			return constRef{}, false, err
-		}
-		name = e.Sel.Name
-	case *ast.Ident:
-		p, name = ev.pkg, e.Name
-	default:
-		return constRef{}, false, nil
+// reasonConst names c when it is a string constant ReasonX of the
+// manager's module.
+func (ev *eventReader) reasonConst(c *types.Const) (constRef, bool) {
+	if c == nil || c.Pkg() == nil || !strings.HasPrefix(c.Name(), "Reason") || c.Val().Kind() != constant.String {
+		return constRef{}, false
 	}
-	if !strings.HasPrefix(name, "Reason") {
-		return constRef{}, false, nil
-	}
-	v, ok := p.constValue(name)
+	dir, ok := strings.CutPrefix(c.Pkg().Path(), ev.module+"/")
 	if !ok {
-		return constRef{}, false, nil
+		return constRef{}, false
 	}
-	return constRef{Value: v, Const: strings.TrimPrefix(p.Dir, "api/") + "." + name}, true, nil
+	return constRef{Value: constant.StringVal(c.Val()), Const: strings.TrimPrefix(dir, "api/") + "." + c.Name()}, true
 }
 
-// lastName is the last name of an identifier or selector.
-func lastName(e ast.Expr) string {
-	switch e := e.(type) {
+// constOf is the constant e names, if it names one.
+func (fl *flow) constOf(e ast.Expr) *types.Const {
+	var id *ast.Ident
+	switch e := ast.Unparen(e).(type) {
 	case *ast.Ident:
-		return e.Name
+		id = e
 	case *ast.SelectorExpr:
-		return e.Sel.Name
+		id = e.Sel
+	default:
+		return nil
+	}
+	c, _ := fl.info.Uses[id].(*types.Const)
+	return c
+}
+
+// calleeName is f of f(…) or x.f(…).
+func calleeName(call *ast.CallExpr) string {
+	switch fn := ast.Unparen(call.Fun).(type) {
+	case *ast.Ident:
+		return fn.Name
+	case *ast.SelectorExpr:
+		return fn.Sel.Name
 	}
 	return ""
 }
 
-// writeEvents writes the reasons of the Events, by reason.
+// writeEvents writes the reasons of the Events, by reason and the kind of
+// object they are recorded on.
 func writeEvents(p *page, scan *eventScan) {
 	p.heading(2, "Event reasons")
 	p.line("The reasons of the Events the operator records (`kubectl get events`, `kubectl describe`), as its")
-	p.line("sources (%s) give them, with the Event type given with them.\n", strings.Join(codeList(eventDirs), ", "))
-	keys := make([]string, 0, len(scan.reasons))
-	for k := range scan.reasons {
-		keys = append(keys, k)
+	p.line("sources (%s) give them: the Event type they are recorded with (both where the", strings.Join(codeList(eventDirs), ", "))
+	p.line("code decides it apart from the reason), and the kind of the object they are recorded on (a")
+	p.line("Namespace for a VaultApp's failure while its namespace is being deleted).\n")
+	rs := make([]*eventReason, 0, len(scan.reasons))
+	for _, r := range scan.reasons {
+		rs = append(rs, r)
 	}
-	sort.Slice(keys, func(i, j int) bool {
-		a, b := scan.reasons[keys[i]], scan.reasons[keys[j]]
+	sort.Slice(rs, func(i, j int) bool {
+		a, b := rs[i], rs[j]
 		if a.Value != b.Value {
 			return a.Value < b.Value
 		}
+		if a.Kind != b.Kind {
+			return a.Kind < b.Kind
+		}
 		return a.Const < b.Const
 	})
-	rows := make([][]string, 0, len(keys))
-	for _, k := range keys {
-		r := scan.reasons[k]
-		rows = append(rows, []string{code(r.Value), orDash(strings.Join(sortedKeys(r.Types), ", ")), code(r.Const),
-			strings.Join(codeList(sortedKeys(r.By)), ", ")})
+	rows := make([][]string, 0, len(rs))
+	for _, r := range rs {
+		rows = append(rows, []string{code(r.Value), orDash(strings.Join(sortedKeys(r.Types), ", ")), orDash(r.Kind), code(r.Const)})
 	}
-	p.table([]string{"Reason", colType, "Constant", "Recorded by"}, rows)
+	p.table([]string{"Reason", colType, "Recorded on", "Constant"}, rows)
 	if len(scan.computed) > 0 {
-		p.line("These record Events whose reason is computed (a condition's reason, from the tables above, for")
-		p.line("the most part): %s.\n", strings.Join(sortedKeys(scan.computed), ", "))
+		p.line("These also record Events whose reason is computed (not a constant the sources give): %s.\n",
+			strings.Join(sortedKeys(scan.computed), ", "))
 	}
 }
 

@@ -19,197 +19,416 @@ package reference
 import (
 	"go/ast"
 	"go/token"
+	"go/types"
 )
 
-// A light data flow over one package's functions, enough to follow an
-// Event's type or reason from the call that records it back to the
-// constants it is given: through local variables (reason := X), through
-// the parameters of a function or of a closure bound to a name (fail :=
-// func(reason string) …; fail(X, …)), to the arguments of their callers in
-// the same package. Anything else (a field, a call's result) is a leaf
-// that is not a constant: the reason is computed.
+// A data flow over one package, enough to follow an Event's type and
+// reason from the call that records it back to the constants they are
+// given. go/types names what each name stands for, so it follows:
+//   - a local variable, to what is assigned to it (reason := X);
+//   - a parameter, to the arguments of the package's calls of its function
+//     (a function, a method, or a closure bound to a variable): only to
+//     those of the call the flow came in by, when it came in by one;
+//   - a call of one of the package's functions, to what it returns;
+//   - a field of one of the package's structs (rep.reason), to what the
+//     value's composite literal and the stores into the field of the
+//     variables it was held in put there (fields.go);
+//   - but not into a branch under `x == C` where x holds other constants
+//     (guards.go).
+// The rest is a leaf: a constant, a zero value, or a value computed (a
+// condition's reason read back, a result from another package).
 
-// scope is one function or closure.
-type scope struct {
-	node    ast.Node // *ast.FuncDecl or *ast.FuncLit
-	decl    *ast.FuncDecl
-	name    string // its name, or the local name a closure is bound to
-	params  []string
-	assigns map[string][]ast.Expr // outside nested closures
-	parent  *scope
-	file    *goFile
+// maxDepth bounds the steps of one flow: recursion, and long chains.
+const maxDepth = 24
+
+// function is a function, method or closure of the package.
+type function struct {
+	params, results []*ast.Ident // nil where unnamed; the receiver excluded
+	// returns are its own, not those of the closures in it.
+	returns []ret
+	// calls are the package's calls of it.
+	calls []*ast.CallExpr
 }
 
-// leaf is an expression the flow stops at, and the file it is in (whose
-// imports name its packages).
+// ret is a return statement, and the guards it is under.
+type ret struct {
+	stmt   *ast.ReturnStmt
+	guards []guard
+}
+
+// value is an expression, or the result-th value of a call returning
+// several (a, b := f()).
+type value struct {
+	expr   ast.Expr // nil: the zero value (var x T)
+	result int
+	// opaque: nothing is known of it (a range variable, a variable whose
+	// address a call is given).
+	opaque bool
+	// guards are those of the assignment.
+	guards []guard
+}
+
+// frame is a call the flow entered to read what the callee returns: the
+// callee's parameters are that call's arguments.
+type frame struct {
+	fn   *function
+	call *ast.CallExpr
+	up   *frame // where call is read
+	// assume are values given to variables (guards.go).
+	assume map[*types.Var]string
+}
+
+// heldIn is a variable a value was held in, and the frame it was read in.
+type heldIn struct {
+	v  *types.Var
+	at *frame
+}
+
+// leaf is where a flow stops: expr (nil for a zero value), read in the
+// frame at, having been held in vars.
 type leaf struct {
 	expr ast.Expr
-	file *goFile
+	at   *frame
+	vars []heldIn
 }
 
-// flow holds the scopes of one package.
+// store is x.f = v: v, and x when it is a variable.
+type store struct {
+	v    value
+	base *ast.Ident
+}
+
+type param struct {
+	fn    *function
+	index int
+	ident *ast.Ident
+}
+
+// flow is what one package's functions assign, store, return and call.
 type flow struct {
-	pkg    *goPackage
-	scopes []*scope
+	*typedPackage
+	funcs   map[types.Object]*function // by *types.Func, or the variable a closure is bound to
+	params  map[*types.Var]param
+	assigns map[*types.Var][]value
+	// stores are x.f = v by variable x and field f; fieldStores by field,
+	// whatever the value stored into.
+	stores      map[*types.Var]map[*types.Var][]value
+	fieldStores map[*types.Var][]store
+	// lits are the composite literals of each field's struct.
+	lits    map[*types.Var][]*ast.CompositeLit
+	boundTo map[*ast.FuncLit]*types.Var
+	guards  []guarded
 }
 
-func newFlow(p *goPackage) *flow {
-	fl := &flow{pkg: p}
+func newFlow(p *typedPackage) *flow {
+	fl := &flow{typedPackage: p, funcs: map[types.Object]*function{}, params: map[*types.Var]param{},
+		assigns: map[*types.Var][]value{}, stores: map[*types.Var]map[*types.Var][]value{},
+		fieldStores: map[*types.Var][]store{}, lits: map[*types.Var][]*ast.CompositeLit{}, boundTo: map[*ast.FuncLit]*types.Var{}}
 	for _, f := range p.Files {
 		for _, d := range f.AST.Decls {
 			if fd, ok := d.(*ast.FuncDecl); ok && fd.Body != nil {
-				s := fl.add(fd, fd, fd.Name.Name, fd.Type, nil, f)
-				fl.walk(fd.Body, s)
+				fn := fl.function(fd.Type)
+				if obj := p.info.Defs[fd.Name]; obj != nil {
+					fl.funcs[obj] = fn
+				}
+				fl.walk(fd.Body, fn)
 			}
 		}
+	}
+	// Once every function is known: who calls each.
+	for _, f := range p.Files {
+		ast.Inspect(f.AST, func(n ast.Node) bool {
+			if call, ok := n.(*ast.CallExpr); ok {
+				if fn := fl.callee(call); fn != nil {
+					fn.calls = append(fn.calls, call)
+				}
+			}
+			return true
+		})
 	}
 	return fl
 }
 
-func (fl *flow) add(node ast.Node, decl *ast.FuncDecl, name string, typ *ast.FuncType, parent *scope, f *goFile) *scope {
-	s := &scope{node: node, decl: decl, name: name, parent: parent, file: f, assigns: map[string][]ast.Expr{}}
-	for _, field := range typ.Params.List {
-		for _, n := range field.Names {
-			s.params = append(s.params, n.Name)
+// function notes a function's parameters and named results.
+func (fl *flow) function(typ *ast.FuncType) *function {
+	fn := &function{}
+	fn.params = fl.names(typ.Params)
+	for i, id := range fn.params {
+		if v := fl.varOf(id); v != nil {
+			fl.params[v] = param{fn: fn, index: i, ident: id}
 		}
 	}
-	fl.scopes = append(fl.scopes, s)
-	return s
+	fn.results = fl.names(typ.Results)
+	return fn
 }
 
-// walk records the assignments of s's body and the scopes of its closures.
-func (fl *flow) walk(body ast.Node, s *scope) {
-	bound := map[*ast.FuncLit]string{}
+// names are a field list's names, one per entry (nil where unnamed).
+func (fl *flow) names(list *ast.FieldList) []*ast.Ident {
+	if list == nil {
+		return nil
+	}
+	var out []*ast.Ident
+	for _, field := range list.List {
+		if len(field.Names) == 0 {
+			out = append(out, nil)
+		}
+		out = append(out, field.Names...)
+	}
+	return out
+}
+
+// walk notes what fn's body assigns, stores and returns, and the closures
+// in it.
+func (fl *flow) walk(body *ast.BlockStmt, fn *function) {
 	ast.Inspect(body, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.FuncLit:
-			child := fl.add(n, s.decl, bound[n], n.Type, s, s.file)
-			fl.walk(n.Body, child)
+			closure := fl.function(n.Type)
+			if v := fl.boundTo[n]; v != nil {
+				fl.funcs[v] = closure
+			}
+			fl.walk(n.Body, closure)
 			return false
+		case *ast.IfStmt, *ast.SwitchStmt:
+			fl.noteGuards(n)
+		case *ast.ReturnStmt:
+			fn.returns = append(fn.returns, ret{stmt: n, guards: fl.guardsAt(n.Pos())})
 		case *ast.AssignStmt:
-			if len(n.Lhs) == len(n.Rhs) {
-				for i, l := range n.Lhs {
-					if id, ok := l.(*ast.Ident); ok {
-						s.assigns[id.Name] = append(s.assigns[id.Name], n.Rhs[i])
-						if lit, ok := n.Rhs[i].(*ast.FuncLit); ok {
-							bound[lit] = id.Name
-						}
+			fl.assign(n)
+		case *ast.ValueSpec:
+			fl.declare(n)
+		case *ast.RangeStmt:
+			for _, e := range []ast.Expr{n.Key, n.Value} {
+				if id, ok := e.(*ast.Ident); ok {
+					fl.assignTo(id, value{expr: id, opaque: true})
+				}
+			}
+		case *ast.CallExpr:
+			// f(&x): f may set x (errors.As, a client's Get).
+			for _, arg := range n.Args {
+				if u, ok := ast.Unparen(arg).(*ast.UnaryExpr); ok && u.Op == token.AND {
+					if id, ok := ast.Unparen(u.X).(*ast.Ident); ok {
+						fl.assignTo(id, value{expr: id, opaque: true})
 					}
 				}
 			}
-		case *ast.ValueSpec:
-			if len(n.Names) == len(n.Values) {
-				for i, id := range n.Names {
-					s.assigns[id.Name] = append(s.assigns[id.Name], n.Values[i])
-				}
-			}
+		case *ast.CompositeLit:
+			fl.literal(n)
 		}
 		return true
 	})
 }
 
-// scopeAt is the innermost scope holding pos.
-func (fl *flow) scopeAt(pos token.Pos) *scope {
-	var best *scope
-	for _, s := range fl.scopes {
-		if s.node.Pos() <= pos && pos < s.node.End() && (best == nil || s.node.Pos() >= best.node.Pos()) {
-			best = s
+func (fl *flow) assign(as *ast.AssignStmt) {
+	switch {
+	case as.Tok != token.ASSIGN && as.Tok != token.DEFINE: // x += y: computed
+		for _, l := range as.Lhs {
+			fl.assignTo(l, value{expr: l, opaque: true})
+		}
+	case len(as.Lhs) == len(as.Rhs):
+		for i, l := range as.Lhs {
+			fl.assignTo(l, value{expr: as.Rhs[i]})
+		}
+	case len(as.Rhs) == 1: // a, b := f()
+		for i, l := range as.Lhs {
+			fl.assignTo(l, value{expr: as.Rhs[0], result: i})
 		}
 	}
-	return best
 }
 
-// maxDepth bounds the flow through variables and callers.
-const maxDepth = 6
+func (fl *flow) declare(vs *ast.ValueSpec) {
+	for i, id := range vs.Names {
+		switch {
+		case len(vs.Values) == 0:
+			fl.assignTo(id, value{})
+		case len(vs.Values) == len(vs.Names):
+			fl.assignTo(id, value{expr: vs.Values[i]})
+		default:
+			fl.assignTo(id, value{expr: vs.Values[0], result: i})
+		}
+	}
+}
 
-// leaves are what e, in scope s, may stand for.
-func (fl *flow) leaves(e ast.Expr, s *scope, depth int) []leaf {
-	if p, ok := e.(*ast.ParenExpr); ok {
-		return fl.leaves(p.X, s, depth)
+// assignTo notes an assignment to a variable, or a store into a field.
+func (fl *flow) assignTo(lhs ast.Expr, v value) {
+	v.guards = fl.guardsAt(lhs.Pos())
+	switch l := ast.Unparen(lhs).(type) {
+	case *ast.Ident:
+		x := fl.varOf(l)
+		if x == nil {
+			return
+		}
+		fl.assigns[x] = append(fl.assigns[x], v)
+		if lit, ok := v.expr.(*ast.FuncLit); ok {
+			fl.boundTo[lit] = x
+		}
+	case *ast.SelectorExpr:
+		f := fl.localField(l)
+		if f == nil {
+			return
+		}
+		s := store{v: v}
+		if id, ok := ast.Unparen(l.X).(*ast.Ident); ok {
+			if x := fl.varOf(id); x != nil {
+				if fl.stores[x] == nil {
+					fl.stores[x] = map[*types.Var][]value{}
+				}
+				fl.stores[x][f] = append(fl.stores[x][f], v)
+				s.base = id
+			}
+		}
+		fl.fieldStores[f] = append(fl.fieldStores[f], s)
 	}
-	id, ok := e.(*ast.Ident)
-	if !ok || depth > maxDepth {
-		return []leaf{{e, s.file}}
+}
+
+// varOf is the variable (not a field) id names, if any.
+func (fl *flow) varOf(id *ast.Ident) *types.Var {
+	if id == nil {
+		return nil
 	}
-	for sc := s; sc != nil; sc = sc.parent {
-		if values, ok := sc.assigns[id.Name]; ok {
+	obj := fl.info.Defs[id]
+	if obj == nil {
+		obj = fl.info.Uses[id]
+	}
+	if v, ok := obj.(*types.Var); ok && !v.IsField() {
+		return v
+	}
+	return nil
+}
+
+// callee is the package's function call calls, if it is one.
+func (fl *flow) callee(call *ast.CallExpr) *function {
+	var obj types.Object
+	switch fun := ast.Unparen(call.Fun).(type) {
+	case *ast.Ident:
+		obj = fl.info.Uses[fun]
+	case *ast.SelectorExpr:
+		if sel := fl.info.Selections[fun]; sel != nil {
+			obj = sel.Obj()
+		} else {
+			obj = fl.info.Uses[fun.Sel] // pkg.F
+		}
+	}
+	if f, ok := obj.(*types.Func); ok {
+		obj = f.Origin()
+	}
+	return fl.funcs[obj]
+}
+
+// leaves are what v, read in frame at, may stand for.
+func (fl *flow) leaves(v value, at *frame, depth int) []leaf {
+	switch {
+	case v.expr == nil:
+		return []leaf{{at: at}}
+	case v.opaque || depth > maxDepth:
+		return []leaf{{expr: v.expr, at: at}}
+	}
+	switch e := ast.Unparen(v.expr).(type) {
+	case *ast.Ident:
+		if _, isNil := fl.info.Uses[e].(*types.Nil); isNil {
+			return []leaf{{at: at}}
+		}
+		if x := fl.varOf(e); x != nil && fl.local(x) {
+			return fl.variable(x, e, at, depth+1)
+		}
+	case *ast.UnaryExpr:
+		// &x: the pointer leads to x (&T{…} is a literal: a leaf).
+		if id, ok := ast.Unparen(e.X).(*ast.Ident); ok && e.Op == token.AND {
+			return fl.leaves(value{expr: id}, at, depth+1)
+		}
+	case *ast.SelectorExpr:
+		if f := fl.localField(e); f != nil {
 			var out []leaf
-			for _, v := range values {
-				out = append(out, fl.leaves(v, sc, depth+1)...)
+			for _, o := range fl.leaves(value{expr: e.X}, at, depth+1) {
+				out = append(out, fl.fieldOf(o, f, depth+1)...)
 			}
 			return out
 		}
-		for i, p := range sc.params {
-			if p == id.Name {
-				return fl.callerArgs(sc, i, depth+1)
-			}
+	case *ast.StarExpr:
+		return fl.leaves(value{expr: e.X}, at, depth+1)
+	case *ast.CallExpr:
+		if fn := fl.callee(e); fn != nil {
+			return fl.returned(fn, e, v.result, at, depth+1)
+		}
+		if tv, ok := fl.info.Types[e.Fun]; ok && tv.IsType() && len(e.Args) == 1 {
+			return fl.leaves(value{expr: e.Args[0]}, at, depth+1) // a conversion
 		}
 	}
-	return []leaf{{e, s.file}} // a package-level name
+	return []leaf{{expr: v.expr, at: at}}
 }
 
-// callerArgs are what the i-th argument of the calls to s may stand for:
-// the calls in its enclosing function for a closure, in the package for a
-// function or method.
-func (fl *flow) callerArgs(s *scope, i, depth int) []leaf {
+// local says whether x is a variable of one of the package's functions.
+func (fl *flow) local(x *types.Var) bool {
+	return x.Pkg() == fl.types && x.Parent() != fl.types.Scope()
+}
+
+// variable is what was assigned to x, or given for it as a parameter;
+// each leaf notes that it was held in x.
+func (fl *flow) variable(x *types.Var, id *ast.Ident, at *frame, depth int) []leaf {
 	var out []leaf
-	unknown := []leaf{{ast.NewIdent(s.params[i]), s.file}}
-	if s.name == "" {
-		return unknown
-	}
-	var regions []ast.Node
-	if _, closure := s.node.(*ast.FuncLit); closure {
-		regions = []ast.Node{s.decl}
-	} else {
-		for _, f := range fl.pkg.Files {
-			regions = append(regions, f.AST)
+	for _, v := range fl.assigns[x] {
+		if fl.feasible(v.guards, at, depth) {
+			out = append(out, fl.leaves(v, at, depth)...)
 		}
 	}
-	for _, region := range regions {
-		ast.Inspect(region, func(n ast.Node) bool {
-			call, ok := n.(*ast.CallExpr)
-			if !ok || calleeName(call) != s.name {
-				return true
-			}
-			at := fl.scopeAt(call.Pos())
-			if at == nil || otherPackage(call, at.file) {
-				return true
-			}
-			if i >= len(call.Args) || len(call.Args) != len(s.params) {
-				out = append(out, unknown...)
-				return true
-			}
-			out = append(out, fl.leaves(call.Args[i], at, depth)...)
-			return true
-		})
+	p, isParam := fl.params[x]
+	if isParam {
+		out = append(out, fl.arguments(p, at, depth)...)
 	}
-	if len(out) == 0 {
-		return unknown
+	if len(fl.assigns[x]) == 0 && !isParam {
+		out = []leaf{{expr: id, at: at}} // a type switch's variable
+	}
+	for i := range out {
+		out[i].vars = append([]heldIn{{v: x, at: at}}, out[i].vars...)
 	}
 	return out
 }
 
-// calleeName is f of f(…) or x.f(…).
-func calleeName(call *ast.CallExpr) string {
-	switch fn := call.Fun.(type) {
-	case *ast.Ident:
-		return fn.Name
-	case *ast.SelectorExpr:
-		return fn.Sel.Name
+// arguments are what the calls of p's function pass for it: the call the
+// flow came in by, or every call in the package.
+func (fl *flow) arguments(p param, at *frame, depth int) []leaf {
+	if at != nil && at.fn == p.fn {
+		return fl.argument(at.call, p, at.up, depth)
 	}
-	return ""
+	if len(p.fn.calls) == 0 {
+		return []leaf{{expr: p.ident}} // called from elsewhere
+	}
+	var out []leaf
+	for _, call := range p.fn.calls {
+		out = append(out, fl.argument(call, p, nil, depth)...)
+	}
+	return out
 }
 
-// otherPackage says whether call is pkg.f(…) of an imported package.
-func otherPackage(call *ast.CallExpr, f *goFile) bool {
-	sel, ok := call.Fun.(*ast.SelectorExpr)
-	if !ok {
-		return false
+func (fl *flow) argument(call *ast.CallExpr, p param, at *frame, depth int) []leaf {
+	switch {
+	case len(call.Args) == 1 && len(p.fn.params) > 1: // f(g())
+		return fl.leaves(value{expr: call.Args[0], result: p.index}, at, depth)
+	case p.index < len(call.Args):
+		return fl.leaves(value{expr: call.Args[p.index]}, at, depth)
 	}
-	id, ok := sel.X.(*ast.Ident)
-	if !ok {
-		return false
+	return []leaf{{expr: call, at: at}}
+}
+
+// returned is what fn returns as its result-th value to call.
+func (fl *flow) returned(fn *function, call *ast.CallExpr, result int, at *frame, depth int) []leaf {
+	in := &frame{fn: fn, call: call, up: at}
+	var out []leaf
+	for _, r := range fn.returns {
+		if !fl.feasible(r.guards, in, depth) {
+			continue
+		}
+		ret := r.stmt
+		switch {
+		case len(ret.Results) == 0: // named results
+			if result < len(fn.results) && fn.results[result] != nil {
+				out = append(out, fl.leaves(value{expr: fn.results[result]}, in, depth)...)
+			}
+		case len(ret.Results) == 1 && len(fn.results) > 1: // return g()
+			out = append(out, fl.leaves(value{expr: ret.Results[0], result: result}, in, depth)...)
+		case result < len(ret.Results):
+			out = append(out, fl.leaves(value{expr: ret.Results[result]}, in, depth)...)
+		}
 	}
-	_, imported := f.imports[id.Name]
-	return imported
+	return out
 }

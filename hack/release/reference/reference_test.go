@@ -190,6 +190,7 @@ func TestGenerateNamesEverything(t *testing.T) {
 
 	events := section(page, "## Event reasons")
 	assertNames(t, "events", events, []string{"RotationRequestRefused", "Rotated", "OrphanRemoved", "TargetNotAllowed", "StorageVersionMigrated"}, "| `%s` |")
+	assertEvents(t, "events", events)
 
 	keys := section(page, "## Annotations and labels")
 	var want []string
@@ -218,6 +219,51 @@ func TestCommittedPageIsComplete(t *testing.T) {
 	}
 	if !strings.Contains(page, "`vko_outage_held_resources`") {
 		t.Error("docs/reference.md (run make reference): vko_outage_held_resources is missing")
+	}
+	assertEvents(t, "docs/reference.md (run make reference)", section(page, "## Event reasons"))
+}
+
+// knownEvents are Events the controllers record, found in their sources
+// by hand, most through a value that carries the reason (a report, a
+// notice) rather than a constant in the recording call: the reason, the
+// kind it is recorded on, and its type where it has only one.
+var knownEvents = []struct{ reason, kind, eventType string }{
+	{"Created", "VaultApp", "Normal"},                                // decideReport: r.reason = ReasonCreated; writeReport
+	{"DriftRepaired", "VaultApp", "Normal"},                          // decideReport
+	{"GrantRevoked", "VaultApp", "Warning"},                          // decideReport: refused(…), r.reason = reason
+	{"NotOwned", "VaultApp", ""},                                     // bringInStep: failed(ReasonNotOwned, …); finalize
+	{"LegacyConfiguration", "VaultApp", "Warning"},                   // legacy.go
+	{"DeleteFailed", "Namespace", "Warning"},                         // tellTerminatingNamespace: clusterevent.Record
+	{"VaultUnavailable", "VaultServer", ""},                          // checkNow: serverEvent{reason: connected.reason}
+	{"RotationAbandoned", "KeycloakClientCredential", "Warning"},     // notice{…} in credential_rotation.go
+	{"RotationDistributed", "KeycloakClientCredential", "Normal"},    // distributed: notice{…}
+	{"Connected", "KeycloakServer", "Normal"},                        // keycloakserver_controller.go
+	{"Unauthorized", "KeycloakServer", "Warning"},                    // classify(…).reason
+	{"StorageVersionMigrated", "CustomResourceDefinition", "Normal"}, // migrator.go
+}
+
+// assertEvents fails for each known Event the Event section lacks, and
+// when some reason is left computed rather than listed.
+func assertEvents(t *testing.T, where, events string) {
+	t.Helper()
+	rows := map[[2]string]string{} // type by reason and kind
+	for _, line := range strings.Split(events, "\n") {
+		cells := strings.Split(line, " | ")
+		if strings.HasPrefix(line, "| `") && len(cells) == 4 {
+			rows[[2]string{strings.Trim(strings.TrimPrefix(cells[0], "| "), "`"), cells[2]}] = cells[1]
+		}
+	}
+	for _, w := range knownEvents {
+		got, ok := rows[[2]string{w.reason, w.kind}]
+		switch {
+		case !ok:
+			t.Errorf("%s: no Event %s on %s", where, w.reason, w.kind)
+		case w.eventType != "" && got != w.eventType:
+			t.Errorf("%s: Event %s on %s is %s, want %s", where, w.reason, w.kind, got, w.eventType)
+		}
+	}
+	if strings.Contains(events, "computed") {
+		t.Errorf("%s: some Event reasons are computed, not listed:\n%s", where, events)
 	}
 }
 

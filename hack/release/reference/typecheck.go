@@ -91,7 +91,8 @@ func (s *sources) typeCheck(dirs []string) ([]*typedPackage, error) {
 // exportData maps the import path of every dependency of dirs to the file
 // holding its export data.
 func (s *sources) exportData(dirs []string) (map[string]string, error) {
-	args := []string{"list", "-export", "-deps", "-f", "{{if .Export}}{{.ImportPath}}\t{{.Export}}{{end}}"}
+	args := make([]string, 0, 5+len(dirs))
+	args = append(args, "list", "-export", "-deps", "-f", "{{if .Export}}{{.ImportPath}}\t{{.Export}}{{end}}")
 	for _, d := range dirs {
 		args = append(args, "./"+d)
 	}
