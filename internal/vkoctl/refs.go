@@ -45,17 +45,19 @@ const (
 	kindCredential = "KeycloakClientCredential"
 )
 
+// kinds are the names kubectl knows each kind by: plural, singular and the
+// CRD's short name (kept equal by TestAliasesAreTheCRDsNames).
 var kinds = []struct {
 	names []string
 	kind  Kind
 }{
-	{[]string{"vaultapp", "vaultapps", "va"}, Kind{kindVaultApp, true, func() client.Object { return &vaultv1beta1.VaultApp{} }}},
+	{[]string{"vaultapp", "vaultapps", "vapp"}, Kind{kindVaultApp, true, func() client.Object { return &vaultv1beta1.VaultApp{} }}},
 	{[]string{"keycloakclientcredential", "keycloakclientcredentials", "kcc"}, Kind{kindCredential, true, func() client.Object { return &secretsv1beta1.KeycloakClientCredential{} }}},
-	{[]string{"vaultserver", "vaultservers", "vs"}, Kind{"VaultServer", false, func() client.Object { return &vaultv1beta1.VaultServer{} }}},
-	{[]string{"keycloakserver", "keycloakservers", "ks"}, Kind{"KeycloakServer", false, func() client.Object { return &secretsv1beta1.KeycloakServer{} }}},
+	{[]string{"vaultserver", "vaultservers", "vsrv"}, Kind{"VaultServer", false, func() client.Object { return &vaultv1beta1.VaultServer{} }}},
+	{[]string{"keycloakserver", "keycloakservers", "kcs"}, Kind{"KeycloakServer", false, func() client.Object { return &secretsv1beta1.KeycloakServer{} }}},
 }
 
-// ParseRef reads KIND/NAME (vaultapp/shop-api, kcc/gitea, vs/central, ...;
+// ParseRef reads KIND/NAME (vaultapp/shop-api, kcc/gitea, vsrv/central, ...;
 // a group suffix such as vaultapp.vault.exemple.com is accepted).
 func ParseRef(ref string) (Kind, string, error) {
 	k, name, ok := strings.Cut(ref, "/")

@@ -77,11 +77,11 @@ func cluster(t *testing.T, objs ...client.Object) client.Client {
 func TestParseRef(t *testing.T) {
 	for _, tc := range []struct{ ref, kind, name, err string }{
 		{"vaultapp/shop-api", "VaultApp", "shop-api", ""},
-		{"va/x", "VaultApp", "x", ""},
+		{"vapp/x", "VaultApp", "x", ""},
 		{"vaultapps.vault.exemple.com/x", "VaultApp", "x", ""},
 		{"kcc/gitea", "KeycloakClientCredential", "gitea", ""},
-		{"vs/central", "VaultServer", "central", ""},
-		{"ks/sso", "KeycloakServer", "sso", ""},
+		{"vsrv/central", "VaultServer", "central", ""},
+		{"kcs/sso", "KeycloakServer", "sso", ""},
 		{"pod/x", "", "", "not a kind of the operator's"},
 		{"vaultapp", "", "", "want KIND/NAME"},
 	} {
@@ -219,7 +219,7 @@ func TestWhy(t *testing.T) {
 		LastTimestamp: metav1.NewTime(time.Unix(1000, 0)),
 	}
 	var out bytes.Buffer
-	if err := Why(context.Background(), cluster(t, app, event), "va/shop-api", "elsewhere", time.Unix(1060, 0), &out); err != nil {
+	if err := Why(context.Background(), cluster(t, app, event), "vapp/shop-api", "elsewhere", time.Unix(1060, 0), &out); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
@@ -291,7 +291,7 @@ func TestTenantWithoutServerRightsIsToldWhatItMaySee(t *testing.T) {
 	}
 	tenant := asTenant(cluster(t, app))
 	var out bytes.Buffer
-	if err := Why(context.Background(), tenant, "va/api", "shop", time.Now(), &out); err != nil {
+	if err := Why(context.Background(), tenant, "vapp/api", "shop", time.Now(), &out); err != nil {
 		t.Fatalf("why as a tenant: %v", err)
 	}
 	for _, want := range []string{"only the cluster admin may read VaultServer central and its grants", "logs in at https://vault.example.com/v1/auth/kubernetes-east/login as role app.shop.api and reads secret/data/shop/<path>"} {

@@ -93,7 +93,7 @@ type VaultAppStatus struct {
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
 // +kubebuilder:deprecatedversion:warning="vault.exemple.com/v1alpha1 VaultApp is deprecated; use vault.exemple.com/v1beta1"
-// +kubebuilder:resource:categories=vault
+// +kubebuilder:resource:shortName=vapp,categories=vault
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
 // +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`
 // +kubebuilder:printcolumn:name="Policy",type=string,JSONPath=`.status.policyName`
