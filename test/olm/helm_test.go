@@ -22,9 +22,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -96,7 +98,11 @@ func TestHelmInstallsAndRunsTheOperator(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !t.Run("helm install", func(t *testing.T) {
-		out, err := run(t, "install", "vko", chart, "--namespace", installNamespace, kubeconfig)
+		// Values other than the defaults, each of a kind the manager's
+		// pod takes: a flag, an environment variable, metadata.
+		out, err := run(t, "install", "vko", chart, "--namespace", installNamespace, kubeconfig,
+			"--set", "extraArgs[0]=--max-backoff=30s", "--set", "extraEnv[0].name=GOMEMLIMIT", "--set", "extraEnv[0].value=200MiB",
+			"--set", "podLabels.team=platform", "--set", "deploymentAnnotations.owner=platform")
 		if err != nil {
 			t.Fatalf("helm install: %v\n%s", err, out)
 		}
@@ -110,6 +116,19 @@ func TestHelmInstallsAndRunsTheOperator(t *testing.T) {
 		e.runAndApplySamples(t, chartServiceAccount, func() {
 			e.startPod(t, operatorPod{name: "helm", deployment: chartDeployment, service: chartWebhookService, certSecret: chartCertSecret, serviceAccount: chartServiceAccount})
 		})
+		// The pod ran with the values given (startPod runs the manager
+		// with the container's args and env).
+		var dep appsv1.Deployment
+		if err := e.c.Get(ctx, client.ObjectKey{Namespace: installNamespace, Name: chartDeployment}, &dep); err != nil {
+			t.Fatal(err)
+		}
+		pod := dep.Spec.Template
+		if dep.Annotations["owner"] != "platform" || pod.Labels["team"] != "platform" ||
+			!slices.Contains(pod.Spec.Containers[0].Args, "--max-backoff=30s") ||
+			!slices.Contains(pod.Spec.Containers[0].Env, corev1.EnvVar{Name: "GOMEMLIMIT", Value: "200MiB"}) {
+			t.Errorf("the Deployment lacks a value given to helm install: annotations %v, pod labels %v, args %v, env %v",
+				dep.Annotations, pod.Labels, pod.Spec.Containers[0].Args, pod.Spec.Containers[0].Env)
+		}
 	}) {
 		return
 	}
@@ -178,6 +197,23 @@ func renderModes(t *testing.T, run func(*testing.T, ...string) (string, error), 
 		if !strings.Contains(monitored, want) {
 			t.Errorf("with the Prometheus Operator's API: no %q", want)
 		}
+	}
+	placed := template("--set", "replicas=2", "--set", "image.digest=sha256:"+strings.Repeat("ab", 32),
+		"--set", "nodeSelector.kubernetes\\.io/os=linux", "--set", "tolerations[0].key=dedicated", "--set", "tolerations[0].operator=Exists",
+		"--set", "affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].key=pool",
+		"--set", "affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].operator=Exists",
+		"--set", "topologySpreadConstraints[0].maxSkew=1", "--set", "topologySpreadConstraints[0].topologyKey=zone",
+		"--set", "topologySpreadConstraints[0].whenUnsatisfiable=ScheduleAnyway", "--set", "priorityClassName=platform-critical",
+		"--set", "podAnnotations.audit=on", "--set", "deploymentLabels.tier=ops")
+	for _, want := range []string{"kind: PodDisruptionBudget", "maxUnavailable: 1", "@sha256:" + strings.Repeat("ab", 32),
+		"kubernetes.io/os: linux", "key: dedicated", "key: pool", "topologyKey: zone", "priorityClassName: platform-critical",
+		"audit: \"on\"", "tier: ops"} {
+		if !strings.Contains(placed, want) {
+			t.Errorf("with every placement value set: no %q in\n%s", want, placed)
+		}
+	}
+	if strings.Contains(template(), "kind: PodDisruptionBudget") {
+		t.Errorf("one replica: a PodDisruptionBudget, which would block every drain")
 	}
 	if out, err := run(t, "template", "vko", chart, "--set", "webhook.certificates=both"); err == nil || !strings.Contains(out, `webhook.certificates "both": must be auto, cert-manager or secret`) {
 		t.Errorf("webhook.certificates=both: %v\n%s", err, out)

@@ -32,7 +32,11 @@ with what to do.
 {{- end -}}
 {{- end -}}
 
-{{/* The manager's image. */}}
+{{/* The manager's image: by digest when one is given, else by tag. */}}
 {{- define "vko.image" -}}
+{{- if .Values.image.digest -}}
+{{ .Values.image.repository }}@{{ .Values.image.digest }}
+{{- else -}}
 {{ .Values.image.repository }}:{{ .Values.image.tag | default (printf "v%s" .Chart.AppVersion) }}
+{{- end -}}
 {{- end -}}

@@ -234,6 +234,11 @@ func template(u *unstructured.Unstructured) (string, []byte, error) {
 			err = fmt.Errorf("no resources block at a container's indentation")
 		}
 		text = resourcesBlock.ReplaceAllString(text, "        resources:\n          {{- toYaml .Values.resources | nindent 10 }}\n")
+		for _, r := range deploymentValues {
+			if err == nil {
+				text, err = replaceOnce(text, r.at, r.at+r.add)
+			}
+		}
 	case certManagerOnly:
 		text = "{{- if eq (include \"vko.certManager\" .) \"true\" }}\n" + text + "{{- end }}\n"
 	}
@@ -254,6 +259,42 @@ var (
 	// (a container's fields are indented by 8).
 	resourcesBlock = regexp.MustCompile(`(?m)^        resources:\n(?:          .*\n)+`)
 )
+
+// deploymentValues are the chart's values for the Deployment, each added
+// after a line of the marshalled Deployment that holds one place (yaml
+// marshals keys in order: the Deployment's metadata comes first, then the
+// pod template's).
+var deploymentValues = []struct{ at, add string }{
+	{"metadata:\n  labels:\n", "    {{- with .Values.deploymentLabels }}\n    {{- toYaml . | nindent 4 }}\n    {{- end }}\n"},
+	{"metadata:\n", "  {{- with .Values.deploymentAnnotations }}\n  annotations:\n    {{- toYaml . | nindent 4 }}\n  {{- end }}\n"},
+	{"    metadata:\n      annotations:\n", "        {{- with .Values.podAnnotations }}\n        {{- toYaml . | nindent 8 }}\n        {{- end }}\n"},
+	{"      labels:\n", "        {{- with .Values.podLabels }}\n        {{- toYaml . | nindent 8 }}\n        {{- end }}\n"},
+	{"        - --install-monitoring=false\n", "        {{- range .Values.extraArgs }}\n        - {{ . | quote }}\n        {{- end }}\n"},
+	{"              fieldPath: metadata.namespace\n", "        {{- with .Values.extraEnv }}\n        {{- toYaml . | nindent 8 }}\n        {{- end }}\n"},
+	{"      terminationGracePeriodSeconds: 10\n", podPlacement},
+}
+
+// podPlacement is where the pod may run, and its priority.
+const podPlacement = `      {{- with .Values.nodeSelector }}
+      nodeSelector:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+      {{- with .Values.tolerations }}
+      tolerations:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+      {{- with .Values.affinity }}
+      affinity:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+      {{- with .Values.topologySpreadConstraints }}
+      topologySpreadConstraints:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+      {{- with .Values.priorityClassName }}
+      priorityClassName: {{ . }}
+      {{- end }}
+`
 
 // deployment puts the image, its pull policy and the certificate Secret
 // into marks.
