@@ -144,6 +144,13 @@ func BenchmarkFleet(b *testing.B) {
 	r.Raw["P5"] = map[string]int64{"peakRSSBytes": rss}
 	r.add("P5", fmt.Sprintf("peak RSS (VmHWM), %d of each kind + %d unrelated Secrets", shape.Size, shape.Unrelated+bareSecrets), rss <= 150<<20, "≤ 150 MiB",
 		"%.1f MiB", float64(rss)/(1<<20))
+	// The shipped resources must hold that peak: within the request, and
+	// at most half the limit (the defaults are sized for ten times this
+	// fleet, docs/operating.md).
+	request, limit := shippedMemory(b)
+	r.add("P5", "peak RSS against the shipped memory request and limit (config/manager, the chart's defaults)",
+		rss <= request && 2*rss <= limit, "≤ request, ≤ limit / 2",
+		"%.1f MiB; request %.0f MiB, limit %.0f MiB", float64(rss)/(1<<20), float64(request)/(1<<20), float64(limit)/(1<<20))
 
 	// The counts are the proxies'; the operator's own metrics must agree
 	// (over the life of P2's manager: before P7 restarts it).

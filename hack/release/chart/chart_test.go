@@ -23,6 +23,11 @@ import (
 	"strings"
 	"testing"
 
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"sigs.k8s.io/yaml"
+
 	"github.com/carbogame/vault-keycloak-operator/hack/release/chart"
 )
 
@@ -84,5 +89,38 @@ func TestChartHoldsConfigDefault(t *testing.T) {
 	}
 	if !bytes.Contains(files["Chart.yaml"], []byte("appVersion: 9.8.7")) {
 		t.Errorf("Chart.yaml:\n%s", files["Chart.yaml"])
+	}
+}
+
+// The chart's default resources are config/manager's, which the bundle
+// ships and make bench checks: one sizing, whichever way it is installed.
+func TestChartResourcesAreTheManagers(t *testing.T) {
+	values, err := os.ReadFile(filepath.Join(repoRoot, "hack", "release", "chart", "static", "values.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var chartValues struct {
+		Resources corev1.ResourceRequirements `json:"resources"`
+	}
+	if err := yaml.Unmarshal(values, &chartValues); err != nil {
+		t.Fatal(err)
+	}
+	manifest, err := os.ReadFile(filepath.Join(repoRoot, "config", "manager", "manager.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var found bool
+	for _, doc := range strings.Split(string(manifest), "\n---\n") {
+		var dep appsv1.Deployment
+		if err := yaml.Unmarshal([]byte(doc), &dep); err != nil || dep.Kind != "Deployment" {
+			continue
+		}
+		found = true
+		if got := dep.Spec.Template.Spec.Containers[0].Resources; !equality.Semantic.DeepEqual(got, chartValues.Resources) {
+			t.Errorf("the chart's default resources %v differ from config/manager's %v", chartValues.Resources, got)
+		}
+	}
+	if !found {
+		t.Fatal("no Deployment in config/manager/manager.yaml")
 	}
 }
