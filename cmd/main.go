@@ -55,14 +55,24 @@ func main() {
 	}
 	flags := bindFlags(flag.CommandLine)
 	flag.Parse()
+	cfg := ctrl.GetConfigOrDie()
+	// The ConfigMap's settings go in before anything reads the flags (the
+	// log level included), so the logger comes after.
+	settings, settingsErr := readSettings(cfg, flags.operatorNamespace)
 	ctrl.SetLogger(newLogger(&flags.zap))
+	if settingsErr != nil {
+		setupLog.Error(settingsErr, "invalid configuration")
+		os.Exit(2)
+	}
+	if len(settings) > 0 {
+		setupLog.Info("settings from the ConfigMap", "configMap", flags.operatorNamespace+"/"+settingsConfigMap, "flags", settings)
+	}
 	opts, err := flags.operatorOptions()
 	if err != nil {
 		setupLog.Error(err, "invalid configuration")
 		os.Exit(2)
 	}
 
-	cfg := ctrl.GetConfigOrDie()
 	// Who wrote what, in the API server's audit log: each shard says which.
 	cfg.UserAgent = "vault-keycloak-operator (shard " + opts.Shard.String() + ")"
 	serverSide := false

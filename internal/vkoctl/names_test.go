@@ -38,7 +38,7 @@ var takenShortNames = map[string]string{
 	"crs": "cert-manager CertificateRequest",
 	"app": "Argo CD Application", "apps": "Argo CD Application", "appset": "Argo CD ApplicationSet",
 	"appproj": "Argo CD AppProject",
-	"xrd": "Crossplane CompositeResourceDefinition", "comp": "Crossplane Composition",
+	"xrd":     "Crossplane CompositeResourceDefinition", "comp": "Crossplane Composition",
 	"ks": "Flux Kustomization", "hr": "Flux HelmRelease", "hc": "Flux HelmChart", "gitrepo": "Flux GitRepository",
 	"helmrepo": "Flux HelmRepository", "ocirepo": "Flux OCIRepository",
 	"kc": "Keycloak operator Keycloak",

@@ -112,10 +112,19 @@ func TestHelmInstallsAndRunsTheOperator(t *testing.T) {
 	}) {
 		return
 	}
+	// A setting for which the chart has no value of its own, in the
+	// ConfigMap every install path reads.
+	if err := e.c.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: installNamespace, Name: "vault-keycloak-operator-settings"},
+		Data: map[string]string{"max-concurrent-reconciles": "3"}}); err != nil {
+		t.Fatal(err)
+	}
 	if !t.Run("manager runs as the chart's ServiceAccount", func(t *testing.T) {
 		e.runAndApplySamples(t, chartServiceAccount, func() {
 			e.startPod(t, operatorPod{name: "helm", deployment: chartDeployment, service: chartWebhookService, certSecret: chartCertSecret, serviceAccount: chartServiceAccount})
 		})
+		if log := e.manager.Log(); !strings.Contains(log, `"msg":"settings from the ConfigMap"`) || !strings.Contains(log, `"flags":["max-concurrent-reconciles"]`) {
+			t.Errorf("the manager did not take max-concurrent-reconciles from its ConfigMap:\n%s", e.manager.LogTail(40))
+		}
 		// The pod ran with the values given (startPod runs the manager
 		// with the container's args and env).
 		var dep appsv1.Deployment
