@@ -48,4 +48,3 @@ func shippedMemory(b *testing.B) (request, limit int64) {
 	b.Fatal("no Deployment in config/manager/manager.yaml")
 	return 0, 0
 }
-

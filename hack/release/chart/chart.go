@@ -226,19 +226,7 @@ func template(u *unstructured.Unstructured) (string, []byte, error) {
 	case kind == crdKind:
 		text, err = replaceOnce(text, "  annotations:\n", "  annotations:\n    {{- if .Values.crds.keep }}\n    helm.sh/resource-policy: keep\n    {{- end }}\n")
 	case kind == "Deployment":
-		text, err = replaceOnce(text, "  replicas: 1\n", "  replicas: {{ .Values.replicas }}\n")
-		if err == nil {
-			text, err = replaceOnce(text, "imagePullPolicy: VKO-PULL", "imagePullPolicy: {{ .Values.image.pullPolicy }}")
-		}
-		if err == nil && !resourcesBlock.MatchString(text) {
-			err = fmt.Errorf("no resources block at a container's indentation")
-		}
-		text = resourcesBlock.ReplaceAllString(text, "        resources:\n          {{- toYaml .Values.resources | nindent 10 }}\n")
-		for _, r := range deploymentValues {
-			if err == nil {
-				text, err = replaceOnce(text, r.at, r.at+r.add)
-			}
-		}
+		text, err = templateDeployment(text)
 	case certManagerOnly:
 		text = "{{- if eq (include \"vko.certManager\" .) \"true\" }}\n" + text + "{{- end }}\n"
 	}
@@ -259,6 +247,25 @@ var (
 	// (a container's fields are indented by 8).
 	resourcesBlock = regexp.MustCompile(`(?m)^        resources:\n(?:          .*\n)+`)
 )
+
+// templateDeployment puts the chart's values into the marshalled
+// Deployment.
+func templateDeployment(text string) (string, error) {
+	text, err := replaceOnce(text, "  replicas: 1\n", "  replicas: {{ .Values.replicas }}\n")
+	if err == nil {
+		text, err = replaceOnce(text, "imagePullPolicy: VKO-PULL", "imagePullPolicy: {{ .Values.image.pullPolicy }}")
+	}
+	if err == nil && !resourcesBlock.MatchString(text) {
+		err = fmt.Errorf("no resources block at a container's indentation")
+	}
+	text = resourcesBlock.ReplaceAllString(text, "        resources:\n          {{- toYaml .Values.resources | nindent 10 }}\n")
+	for _, r := range deploymentValues {
+		if err == nil {
+			text, err = replaceOnce(text, r.at, r.at+r.add)
+		}
+	}
+	return text, err
+}
 
 // deploymentValues are the chart's values for the Deployment, each added
 // after a line of the marshalled Deployment that holds one place (yaml
