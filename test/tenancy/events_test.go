@@ -58,8 +58,10 @@ func TestATenantsBurstDoesNotDelayAnothersEvents(t *testing.T) {
 		})
 	}
 	g.Expect(eg.Wait()).To(Succeed())
-	// Every VaultApp of the tenant's reconciled, so every Created Event
-	// recorded: many still wait for their turn.
+	// The other team acts while the tenant's Events wait for their turn:
+	// once 20 more of the tenant's VaultApps are reconciled (each records
+	// its Created Event in that pass) than their Events written. Waiting
+	// for all 300 instead let a slow machine write them all meanwhile.
 	g.Eventually(func() int {
 		var list vaultv1beta1.VaultAppList
 		g.Expect(op.Client.List(ctx, &list, client.InNamespace(own), client.MatchingLabels(burstLabel))).To(Succeed())
@@ -69,8 +71,9 @@ func TestATenantsBurstDoesNotDelayAnothersEvents(t *testing.T) {
 				ready++
 			}
 		}
-		return ready
-	}).WithTimeout(time.Minute).WithPolling(100 * time.Millisecond).Should(Equal(burst))
+		return ready - len(createdEvents(t, own, "VaultApp", "burst-"))
+	}).WithTimeout(time.Minute).WithPolling(100*time.Millisecond).Should(BeNumerically(">=", 20),
+		"the tenant's VaultApps were never reconciled faster than their Events are written (20/s): nothing waits, the test can show nothing")
 
 	other := credential(victim, "after-the-burst", appsRealm, "team-b-web")
 	other.Spec.Target.Namespaces = []string{victim}
