@@ -355,11 +355,18 @@ func (r *EventRecording) Stop(timeout time.Duration) {
 	})
 }
 
+// EventPace is how fast Normal Events are written: PerSecond after a
+// burst of Burst. The zero value is EventsPerSecond after EventsBurst.
+type EventPace struct{ PerSecond, Burst int }
+
 // setupEventRecording starts the controllers' Event recording.
-func setupEventRecording(mgr ctrl.Manager) (*EventRecording, error) {
+func setupEventRecording(mgr ctrl.Manager, pace EventPace) (*EventRecording, error) {
 	cs, err := eventsv1client.NewForConfigAndClient(mgr.GetConfig(), mgr.GetHTTPClient())
 	if err != nil {
 		return nil, fmt.Errorf("client of the Events API: %w", err)
 	}
-	return newEventRecording(&events.EventSinkImpl{Interface: cs}, rate.NewLimiter(EventsPerSecond, EventsBurst), ctrl.Log.WithName("events"))
+	if pace == (EventPace{}) {
+		pace = EventPace{EventsPerSecond, EventsBurst}
+	}
+	return newEventRecording(&events.EventSinkImpl{Interface: cs}, rate.NewLimiter(rate.Limit(pace.PerSecond), pace.Burst), ctrl.Log.WithName("events"))
 }

@@ -96,6 +96,9 @@ type Options struct {
 	// (granting by namespace annotations) for the VaultApps that name no
 	// VaultServer and have no default one.
 	Vault vaultclient.Config
+	// EventPace paces the Normal Events; the zero value is the shipped
+	// pace (no flag: the tests slow it to see Events wait their turn).
+	EventPace EventPace
 	// ClusterName names this cluster in every mark the operator writes to
 	// Vault; the kube-system namespace's UID when empty.
 	ClusterName string
@@ -154,7 +157,7 @@ func Setup(mgr ctrl.Manager, opts Options) (*EventRecording, error) {
 	if opts.WebhooksOnly {
 		return nil, nil
 	}
-	recording, err := setupEventRecording(mgr)
+	recording, err := setupEventRecording(mgr, opts.EventPace)
 	if err != nil {
 		return nil, err
 	}

@@ -76,8 +76,8 @@ func TestTenantReadsItsGrantsWithThePlugin(t *testing.T) {
 		ref  string
 		want []string
 	}{
-		{"va/v-plugin", []string{"VaultApp " + own + "/v-plugin", "Ready", "Synced", "Grant:"}},
-		{"va/v-plugin-server", []string{"VaultApp " + own + "/v-plugin-server", adminOnly + " VaultServer " + vs.Name + " and its grants", "AccessGranted above is what the operator found it covers"}},
+		{"vapp/v-plugin", []string{"VaultApp " + own + "/v-plugin", "Ready", "Synced", "Grant:"}},
+		{"vapp/v-plugin-server", []string{"VaultApp " + own + "/v-plugin-server", adminOnly + " VaultServer " + vs.Name + " and its grants", "AccessGranted above is what the operator found it covers"}},
 		{"kcc/k-plugin", []string{"KeycloakClientCredential " + own + "/k-plugin", "Ready", adminOnly + " KeycloakServer " + server}},
 	} {
 		var out bytes.Buffer

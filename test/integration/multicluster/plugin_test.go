@@ -192,7 +192,7 @@ func TestKubectlVko(t *testing.T) {
 		}
 	})
 	t.Run("refresh is answered in the status", func(t *testing.T) {
-		out := vko(t, "refresh", "va/shop-api", "-n", "vko-shop")
+		out := vko(t, "refresh", "vapp/shop-api", "-n", "vko-shop")
 		m := regexp.MustCompile(`refresh-request=(\S+)\)`).FindStringSubmatch(out)
 		if m == nil {
 			t.Fatalf("refresh: %s", out)
