@@ -110,7 +110,7 @@ func run(m *testing.M) int {
 		Vault: cfg, OperatorNamespace: operatorNamespace, MaxBackoff: 2 * time.Second, OrphanSweepInterval: sweepInterval,
 		// Slower than shipped, so that a tenant's burst outpaces the
 		// Events' pace even on a busy machine (events_test.go).
-		EventPace: eventPace,
+		EventPace:               eventPace,
 		MaxConcurrentReconciles: 8, // as deployed (--max-concurrent-reconciles)
 	}); err != nil {
 		return fail("start operator", err)
