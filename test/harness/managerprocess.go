@@ -516,31 +516,17 @@ func (pc *ProcessCluster) auditEvents(offset int64, stage, username string) ([]A
 		user, _ = json.Marshal(map[string]string{"username": username})
 		user = bytes.Trim(user, "{}") // "username":"…", as the log writes it
 	}
-	f, err := os.Open(pc.AuditLog)
-	if err != nil {
-		return nil, offset, err
-	}
-	defer func() { _ = f.Close() }()
-	if _, err := f.Seek(offset, 0); err != nil {
-		return nil, offset, err
-	}
 	var events []AuditEvent
-	r := bufio.NewReader(f)
-	for {
-		line, err := r.ReadBytes('\n')
-		if err != nil {
-			break // a partial last line is read next time
-		}
-		offset += int64(len(line))
+	offset, err := readLines(pc.AuditLog, offset, func(line []byte) {
 		if user != nil && !bytes.Contains(line, user) {
-			continue
+			return
 		}
 		var e AuditEvent
 		if json.Unmarshal(line, &e) == nil && e.Stage == stage && (username == "" || e.User.Username == username) {
 			events = append(events, e)
 		}
-	}
-	return events, offset, nil
+	})
+	return events, offset, err
 }
 
 // InsecureWebhookClient calls the manager's webhook server directly (its

@@ -17,11 +17,9 @@ limitations under the License.
 package harness
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
 
 	vaultapi "github.com/hashicorp/vault/api"
@@ -57,31 +55,20 @@ func (v *Vault) EnableAudit(ctx context.Context, path string) error {
 // left out), from the byte offset given; it returns the offset to read
 // on from.
 func VaultAudit(path string, offset int64) ([]VaultAuditEntry, int64, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, offset, err
-	}
-	defer func() { _ = f.Close() }()
-	if _, err := f.Seek(offset, 0); err != nil {
-		return nil, offset, err
-	}
 	var out []VaultAuditEntry
-	r := bufio.NewReader(f)
-	for {
-		line, err := r.ReadBytes('\n')
-		if err != nil {
-			// A partial last line is read again next time.
-			return out, offset, nil
-		}
-		offset += int64(len(line))
+	var bad error
+	offset, err := readLines(path, offset, func(line []byte) {
 		var e VaultAuditEntry
 		if err := json.Unmarshal(line, &e); err != nil {
-			return nil, offset, fmt.Errorf("Vault audit log %s: %w", path, err)
-		}
-		if e.Type == "request" {
+			bad = fmt.Errorf("Vault audit log %s: %w", path, err)
+		} else if e.Type == "request" {
 			out = append(out, e)
 		}
+	})
+	if err == nil {
+		err = bad
 	}
+	return out, offset, err
 }
 
 // Removes reports whether the request deletes a policy or a role.

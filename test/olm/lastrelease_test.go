@@ -25,7 +25,6 @@ import (
 	"testing"
 	"time"
 
-	operatorsv1 "github.com/operator-framework/api/pkg/operators/v1"
 	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -68,30 +67,8 @@ func TestUpgradeFromTheLastReleaseNeedsNoStep(t *testing.T) {
 
 	// The last release, installed as its README said.
 	released := filepath.Join(harness.RepoRoot(), "release", "bundles", lastVersion)
-	addr, err := e.cluster.ServeCatalog(ctx, e.writeCatalog(t, catalogEntry{csv: lastCSV, dir: released}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, obj := range []client.Object{
-		&operatorsv1alpha1.CatalogSource{
-			ObjectMeta: metav1.ObjectMeta{Name: packageName, Namespace: harness.OLMNamespace},
-			Spec:       operatorsv1alpha1.CatalogSourceSpec{SourceType: operatorsv1alpha1.SourceTypeGrpc, Address: addr, DisplayName: "ours"},
-		},
-		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: installNamespace}},
-		&operatorsv1.OperatorGroup{ObjectMeta: metav1.ObjectMeta{Name: "global", Namespace: installNamespace}},
-		&operatorsv1alpha1.Subscription{
-			ObjectMeta: metav1.ObjectMeta{Name: packageName, Namespace: installNamespace},
-			Spec: &operatorsv1alpha1.SubscriptionSpec{
-				CatalogSource: packageName, CatalogSourceNamespace: harness.OLMNamespace,
-				Package: packageName, Channel: "stable", InstallPlanApproval: operatorsv1alpha1.ApprovalAutomatic,
-				Config: &operatorsv1alpha1.SubscriptionConfig{Env: []corev1.EnvVar{{Name: "VAULT_ADDR", Value: e.vault.Addr}}},
-			},
-		},
-	} {
-		if err := e.c.Create(ctx, obj); err != nil {
-			t.Fatalf("create %s: %v", obj.GetName(), err)
-		}
-	}
+	e.subscribe(t, e.writeCatalog(t, catalogEntry{csv: lastCSV, dir: released}),
+		&operatorsv1alpha1.SubscriptionConfig{Env: []corev1.EnvVar{{Name: "VAULT_ADDR", Value: e.vault.Addr}}})
 	csv := waitCSV(t, e.c, e.cluster, lastCSV, 3*time.Minute)
 	waitPlanComplete(t, e.c, lastCSV)
 	sa := csv.Spec.InstallStrategy.StrategySpec.ClusterPermissions[0].ServiceAccountName

@@ -146,31 +146,9 @@ func newEnv(t *testing.T) *env {
 func (e *env) install(t *testing.T) *operatorsv1alpha1.ClusterServiceVersion {
 	ctx := context.Background()
 	c := e.c
-	addr, err := e.cluster.ServeCatalog(ctx, filepath.Join(harness.RepoRoot(), "local-catalog"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, obj := range []client.Object{
-		&operatorsv1alpha1.CatalogSource{
-			ObjectMeta: metav1.ObjectMeta{Name: packageName, Namespace: harness.OLMNamespace},
-			Spec:       operatorsv1alpha1.CatalogSourceSpec{SourceType: operatorsv1alpha1.SourceTypeGrpc, Address: addr, DisplayName: "ours"},
-		},
-		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: installNamespace}},
-		&operatorsv1.OperatorGroup{ObjectMeta: metav1.ObjectMeta{Name: "global", Namespace: installNamespace}},
-		&operatorsv1alpha1.Subscription{
-			ObjectMeta: metav1.ObjectMeta{Name: packageName, Namespace: installNamespace},
-			Spec: &operatorsv1alpha1.SubscriptionSpec{
-				CatalogSource: packageName, CatalogSourceNamespace: harness.OLMNamespace,
-				Package: packageName, Channel: "stable", InstallPlanApproval: operatorsv1alpha1.ApprovalAutomatic,
-				// No config: the operator needs no environment; a
-				// VaultServer says where Vault is.
-			},
-		},
-	} {
-		if err := c.Create(ctx, obj); err != nil {
-			t.Fatalf("create %s: %v", obj.GetName(), err)
-		}
-	}
+	// No config: the operator needs no environment; a VaultServer says
+	// where Vault is.
+	e.subscribe(t, filepath.Join(harness.RepoRoot(), "local-catalog"), nil)
 
 	csv := waitCSV(t, c, e.cluster, firstCSV, 3*time.Minute)
 	t.Logf("CSV %s: %s", csv.Name, csv.Status.Phase)
@@ -201,6 +179,38 @@ func (e *env) install(t *testing.T) *operatorsv1alpha1.ClusterServiceVersion {
 		}
 	}
 	return csv
+}
+
+// subscribe serves catalog behind our CatalogSource and subscribes to the
+// package in installNamespace (its OperatorGroup: AllNamespaces), each
+// release approved as it comes, with config on the Subscription.
+func (e *env) subscribe(t *testing.T, catalog string, config *operatorsv1alpha1.SubscriptionConfig) {
+	t.Helper()
+	ctx := context.Background()
+	addr, err := e.cluster.ServeCatalog(ctx, catalog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, obj := range []client.Object{
+		&operatorsv1alpha1.CatalogSource{
+			ObjectMeta: metav1.ObjectMeta{Name: packageName, Namespace: harness.OLMNamespace},
+			Spec:       operatorsv1alpha1.CatalogSourceSpec{SourceType: operatorsv1alpha1.SourceTypeGrpc, Address: addr, DisplayName: "ours"},
+		},
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: installNamespace}},
+		&operatorsv1.OperatorGroup{ObjectMeta: metav1.ObjectMeta{Name: "global", Namespace: installNamespace}},
+		&operatorsv1alpha1.Subscription{
+			ObjectMeta: metav1.ObjectMeta{Name: packageName, Namespace: installNamespace},
+			Spec: &operatorsv1alpha1.SubscriptionSpec{
+				CatalogSource: packageName, CatalogSourceNamespace: harness.OLMNamespace,
+				Package: packageName, Channel: "stable", InstallPlanApproval: operatorsv1alpha1.ApprovalAutomatic,
+				Config: config,
+			},
+		},
+	} {
+		if err := e.c.Create(ctx, obj); err != nil {
+			t.Fatalf("create %s: %v", obj.GetName(), err)
+		}
+	}
 }
 
 // checkConversion waits for the CRDs' conversion to point at OLM's own
