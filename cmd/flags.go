@@ -30,7 +30,7 @@ import (
 	"github.com/carbogame/vault-keycloak-operator/internal/manager"
 	"github.com/carbogame/vault-keycloak-operator/internal/migration"
 	"github.com/carbogame/vault-keycloak-operator/internal/shard"
-	vaultclient "github.com/carbogame/vault-keycloak-operator/internal/vault"
+	"github.com/carbogame/vault-keycloak-operator/internal/vaultclient"
 )
 
 // managerFlags is everything the manager's command line and environment
@@ -39,6 +39,7 @@ type managerFlags struct {
 	metricsAddr, probeAddr, pprofAddr string
 	metricsCertPath, webhookCertPath  string
 	webhookPort                       int
+	webhookHost                       string
 	leaderElect, secureMetrics, http2 bool
 
 	vault             vaultclient.Config
@@ -75,6 +76,7 @@ func bindFlags(fs *flag.FlagSet) *managerFlags {
 	fs.StringVar(&f.metricsCertPath, "metrics-cert-path", "", "The directory that holds the metrics server certificate.")
 	fs.StringVar(&f.webhookCertPath, "webhook-cert-path", "", "The directory that holds the webhook certificate (tls.crt, tls.key).")
 	fs.IntVar(&f.webhookPort, "webhook-port", webhook.DefaultPort, "The port the admission and conversion webhooks are served on (the webhook Service's targetPort).")
+	fs.StringVar(&f.webhookHost, "webhook-host", "", "The address the webhooks are served on (default: every address of the pod).")
 	fs.BoolVar(&f.http2, "enable-http2", false,
 		"Serve the metrics and webhook servers over HTTP/2 (off: HTTP/2 Stream Cancellation and Rapid Reset CVEs).")
 
@@ -137,6 +139,13 @@ func (f *managerFlags) operatorOptions() (manager.Options, error) {
 	if err != nil {
 		return manager.Options{}, err
 	}
+	if s.Sharded() && os.Getenv(olmConditionEnv) != "" {
+		// OLM (v0) deploys the CSV's one Deployment: the other shards would
+		// never run, and their namespaces would go unreconciled unseen.
+		return manager.Options{}, fmt.Errorf("--shards=%d under OLM (%s is set): OLM runs one Deployment, so shards other than %d would never run "+
+			"and their namespaces would go unreconciled; the admin must remove VKO_SHARDS from the Subscription's config, or install with the Helm chart's shards value",
+			f.shards, olmConditionEnv, f.shardIndex)
+	}
 	if s.Sharded() && f.operatorNamespace == "" {
 		// The shards' Leases and the ConfigMaps of rotations live there.
 		return manager.Options{}, fmt.Errorf("--shards=%d needs --operator-namespace (or OPERATOR_NAMESPACE): the shards coordinate through its Leases and ConfigMaps", f.shards)
@@ -156,6 +165,11 @@ func (f *managerFlags) operatorOptions() (manager.Options, error) {
 		Shard:                   s,
 	}, nil
 }
+
+// olmConditionEnv is set by OLM (v0) on every Deployment of a CSV (its
+// OperatorCondition's name): how the manager knows it is one Deployment of
+// OLM's.
+const olmConditionEnv = "OPERATOR_CONDITION_NAME"
 
 // envBool is the boolean in the environment variable name (as strconv
 // reads one: true, false, 1, 0…), def when it is unset; another word is

@@ -25,7 +25,7 @@ import (
 // TestShardFlags: the command line refuses a shard set up it cannot run,
 // naming the flag and the rule, before the manager starts.
 func TestShardFlags(t *testing.T) {
-	for _, env := range []string{"OPERATOR_NAMESPACE", "VKO_SHARDS", "VKO_SHARD_INDEX"} {
+	for _, env := range []string{"OPERATOR_NAMESPACE", "VKO_SHARDS", "VKO_SHARD_INDEX", olmConditionEnv} {
 		t.Setenv(env, "")
 	}
 	cases := []struct {
@@ -44,6 +44,9 @@ func TestShardFlags(t *testing.T) {
 		{name: "an index past the count", args: []string{"--shards=2", "--shard-index=2", "--operator-namespace=vko-system"}, wantErr: "--shard-index=2: must be from 0 to 1"},
 		{name: "no shard at all", args: []string{"--shards=0"}, wantErr: "--shards=0: must be at least 1"},
 		{name: "more shards than hash buckets", args: []string{"--shards=257", "--operator-namespace=vko-system"}, wantErr: "--shards=257: at most 256 shards"},
+		{name: "one shard under OLM", env: map[string]string{olmConditionEnv: "vault-keycloak-operator.v0.2.0", "OPERATOR_NAMESPACE": "operators"}, wantCount: 1},
+		{name: "shards under OLM's one Deployment", env: map[string]string{olmConditionEnv: "vault-keycloak-operator.v0.2.0", "VKO_SHARDS": "3", "OPERATOR_NAMESPACE": "operators"},
+			wantErr: "--shards=3 under OLM (OPERATOR_CONDITION_NAME is set): OLM runs one Deployment, so shards other than 0 would never run"},
 		{name: "a count that is not a number", env: map[string]string{"VKO_SHARDS": "two"}, wantErr: `VKO_SHARDS="two": not an integer`},
 	}
 	for _, tc := range cases {

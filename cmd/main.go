@@ -139,7 +139,7 @@ func (f *managerFlags) managerOptions(s shard.Shard, serverSide bool) ctrl.Optio
 		Scheme:                 manager.NewScheme(),
 		Cache:                  manager.ShardedCacheOptions(s, serverSide),
 		Metrics:                metrics,
-		WebhookServer:          webhook.NewServer(webhook.Options{TLSOpts: tlsOpts, CertDir: f.webhookCertPath, Port: f.webhookPort}),
+		WebhookServer:          webhook.NewServer(webhook.Options{TLSOpts: tlsOpts, CertDir: f.webhookCertPath, Host: f.webhookHost, Port: f.webhookPort}),
 		HealthProbeBindAddress: f.probeAddr,
 		PprofBindAddress:       f.pprofAddr,
 		LeaderElection:         f.leaderElect,

@@ -21,7 +21,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"slices"
 	"sort"
 	"time"
 
@@ -51,8 +50,15 @@ func readSettings(cfg *rest.Config, namespace string) ([]string, error) {
 }
 
 // notSettable are flags the ConfigMap cannot set: where to find the API
-// server and the ConfigMap itself.
-var notSettable = []string{"kubeconfig", "operator-namespace"}
+// server and the ConfigMap itself, and the shard a pod is (every replica
+// reads the one ConfigMap; the chart's shards value sets both per
+// Deployment), each with why.
+var notSettable = map[string]string{
+	"kubeconfig":         "give it on the command line or in the environment",
+	"operator-namespace": "give it on the command line or in the environment",
+	"shards":             "every replica reads this ConfigMap, and each shard's Deployment needs its own --shard-index: set the Helm chart's shards value, or --shards and --shard-index on each Deployment",
+	"shard-index":        "every replica reads this ConfigMap, and each shard's Deployment needs its own --shard-index: set the Helm chart's shards value, or --shards and --shard-index on each Deployment",
+}
 
 // applySettings sets each flag the ConfigMap names, unless the command line
 // gave it: a flag on the command line wins, then the ConfigMap, then the
@@ -83,8 +89,8 @@ func applySettings(ctx context.Context, cs kubernetes.Interface, fs *flag.FlagSe
 		switch {
 		case fs.Lookup(k) == nil:
 			errs = append(errs, fmt.Errorf("key %q is no flag of the manager (docs/reference.md lists them)", k))
-		case slices.Contains(notSettable, k):
-			errs = append(errs, fmt.Errorf("key %q cannot be set here: give it on the command line or in the environment", k))
+		case notSettable[k] != "":
+			errs = append(errs, fmt.Errorf("key %q cannot be set here: %s", k, notSettable[k]))
 		case given[k]:
 			// The command line wins.
 		default:

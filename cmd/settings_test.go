@@ -37,22 +37,22 @@ func settingsOf(data map[string]string) *fake.Clientset {
 // The ConfigMap sets the flags the command line did not give, over their
 // environment and defaults; the command line wins.
 func TestTheConfigMapSetsWhatTheCommandLineDidNot(t *testing.T) {
-	t.Setenv("VKO_SHARDS", "2")
+	t.Setenv("VKO_CLUSTER_NAME", "from-env")
 	fs := flag.NewFlagSet("manager", flag.ContinueOnError)
 	f := bindFlags(fs)
 	if err := fs.Parse([]string{"--max-backoff=30s"}); err != nil {
 		t.Fatal(err)
 	}
-	cs := settingsOf(map[string]string{"max-backoff": "1m", "max-concurrent-reconciles": "3", "shards": "4", "shard-index": "1", "zap-log-level": "debug"})
+	cs := settingsOf(map[string]string{"max-backoff": "1m", "max-concurrent-reconciles": "3", "cluster-name": "eu-1", "zap-log-level": "debug"})
 	set, err := applySettings(context.Background(), cs, fs, "vko")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []string{"max-concurrent-reconciles", "shard-index", "shards", "zap-log-level"}; !slices.Equal(set, want) {
+	if want := []string{"cluster-name", "max-concurrent-reconciles", "zap-log-level"}; !slices.Equal(set, want) {
 		t.Errorf("set %v, want %v", set, want)
 	}
-	if f.maxBackoff != 30*time.Second || f.maxConcurrent != 3 || f.shards != 4 {
-		t.Errorf("max-backoff %s (the command line's), max-concurrent-reconciles %d, shards %d (the ConfigMap's over VKO_SHARDS)", f.maxBackoff, f.maxConcurrent, f.shards)
+	if f.maxBackoff != 30*time.Second || f.maxConcurrent != 3 || f.clusterName != "eu-1" {
+		t.Errorf("max-backoff %s (the command line's), max-concurrent-reconciles %d, cluster-name %q (the ConfigMap's over VKO_CLUSTER_NAME)", f.maxBackoff, f.maxConcurrent, f.clusterName)
 	}
 	// No ConfigMap, or no namespace: nothing changes.
 	if set, err := applySettings(context.Background(), fake.NewClientset(), fs, "vko"); err != nil || len(set) > 0 {
@@ -69,9 +69,9 @@ func TestABadSettingNamesItsKey(t *testing.T) {
 	fs := flag.NewFlagSet("manager", flag.ContinueOnError)
 	bindFlags(fs)
 	_, err := applySettings(context.Background(), settingsOf(map[string]string{
-		"max-concurent-reconciles": "3", "operator-namespace": "elsewhere"}), fs, "vko")
+		"max-concurent-reconciles": "3", "operator-namespace": "elsewhere", "shards": "3"}), fs, "vko")
 	for _, want := range []string{`ConfigMap vko/vault-keycloak-operator-settings`, `key "max-concurent-reconciles" is no flag of the manager`,
-		`key "operator-namespace" cannot be set here`} {
+		`key "operator-namespace" cannot be set here`, `key "shards" cannot be set here: every replica reads this ConfigMap`} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("error %v, want it to say %q", err, want)
 		}

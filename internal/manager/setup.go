@@ -35,7 +35,7 @@ import (
 	"github.com/carbogame/vault-keycloak-operator/internal/monitoring"
 	"github.com/carbogame/vault-keycloak-operator/internal/resourcemetrics"
 	"github.com/carbogame/vault-keycloak-operator/internal/shard"
-	vaultclient "github.com/carbogame/vault-keycloak-operator/internal/vault"
+	"github.com/carbogame/vault-keycloak-operator/internal/vaultclient"
 	secretswebhook "github.com/carbogame/vault-keycloak-operator/internal/webhook/secrets/v1beta1"
 	vaultwebhook "github.com/carbogame/vault-keycloak-operator/internal/webhook/vault/v1beta1"
 )

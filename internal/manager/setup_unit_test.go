@@ -23,7 +23,7 @@ import (
 
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
 	vaultcontroller "github.com/carbogame/vault-keycloak-operator/internal/controller/vault"
-	vaultclient "github.com/carbogame/vault-keycloak-operator/internal/vault"
+	"github.com/carbogame/vault-keycloak-operator/internal/vaultclient"
 )
 
 // The environment's Vault, as the flags of releases before VaultServer

@@ -27,7 +27,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	vaultcontroller "github.com/carbogame/vault-keycloak-operator/internal/controller/vault"
-	vaultclient "github.com/carbogame/vault-keycloak-operator/internal/vault"
+	"github.com/carbogame/vault-keycloak-operator/internal/vaultclient"
 )
 
 // The Vault side's wiring: the VaultServers, the environment's Vault (the

@@ -38,7 +38,7 @@ import (
 	secretscontroller "github.com/carbogame/vault-keycloak-operator/internal/controller/secrets"
 	vaultcontroller "github.com/carbogame/vault-keycloak-operator/internal/controller/vault"
 	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
-	vaultclient "github.com/carbogame/vault-keycloak-operator/internal/vault"
+	"github.com/carbogame/vault-keycloak-operator/internal/vaultclient"
 	vaultwebhook "github.com/carbogame/vault-keycloak-operator/internal/webhook/vault/v1beta1"
 )
 

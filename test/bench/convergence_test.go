@@ -41,7 +41,7 @@ import (
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
 	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
-	vaultclient "github.com/carbogame/vault-keycloak-operator/internal/vault"
+	"github.com/carbogame/vault-keycloak-operator/internal/vaultclient"
 	"github.com/carbogame/vault-keycloak-operator/test/harness"
 )
 

@@ -18,6 +18,7 @@ package olm
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -141,6 +142,9 @@ func TestHelmInstallsAndRunsTheOperator(t *testing.T) {
 	}) {
 		return
 	}
+	if !t.Run("three shards: each its share, a killed leader's taken over by its standby", func(t *testing.T) { e.helmShards(t, run, chart, kubeconfig) }) {
+		return
+	}
 	t.Run("uninstall keeps the CRDs and the objects", func(t *testing.T) {
 		if out, err := run(t, "uninstall", "vko", "--namespace", installNamespace, kubeconfig); err != nil {
 			t.Fatalf("helm uninstall: %v\n%s", err, out)
@@ -220,6 +224,24 @@ func renderModes(t *testing.T, run func(*testing.T, ...string) (string, error), 
 		if !strings.Contains(placed, want) {
 			t.Errorf("with every placement value set: no %q in\n%s", want, placed)
 		}
+	}
+	sharded := template("--set", "shards=3")
+	for i := range 3 {
+		for _, want := range []string{fmt.Sprintf("name: %s-shard-%d\n", chartDeployment, i), fmt.Sprintf("vault-keycloak-operator/shard: \"%d\"", i),
+			fmt.Sprintf("- --shard-index=%d\n", i)} {
+			if !strings.Contains(sharded, want) {
+				t.Errorf("shards=3: no %q", want)
+			}
+		}
+	}
+	if strings.Count(sharded, "kind: Deployment\n") != 3 || strings.Count(sharded, "- --shards=3\n") != 3 || !strings.Contains(sharded, "kind: PodDisruptionBudget") {
+		t.Errorf("shards=3: want three Deployments, each with --shards=3, and a PodDisruptionBudget")
+	}
+	if one := template(); strings.Contains(one, "- --shards") || strings.Contains(one, "controller-manager-shard-0") {
+		t.Errorf("one shard: the Deployment must stay the one of releases before shards")
+	}
+	if out, err := run(t, "template", "vko", chart, "--set", "shards=0"); err == nil || !strings.Contains(out, "shards 0: must be from 1 to 256") {
+		t.Errorf("shards=0: %v\n%s", err, out)
 	}
 	if strings.Contains(template(), "kind: PodDisruptionBudget") {
 		t.Errorf("one replica: a PodDisruptionBudget, which would block every drain")

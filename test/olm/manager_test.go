@@ -30,6 +30,7 @@ import (
 	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -42,7 +43,44 @@ import (
 // real Vault and Keycloak.
 func (e *env) runFirstManager(t *testing.T, csv *operatorsv1alpha1.ClusterServiceVersion) {
 	sa := csv.Spec.InstallStrategy.StrategySpec.ClusterPermissions[0].ServiceAccountName
-	e.runAndApplySamples(t, sa, func() { e.startManager(t, csv) })
+	e.runAndApplySamples(t, sa, func() {
+		e.refusedStarts(t, csv)
+		e.startManager(t, csv)
+		if log := e.manager.Log(); !strings.Contains(log, `"msg":"settings from the ConfigMap"`) || !strings.Contains(log, `"flags":["max-backoff"]`) {
+			t.Errorf("the manager of OLM's Deployment did not take max-backoff from its ConfigMap:\n%s", e.manager.LogTail(40))
+		}
+	})
+}
+
+// refusedStarts: the manager of OLM's Deployment stops at its start, saying
+// why, on an invalid setting in its ConfigMap and on shards (which OLM's one
+// Deployment cannot run); with the setting corrected it starts (the caller
+// starts it), taking the ConfigMap's settings.
+func (e *env) refusedStarts(t *testing.T, csv *operatorsv1alpha1.ClusterServiceVersion) {
+	ctx := context.Background()
+	strategy := csv.Spec.InstallStrategy.StrategySpec
+	depName := strategy.DeploymentSpecs[0].Name
+	pod := operatorPod{name: csv.Name, deployment: depName, service: depName + "-service", certSecret: depName + "-service-cert",
+		serviceAccount: strategy.ClusterPermissions[0].ServiceAccountName}
+	settings := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: installNamespace, Name: "vault-keycloak-operator-settings"},
+		Data: map[string]string{"max-backoff": "soon"}}
+	if err := e.c.Create(ctx, settings); err != nil {
+		t.Fatal(err)
+	}
+	e.waitRefused(t, pod, `key \"max-backoff\": \"soon\" is not a value of --max-backoff`)
+	settings.Data = map[string]string{"max-backoff": "45s"}
+	if err := e.c.Update(ctx, settings); err != nil {
+		t.Fatal(err)
+	}
+	// OLM sets OPERATOR_CONDITION_NAME on its Deployment: with it, shards
+	// (from a Subscription's config env) are refused.
+	dep, _ := waitPods(t, e.c, client.ObjectKey{Namespace: installNamespace, Name: depName}, pod.service, nil, 1, 0)
+	if !slices.ContainsFunc(dep.Spec.Template.Spec.Containers[0].Env, func(v corev1.EnvVar) bool { return v.Name == "OPERATOR_CONDITION_NAME" && v.Value != "" }) {
+		t.Errorf("OLM's Deployment has no OPERATOR_CONDITION_NAME, by which the manager knows it runs under OLM: env %v", dep.Spec.Template.Spec.Containers[0].Env)
+	}
+	pod.name += "-sharded"
+	pod.addEnv = []string{"VKO_SHARDS=3"}
+	e.waitRefused(t, pod, "--shards=3 under OLM (OPERATOR_CONDITION_NAME is set): OLM runs one Deployment")
 }
 
 // runAndApplySamples does the admins' part for the operator's
@@ -146,7 +184,8 @@ func (e *env) checkLogs(t *testing.T) {
 	}
 	for _, m := range e.managers {
 		log := m.Log()
-		if !strings.Contains(log, "starting manager") {
+		// A manager refused at its start says why instead.
+		if !strings.Contains(log, "starting manager") && !strings.Contains(log, `"msg":"invalid configuration"`) {
 			t.Errorf("a manager's log lacks its start line: not the log looked for")
 		}
 		for _, s := range e.secrets {

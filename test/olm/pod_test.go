@@ -80,6 +80,13 @@ type operatorPod struct {
 	// binary is the manager of another release; the current code's when
 	// empty.
 	binary string
+	// replicas is how many pods the Deployment runs (1 when 0); endpoints
+	// how many ready endpoints the Service has in all (replicas when 0:
+	// other Deployments behind it, as shards are, add theirs).
+	replicas, endpoints int
+	// addEnv is environment (NAME=value) added to the Deployment's, as a
+	// Subscription's config would add it.
+	addEnv []string
 }
 
 // startPod runs the manager binary on this machine in the place of the
@@ -91,18 +98,41 @@ type operatorPod struct {
 // this machine; the API server calls the webhooks there.
 func (e *env) startPod(t *testing.T, p operatorPod) {
 	t.Helper()
-	ctx := context.Background()
-	sa := p.serviceAccount
+	e.startPods(t, p)
+}
+
+// startPods is startPod for each of the Deployment's pods; it returns
+// their managers, each ready (serving the webhooks), in the pods' order.
+func (e *env) startPods(t *testing.T, p operatorPod) []*harness.Process {
+	t.Helper()
 	ns := p.namespace
 	if ns == "" {
 		ns = installNamespace
 	}
-	dir, err := os.MkdirTemp(e.dir, p.name+"-")
+	dep, pods := waitPods(t, e.c, client.ObjectKey{Namespace: ns, Name: p.deployment}, p.service, p.env, max(p.replicas, 1), p.endpoints)
+	var managers []*harness.Process
+	for i := range pods {
+		name := p.name
+		if len(pods) > 1 {
+			name = pods[i].Name
+		}
+		m := e.runManager(t, p, name, dep, &pods[i])
+		waitManagerReady(t, m, &pods[i])
+		managers = append(managers, m)
+	}
+	return managers
+}
+
+// runManager starts the manager of one pod of dep, as that pod would run
+// it (startPod), without waiting for it to be ready.
+func (e *env) runManager(t *testing.T, p operatorPod, name string, dep *appsv1.Deployment, pod *corev1.Pod) *harness.Process {
+	t.Helper()
+	ctx := context.Background()
+	sa, ns := p.serviceAccount, pod.Namespace
+	dir, err := os.MkdirTemp(e.dir, name+"-")
 	if err != nil {
 		t.Fatal(err)
 	}
-	dep, pod := waitPod(t, e.c, client.ObjectKey{Namespace: ns, Name: p.deployment}, p.service, p.env)
-
 	var cert corev1.Secret
 	if err := e.c.Get(ctx, client.ObjectKey{Namespace: ns, Name: p.certSecret}, &cert); err != nil {
 		t.Fatal(err)
@@ -161,6 +191,13 @@ func (e *env) startPod(t *testing.T, p operatorPod) {
 		bin = managerBinary(t)
 		args = append(args, "--builtin-migration-start-timeout=5s")
 	}
+	if p.endpoints > 1 {
+		// Several managers on this one machine (the pods of shards): each
+		// serves the webhooks on its pod's IP. One alone serves them on
+		// every address, as in its pod: during an OLM upgrade it answers
+		// at the new pod's IP too, as the new pod would.
+		args = append(args, "--webhook-host="+pod.Status.PodIP)
+	}
 	// Nothing of Vault from this test's environment: the pod has only
 	// what the Deployment gives it.
 	env := []string{"VAULT_ADDR=", "VAULT_TOKEN="}
@@ -174,18 +211,26 @@ func (e *env) startPod(t *testing.T, p operatorPod) {
 			t.Fatalf("container env %s: a source this test cannot stand in for", v.Name)
 		}
 	}
-	e.manager, err = e.cluster.Start("manager-"+p.name, env, bin, args...)
+	env = append(env, p.addEnv...)
+	m, err := e.cluster.Start("manager-"+name, env, bin, args...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.managers = append(e.managers, e.manager)
+	e.manager = m
+	e.managers = append(e.managers, m)
 	e.secrets = append(e.secrets, token)
-	// Ready once its webhook server serves (/readyz), as the kubelet's
-	// readiness probe waits: the API server calls the webhooks at once.
+	return m
+}
+
+// waitManagerReady waits until the manager of pod serves its webhooks
+// (/readyz), as the kubelet's readiness probe waits: the API server calls
+// the webhooks at once.
+func waitManagerReady(t *testing.T, m *harness.Process, pod *corev1.Pod) {
+	t.Helper()
 	readyz := "http://" + pod.Status.PodIP + ":8081/readyz"
 	harness.Eventually(t, time.Minute, func() error {
-		if e.manager.Exited() {
-			t.Fatalf("the manager exited:\n%s", e.manager.LogTail(30))
+		if m.Exited() {
+			t.Fatalf("the manager exited:\n%s", m.LogTail(30))
 		}
 		resp, err := http.Get(readyz)
 		if err != nil {
@@ -193,11 +238,33 @@ func (e *env) startPod(t *testing.T, p operatorPod) {
 		}
 		_ = resp.Body.Close()
 		if resp.StatusCode != http.StatusOK {
-			return fmt.Errorf("%s: %s\n%s", readyz, resp.Status, e.manager.LogTail(10))
+			return fmt.Errorf("%s: %s\n%s", readyz, resp.Status, m.LogTail(10))
 		}
 		return nil
 	})
-	t.Logf("manager for %s runs as %s at pod IP %s", p.name, sa, pod.Status.PodIP)
+	t.Logf("manager of pod %s ready at %s", pod.Name, pod.Status.PodIP)
+}
+
+// waitRefused runs the manager of the installer's pod and waits for it to
+// stop at its start, with a log that says want.
+func (e *env) waitRefused(t *testing.T, p operatorPod, want string) {
+	t.Helper()
+	ns := p.namespace
+	if ns == "" {
+		ns = installNamespace
+	}
+	dep, pods := waitPods(t, e.c, client.ObjectKey{Namespace: ns, Name: p.deployment}, p.service, p.env, 1, 0)
+	m := e.runManager(t, p, p.name+"-refused", dep, &pods[0])
+	harness.Eventually(t, time.Minute, func() error {
+		if !m.Exited() {
+			return fmt.Errorf("the manager still runs:\n%s", m.LogTail(10))
+		}
+		return nil
+	})
+	if log := m.Log(); !strings.Contains(log, want) {
+		t.Errorf("the manager stopped without saying %q:\n%s", want, m.LogTail(20))
+	}
+	t.Logf("the manager refused to start: %s", m.LogTail(1))
 }
 
 // managerBinary builds the manager once per test run.
@@ -222,16 +289,20 @@ func managerBinary(t *testing.T) string {
 	return bin
 }
 
-// waitPod waits until the Deployment is as OLM means it to be — the
-// Subscription's config env applied, rolled out to one running pod — and the
-// webhook Service's EndpointSlice holds that pod's IP as its one ready
-// endpoint (where the API server calls the webhooks); it returns both. OLM
-// updates the Deployment several times after creating it (a slow machine
-// saw a first generation without the Subscription's VAULT_ADDR), so neither
-// a first read nor a pod seen once is enough.
-func waitPod(t *testing.T, c client.Client, key client.ObjectKey, service string, wantEnv []corev1.EnvVar) (*appsv1.Deployment, *corev1.Pod) {
+// waitPods waits until the Deployment is as the installer means it to be —
+// the Subscription's config env applied, rolled out to replicas running
+// pods — and the webhook Service's EndpointSlices hold those pods' IPs
+// among endpoints ready endpoints in all (replicas when 0); it returns the
+// Deployment and its pods. OLM updates the Deployment several times after
+// creating it (a slow machine saw a first generation without the
+// Subscription's VAULT_ADDR), so neither a first read nor a pod seen once
+// is enough.
+func waitPods(t *testing.T, c client.Client, key client.ObjectKey, service string, wantEnv []corev1.EnvVar, replicas, endpoints int) (*appsv1.Deployment, []corev1.Pod) {
 	t.Helper()
 	ctx := context.Background()
+	if endpoints == 0 {
+		endpoints = replicas
+	}
 	deadline := time.Now().Add(2 * time.Minute)
 	for {
 		var dep appsv1.Deployment
@@ -248,11 +319,11 @@ func waitPod(t *testing.T, c client.Client, key client.ObjectKey, service string
 				running = append(running, p)
 			}
 		}
-		var endpoints []string
+		var ready []string
 		for _, sl := range endpointSlices.Items {
 			for _, ep := range sl.Endpoints {
 				if ep.Conditions.Ready != nil && *ep.Conditions.Ready {
-					endpoints = append(endpoints, ep.Addresses...)
+					ready = append(ready, ep.Addresses...)
 				}
 			}
 		}
@@ -261,13 +332,18 @@ func waitPod(t *testing.T, c client.Client, key client.ObjectKey, service string
 			configured = configured && slices.Contains(dep.Spec.Template.Spec.Containers[0].Env, v)
 		}
 		st := dep.Status
-		settled := dep.Generation == st.ObservedGeneration && st.Replicas == 1 && st.UpdatedReplicas == 1 && st.AvailableReplicas == 1
-		if configured && settled && len(running) == 1 && len(endpoints) == 1 && endpoints[0] == running[0].Status.PodIP {
-			return &dep, &running[0]
+		r := int32(replicas)
+		settled := dep.Generation == st.ObservedGeneration && st.Replicas == r && st.UpdatedReplicas == r && st.AvailableReplicas == r
+		served := len(running) == replicas && len(ready) == endpoints
+		for _, p := range running {
+			served = served && slices.Contains(ready, p.Status.PodIP)
+		}
+		if configured && settled && served {
+			return &dep, running
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("Deployment %s not as OLM means it behind Service %s: Subscription env applied %v, status %+v, %d running pods, ready endpoints %v",
-				key, service, configured, st, len(running), endpoints)
+			t.Fatalf("Deployment %s not as its installer means it behind Service %s: env applied %v, status %+v, %d running pods (want %d), ready endpoints %v (want %d)",
+				key, service, configured, st, len(running), replicas, ready, endpoints)
 		}
 		time.Sleep(500 * time.Millisecond)
 	}

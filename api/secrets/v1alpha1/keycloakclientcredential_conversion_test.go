@@ -19,8 +19,8 @@ package v1alpha1
 import (
 	"testing"
 
+	"github.com/carbogame/vault-keycloak-operator/api/conversiontest"
 	"github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
-	"github.com/carbogame/vault-keycloak-operator/internal/conversiontest"
 )
 
 func TestKeycloakClientCredentialRoundTrip(t *testing.T) {

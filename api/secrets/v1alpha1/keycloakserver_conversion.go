@@ -19,8 +19,8 @@ package v1alpha1
 import (
 	"sigs.k8s.io/controller-runtime/pkg/conversion"
 
+	"github.com/carbogame/vault-keycloak-operator/api/lossless"
 	"github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
-	"github.com/carbogame/vault-keycloak-operator/internal/lossless"
 )
 
 // ConvertTo converts this KeycloakServer to the hub version (v1beta1).

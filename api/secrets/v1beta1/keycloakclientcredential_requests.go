@@ -19,7 +19,7 @@ package v1beta1
 import (
 	"time"
 
-	"github.com/carbogame/vault-keycloak-operator/internal/ondemand"
+	"github.com/carbogame/vault-keycloak-operator/api/ondemand"
 )
 
 // RotationRequestGap is the least time between a rotation and one asked by

@@ -24,7 +24,7 @@ import (
 	"github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"github.com/carbogame/vault-keycloak-operator/internal/lossless"
+	"github.com/carbogame/vault-keycloak-operator/api/lossless"
 )
 
 // ConversionDataAnnotation holds what one version of a vault.exemple.com

@@ -21,8 +21,8 @@ import (
 
 	"sigs.k8s.io/randfill"
 
+	"github.com/carbogame/vault-keycloak-operator/api/conversiontest"
 	"github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
-	"github.com/carbogame/vault-keycloak-operator/internal/conversiontest"
 )
 
 func TestVaultAppRoundTrip(t *testing.T) {

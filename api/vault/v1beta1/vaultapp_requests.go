@@ -16,7 +16,7 @@ limitations under the License.
 
 package v1beta1
 
-import "github.com/carbogame/vault-keycloak-operator/internal/ondemand"
+import "github.com/carbogame/vault-keycloak-operator/api/ondemand"
 
 // RefreshRequestAnnotation asks for the VaultApp's policy and role to be
 // read from Vault now and brought in step, without waiting for the refresh

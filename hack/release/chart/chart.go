@@ -264,7 +264,48 @@ func templateDeployment(text string) (string, error) {
 			text, err = replaceOnce(text, r.at, r.at+r.add)
 		}
 	}
-	return text, err
+	if err != nil {
+		return "", err
+	}
+	return shardDeployments(text)
+}
+
+// shardLabel tells the pods of one shard's Deployment from the others'.
+const shardLabel = "vault-keycloak-operator/shard"
+
+// shardDeployments makes the Deployment one per shard (.Values.shards): each
+// its own name, selector and --shard-index, all behind the one webhook
+// Service. With one shard it is the Deployment of releases before shards,
+// name and selector unchanged, so that an upgrade keeps it.
+func shardDeployments(text string) (string, error) {
+	label := func(indent int) string {
+		pad := strings.Repeat(" ", indent)
+		return pad + "{{- if gt $shards 1 }}\n" + pad + shardLabel + ": {{ $shard | quote }}\n" + pad + "{{- end }}\n"
+	}
+	var err error
+	for _, r := range []struct{ at, add string }{
+		{"    matchLabels:\n", label(6)},
+		{"      labels:\n", label(8)}, // the pod's: the Deployment's are at 4
+		{"        - --install-monitoring=false\n", "        {{- if gt $shards 1 }}\n        - --shards={{ $shards }}\n        - --shard-index={{ $shard }}\n        {{- end }}\n"},
+	} {
+		if err == nil {
+			text, err = replaceOnce(text, r.at, r.at+r.add)
+		}
+	}
+	name := "  name: " + namePrefix + "controller-manager\n"
+	if err == nil {
+		text, err = replaceOnce(text, name, strings.TrimSuffix(name, "\n")+"{{ if gt $shards 1 }}-shard-{{ $shard }}{{ end }}\n")
+	}
+	if err != nil {
+		return "", err
+	}
+	// Inside range, "." is the shard: the release's values are "$"'s.
+	text = strings.NewReplacer(".Values.", "$.Values.", ".Release.", "$.Release.", `include "vko.image" .`, `include "vko.image" $`).Replace(text)
+	return `{{- $shards := int .Values.shards }}
+{{- if or (lt $shards 1) (gt $shards 256) }}{{ fail (printf "shards %d: must be from 1 to 256" $shards) }}{{ end }}
+{{- range $shard := until $shards }}
+---
+` + text + "{{- end }}\n", nil
 }
 
 // deploymentValues are the chart's values for the Deployment, each added

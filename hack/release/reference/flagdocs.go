@@ -72,8 +72,11 @@ func loadFlags(src *sources, help Help) (*managerFlags, error) {
 func writeFlags(p *page, f *managerFlags) {
 	p.heading(2, "Manager flags")
 	p.line("The flags of the manager (`manager --help`, from `cmd/flags.go`, zap's logging flags and")
-	p.line("controller-runtime's `--kubeconfig`). A flag with an environment variable takes its default from it;")
-	p.line("the flag wins when both are given. Defaults are those of an empty environment.\n")
+	p.line("controller-runtime's `--kubeconfig`). Each can also be set by its name in the ConfigMap")
+	p.line("`vault-keycloak-operator-settings` of the operator's namespace ([install](install.md#settings)), except")
+	p.line("`--kubeconfig`, `--operator-namespace`, `--shards` and `--shard-index`. A setting given twice resolves so:")
+	p.line("the command line, then the ConfigMap, then the environment variable, then the default.")
+	p.line("Defaults are those of an empty environment.\n")
 	p.table([]string{"Flag", colType, colDefault, "Environment", colDescription}, flagRows(f.manager, f.env))
 	if len(f.envOnly) > 0 {
 		p.line("Read from the environment only:\n")

@@ -30,8 +30,8 @@ import (
 
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
 	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
-	vaultclient "github.com/carbogame/vault-keycloak-operator/internal/vault"
-	"github.com/carbogame/vault-keycloak-operator/internal/vault/vaultfake"
+	"github.com/carbogame/vault-keycloak-operator/internal/vaultclient"
+	"github.com/carbogame/vault-keycloak-operator/internal/vaultclient/vaultfake"
 )
 
 func TestChooseServer(t *testing.T) {

@@ -40,8 +40,8 @@ import (
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
 	"github.com/carbogame/vault-keycloak-operator/internal/outage"
 	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
-	vaultclient "github.com/carbogame/vault-keycloak-operator/internal/vault"
-	"github.com/carbogame/vault-keycloak-operator/internal/vault/vaultfake"
+	"github.com/carbogame/vault-keycloak-operator/internal/vaultclient"
+	"github.com/carbogame/vault-keycloak-operator/internal/vaultclient/vaultfake"
 )
 
 const testPolicy = "app.shop.api"

@@ -29,7 +29,7 @@ import (
 
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
 	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
-	vaultclient "github.com/carbogame/vault-keycloak-operator/internal/vault"
+	"github.com/carbogame/vault-keycloak-operator/internal/vaultclient"
 )
 
 // DefaultCAKey is the key of a VaultServer's caSecretRef when none is named.

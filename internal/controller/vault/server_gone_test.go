@@ -28,8 +28,8 @@ import (
 
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
 	"github.com/carbogame/vault-keycloak-operator/internal/controller/watches"
-	vaultclient "github.com/carbogame/vault-keycloak-operator/internal/vault"
-	"github.com/carbogame/vault-keycloak-operator/internal/vault/vaultfake"
+	"github.com/carbogame/vault-keycloak-operator/internal/vaultclient"
+	"github.com/carbogame/vault-keycloak-operator/internal/vaultclient/vaultfake"
 )
 
 // A VaultServer deleted for good: the VaultApp watch, which every shard

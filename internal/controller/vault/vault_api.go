@@ -19,12 +19,12 @@ package vault
 import (
 	"context"
 
-	vaultclient "github.com/carbogame/vault-keycloak-operator/internal/vault"
+	"github.com/carbogame/vault-keycloak-operator/internal/vaultclient"
 )
 
 // VaultAPI is what the VaultApp controller asks of Vault, and nothing else
-// (policy text is rendered by vaultclient.RenderPolicy); internal/vault's
-// Client is the real one, internal/vault/vaultfake's Vault the unit tests'.
+// (policy text is rendered by vaultclient.RenderPolicy); internal/vaultclient's
+// Client is the real one, internal/vaultclient/vaultfake's Vault the unit tests'.
 type VaultAPI interface {
 	// KVMountPath is where the KV engine is mounted (policy paths under it).
 	KVMountPath() string

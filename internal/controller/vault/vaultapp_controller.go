@@ -39,7 +39,7 @@ import (
 	"github.com/carbogame/vault-keycloak-operator/internal/outage"
 	"github.com/carbogame/vault-keycloak-operator/internal/shard"
 	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
-	vaultclient "github.com/carbogame/vault-keycloak-operator/internal/vault"
+	"github.com/carbogame/vault-keycloak-operator/internal/vaultclient"
 )
 
 // Finalizer keeps a VaultApp until its policy and role are removed from Vault.

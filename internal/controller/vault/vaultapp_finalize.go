@@ -32,7 +32,7 @@ import (
 	"github.com/carbogame/vault-keycloak-operator/internal/controller/clusterevent"
 	"github.com/carbogame/vault-keycloak-operator/internal/controller/finalizers"
 	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
-	vaultclient "github.com/carbogame/vault-keycloak-operator/internal/vault"
+	"github.com/carbogame/vault-keycloak-operator/internal/vaultclient"
 )
 
 // finalize removes the policy and role the operator wrote, or, with

@@ -42,8 +42,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
-	vaultclient "github.com/carbogame/vault-keycloak-operator/internal/vault"
-	"github.com/carbogame/vault-keycloak-operator/internal/vault/vaultfake"
+	"github.com/carbogame/vault-keycloak-operator/internal/vaultclient"
+	"github.com/carbogame/vault-keycloak-operator/internal/vaultclient/vaultfake"
 )
 
 // fakeChecker answers a check as told.

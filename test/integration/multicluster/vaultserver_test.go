@@ -35,7 +35,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
-	vaultclient "github.com/carbogame/vault-keycloak-operator/internal/vault"
+	"github.com/carbogame/vault-keycloak-operator/internal/vaultclient"
 	"github.com/carbogame/vault-keycloak-operator/test/harness"
 )
 

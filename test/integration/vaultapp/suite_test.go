@@ -26,7 +26,7 @@ import (
 	vaultapi "github.com/hashicorp/vault/api"
 
 	"github.com/carbogame/vault-keycloak-operator/internal/manager"
-	vaultclient "github.com/carbogame/vault-keycloak-operator/internal/vault"
+	"github.com/carbogame/vault-keycloak-operator/internal/vaultclient"
 	"github.com/carbogame/vault-keycloak-operator/test/harness"
 )
 

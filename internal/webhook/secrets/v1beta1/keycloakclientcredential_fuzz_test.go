@@ -21,9 +21,9 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/carbogame/vault-keycloak-operator/api/conversiontest"
 	secretsv1alpha1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1alpha1"
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
-	"github.com/carbogame/vault-keycloak-operator/internal/conversiontest"
 )
 
 // FuzzKeycloakClientCredentialAdmission: any KeycloakClientCredential the

@@ -34,11 +34,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/conversion"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
+	"github.com/carbogame/vault-keycloak-operator/api/lossless"
+	"github.com/carbogame/vault-keycloak-operator/api/ondemand"
 	secretsv1alpha1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1alpha1"
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
 	"github.com/carbogame/vault-keycloak-operator/internal/crdschema"
-	"github.com/carbogame/vault-keycloak-operator/internal/lossless"
-	"github.com/carbogame/vault-keycloak-operator/internal/ondemand"
 	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
 	"github.com/carbogame/vault-keycloak-operator/internal/webhook/defaults"
 	"github.com/carbogame/vault-keycloak-operator/internal/webhook/lookup"

@@ -21,9 +21,9 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/carbogame/vault-keycloak-operator/api/conversiontest"
 	vaultv1alpha1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1alpha1"
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
-	"github.com/carbogame/vault-keycloak-operator/internal/conversiontest"
 	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
 )
 

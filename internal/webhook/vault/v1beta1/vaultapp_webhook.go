@@ -35,11 +35,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/conversion"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
+	"github.com/carbogame/vault-keycloak-operator/api/lossless"
+	"github.com/carbogame/vault-keycloak-operator/api/ondemand"
 	vaultv1alpha1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1alpha1"
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
 	"github.com/carbogame/vault-keycloak-operator/internal/crdschema"
-	"github.com/carbogame/vault-keycloak-operator/internal/lossless"
-	"github.com/carbogame/vault-keycloak-operator/internal/ondemand"
 	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
 	"github.com/carbogame/vault-keycloak-operator/internal/webhook/defaults"
 	"github.com/carbogame/vault-keycloak-operator/internal/webhook/lookup"

@@ -28,7 +28,7 @@ import (
 
 	vaultapi "github.com/hashicorp/vault/api"
 
-	vaultclient "github.com/carbogame/vault-keycloak-operator/internal/vault"
+	"github.com/carbogame/vault-keycloak-operator/internal/vaultclient"
 )
 
 // Vault keeps policies and roles in maps and records every write, so a

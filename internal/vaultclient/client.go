@@ -14,11 +14,11 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package vault is the operator's only speaker of the Vault protocol: a thin
+// Package vaultclient is the operator's only speaker of the Vault protocol: a thin
 // layer over github.com/hashicorp/vault/api that logs in once, renews its
 // token before it expires, and reads, compares and writes ACL policies and
 // Kubernetes-auth roles. It knows nothing of Kubernetes objects.
-package vault
+package vaultclient
 
 import (
 	"context"

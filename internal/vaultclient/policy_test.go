@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package vault
+package vaultclient
 
 import (
 	"flag"
@@ -46,7 +46,7 @@ func TestRenderPolicyGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got != string(want) {
-		t.Fatalf("policy text changed (go test ./internal/vault -update rewrites the golden file):\n%s", got)
+		t.Fatalf("policy text changed (go test ./internal/vaultclient -update rewrites the golden file):\n%s", got)
 	}
 	if again := RenderPolicy("secret", owner, []Rule{rules[2], rules[1], rules[0]}); again != got {
 		t.Fatalf("rule order changed the text:\n%s", again)
