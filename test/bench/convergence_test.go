@@ -36,7 +36,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
@@ -131,7 +130,7 @@ func (f *fleet) convergePair(b *testing.B, workers, n int, limitRun, opRun strin
 		if holder := f.leaseHolder(b); holder != "bench" {
 			b.Fatalf("the lease went to %q during the limit's run: the operator took part", holder)
 		}
-		f.removeLimitRun(b, limitRun, n)
+		f.removeVaultApps(b, limitRun)
 	}
 
 	// The operator, leading.
@@ -155,7 +154,7 @@ func (f *fleet) convergePair(b *testing.B, workers, n int, limitRun, opRun strin
 		res.OperatorVault = perObject(harness.Difference(f.vaultCounts(), before), n)
 		profiles.Wait()
 		if !keep {
-			f.deleteRun(b, opRun)
+			f.removeVaultApps(b, opRun)
 		}
 	}
 
@@ -437,39 +436,6 @@ func (f *fleet) limitOne(vc *vaultapi.Client, app *vaultv1beta1.VaultApp) error 
 			Message: "in step", ObservedGeneration: app.Generation, LastTransitionTime: now})
 	}
 	return f.c.Status().Update(ctx, app)
-}
-
-// removeLimitRun takes the limit's objects away (the standby manager does
-// nothing with them): finalizers dropped, objects, policies and roles
-// deleted.
-func (f *fleet) removeLimitRun(b *testing.B, run string, n int) {
-	b.Helper()
-	defer f.spent.on("cleanup", time.Now())
-	admin, err := f.vault.AdminClient()
-	if err != nil {
-		b.Fatal(err)
-	}
-	parallel(b, n, 16, func(i int) error {
-		ctx := context.Background()
-		app := &vaultv1beta1.VaultApp{}
-		key := client.ObjectKeyFromObject(vaultApp(run, i))
-		if err := f.c.Get(ctx, key, app); err != nil {
-			return err
-		}
-		patch := client.MergeFrom(app.DeepCopy())
-		controllerutil.RemoveFinalizer(app, vaultv1beta1.CleanupFinalizer)
-		if err := f.c.Patch(ctx, app, patch); err != nil {
-			return err
-		}
-		if err := f.c.Delete(ctx, app); err != nil {
-			return err
-		}
-		name := tenancy.PolicyName("", key.Namespace, key.Name)
-		if _, err := admin.Logical().DeleteWithContext(ctx, "auth/kubernetes/role/"+name); err != nil {
-			return err
-		}
-		return admin.Sys().DeletePolicyWithContext(ctx, name)
-	})
 }
 
 // deleteRun deletes a run's VaultApps through the operator and waits until

@@ -31,7 +31,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
 	"github.com/carbogame/vault-keycloak-operator/test/harness"
@@ -124,7 +123,7 @@ func (f *fleet) convergeCredentials(b *testing.B, n, rounds int, keep bool) cred
 			if holder := f.leaseHolder(b); holder != "bench" {
 				b.Fatalf("the lease went to %q during the limit's run: the operator took part", holder)
 			}
-			f.removeBareCredentials(b, run)
+			f.removeCredentials(b, run)
 		}
 		operator := func() {
 			f.lead(b, defaultWorkers)
@@ -132,7 +131,7 @@ func (f *fleet) convergeCredentials(b *testing.B, n, rounds int, keep bool) cred
 			res.Operator = timeRun(f, b, opRun, n, &secretsv1beta1.KeycloakClientCredentialList{}, credential, credentialReady, nil).last()
 			res.OperatorKeycloak = perObject(harness.Difference(f.keycloakProxy.Counts(), before), n)
 			if !last || !keep {
-				f.deleteCredentials(b, opRun)
+				f.removeCredentials(b, opRun)
 			}
 		}
 		if (rounds-1-round)%2 == 1 {
@@ -248,46 +247,6 @@ func (f *fleet) bareCredentialWorkers(b *testing.B, workers int) func(<-chan *se
 		}
 		return wg.Wait
 	}
-}
-
-// removeBareCredentials takes the bare client's run away: the credentials
-// and their Secrets (labelled with the run, like the credentials). The
-// webhook gave each credential the operator's finalizer, as it does every
-// new one; the bench takes it off first. Deleted with it, the run lingered
-// until the next leader let every credential go: during the operator's
-// run, and past it into S4 (28 finalizer patches and as many Events of the
-// bare run's credentials in bench-scale's fourth run at 10,000).
-func (f *fleet) removeBareCredentials(b *testing.B, run string) {
-	b.Helper()
-	defer f.spent.on("cleanup", time.Now())
-	var list metav1.PartialObjectMetadataList
-	list.SetGroupVersionKind(secretsv1beta1.GroupVersion.WithKind("KeycloakClientCredentialList"))
-	if err := f.c.List(context.Background(), &list, client.MatchingLabels{runLabel: run}); err != nil {
-		b.Fatal(err)
-	}
-	parallel(b, len(list.Items), 16, func(i int) error {
-		k := &list.Items[i]
-		patch := client.MergeFrom(k.DeepCopy())
-		if !controllerutil.RemoveFinalizer(k, secretsv1beta1.CleanupFinalizer) {
-			return nil
-		}
-		return client.IgnoreNotFound(f.c.Patch(context.Background(), k, patch))
-	})
-	f.deleteCollections(b, run, secretsv1beta1.GroupVersion.WithKind("KeycloakClientCredential"))
-	f.deleteCollections(b, run, corev1.SchemeGroupVersion.WithKind("Secret"))
-	if err := f.c.List(context.Background(), &list, client.MatchingLabels{runLabel: run}); err != nil {
-		b.Fatal(err)
-	}
-	if len(list.Items) > 0 {
-		b.Fatalf("the bare client's run %s: %d credentials left after the cleanup (%s holds %v)", run, len(list.Items), list.Items[0].Name, list.Items[0].Finalizers)
-	}
-}
-
-// deleteCredentials deletes a run's credentials through the operator and
-// waits until they are gone (their Secrets removed).
-func (f *fleet) deleteCredentials(b *testing.B, run string) {
-	b.Helper()
-	f.deleteThroughOperator(b, run, secretsv1beta1.GroupVersion.WithKind("KeycloakClientCredentialList"))
 }
 
 // fanOut is P7's second figure: one client that many credentials read,
