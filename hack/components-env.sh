@@ -7,7 +7,7 @@
 # failed build stops make at once instead of running the tests against
 # nothing.
 #
-#   services  kube-apiserver and etcd (envtest), Vault, Keycloak
+#   services  kube-apiserver and etcd (envtest), Vault, OpenBao, Keycloak
 #   olm       what the OLM, Helm and monitoring tests add: kube-controller-manager
 #             and kube-scheduler, kwok, OLM, opm, promtool, helm, the
 #             Prometheus Operator's CRDs
@@ -27,6 +27,7 @@ for set in "$@"; do
 	services)
 		set_env KUBEBUILDER_ASSETS envtest
 		set_env VKO_VAULT_BIN vault-bin
+		set_env VKO_BAO_BIN openbao
 		set_env VKO_KEYCLOAK_HOME keycloak
 		;;
 	olm)

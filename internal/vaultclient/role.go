@@ -103,7 +103,7 @@ func (c *Client) WriteRole(ctx context.Context, name string, r Role) error {
 		data := map[string]any{
 			"bound_service_account_names":      r.ServiceAccounts,
 			"bound_service_account_namespaces": []string{r.Namespace},
-			"token_policies":                   r.Policies,
+			"token_policies":                   tokenPolicies(r.Policies),
 			"token_ttl":                        int(r.TTL.Seconds()),
 		}
 		if c.cfg.AppRoleAudience != "" {
@@ -182,10 +182,18 @@ func (c *Client) jwtRoleData(r Role) map[string]any {
 		// A list: the sub claim must be one of them.
 		"bound_claims":      map[string]any{claimSub: subjects},
 		"bound_claims_type": "string",
-		"token_policies":    r.Policies,
+		"token_policies":    tokenPolicies(r.Policies),
 		"token_ttl":         int(r.TTL.Seconds()),
 	}
 }
+
+// tokenPolicies is a role's token_policies (the VaultApp's one policy) as
+// a string, which Vault and OpenBao both read as the list. The admin's
+// policy for the operator allows token_policies by a glob ("app.*") and
+// denies a comma: Vault matches each element of a JSON list against the
+// glob, OpenBao (2.7) the list as a whole and refuses it (403); one name
+// as a string passes on both.
+func tokenPolicies(policies []string) string { return strings.Join(policies, ",") }
 
 // jwtRoleOf reads a JWT-auth role back as a Role. Whatever the operator
 // would not have written (another role type, user claim, audience, a

@@ -19,6 +19,7 @@ package vaultclient
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 )
@@ -28,13 +29,21 @@ import (
 func TestJWTRoleReadsBackAsWritten(t *testing.T) {
 	c := &Client{cfg: Config{AppRoleAudience: "vault.example.com"}}
 	want := Role{ServiceAccounts: []string{"api", "worker"}, Namespace: "shop", Policies: []string{"app.shop.api"}, TTL: time.Hour}
-	// What Vault answers: the written data, through JSON.
+	// What Vault answers: the written data, through JSON, token_policies
+	// (written as one comma-separated string) read back as its list.
 	roundTrip := func(data map[string]any) map[string]any {
 		raw, _ := json.Marshal(data)
 		var out map[string]any
 		d := json.NewDecoder(bytes.NewReader(raw))
 		d.UseNumber()
 		_ = d.Decode(&out)
+		if s, ok := out["token_policies"].(string); ok {
+			var list []any
+			for _, p := range strings.Split(s, ",") {
+				list = append(list, p)
+			}
+			out["token_policies"] = list
+		}
 		return out
 	}
 	written := roundTrip(c.jwtRoleData(want))

@@ -66,6 +66,9 @@ func (f *fleet) credentialSide(b *testing.B, r *report, p7 credentialConvergence
 	r.add("P7", fmt.Sprintf("%d KeycloakClientCredentials created at once → all Ready, %d workers: operator / bare client", p7.Objects, defaultWorkers),
 		p7.Ratio() <= credentialTarget, fmt.Sprintf("≤ %.1f×", credentialTarget), "%.2f× (%s / %s; ratios %.2f); Keycloak requests per credential: operator %v, bare %v",
 		p7.Ratio(), p7.Operator.Round(time.Millisecond), p7.Limit.Round(time.Millisecond), p7.Ratios, p7.OperatorKeycloak, p7.LimitKeycloak)
+	// The last run's cleanup stopped the manager: the fan-out and the
+	// rotation run against a leader, as after a rollout.
+	f.lead(b, defaultWorkers)
 	fan := f.regenerationFanOut(b, hotReaders)
 	r.Raw["P7-fan-out"] = fan
 	// New readers' first refresh is spread over up to one more interval

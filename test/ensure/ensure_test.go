@@ -16,7 +16,8 @@ limitations under the License.
 
 // Package ensure proves that the two commands use what a user already has:
 // hack/ensure.sh takes KUBEBUILDER_ASSETS, VKO_VAULT_BIN (or a vault on
-// PATH) and VKO_KEYCLOAK_HOME when they are of the pinned versions, builds
+// PATH), VKO_BAO_BIN and VKO_KEYCLOAK_HOME when they are of the pinned
+// versions, builds
 // nothing then, and refuses a wrong version with a message that says what
 // to do.
 package ensure
@@ -32,14 +33,14 @@ import (
 )
 
 // given are the real components make test hands the tests.
-func given(t *testing.T) (assets, vault, keycloak string) {
+func given(t *testing.T) (assets, vault, bao, keycloak string) {
 	t.Helper()
-	for _, v := range []string{"KUBEBUILDER_ASSETS", "VKO_VAULT_BIN", "VKO_KEYCLOAK_HOME"} {
+	for _, v := range []string{"KUBEBUILDER_ASSETS", "VKO_VAULT_BIN", "VKO_BAO_BIN", "VKO_KEYCLOAK_HOME"} {
 		if os.Getenv(v) == "" {
 			t.Fatalf("%s is not set: run the tests with 'make test'", v)
 		}
 	}
-	return os.Getenv("KUBEBUILDER_ASSETS"), os.Getenv("VKO_VAULT_BIN"), os.Getenv("VKO_KEYCLOAK_HOME")
+	return os.Getenv("KUBEBUILDER_ASSETS"), os.Getenv("VKO_VAULT_BIN"), os.Getenv("VKO_BAO_BIN"), os.Getenv("VKO_KEYCLOAK_HOME")
 }
 
 // ensure runs hack/ensure.sh with env (and an empty cache of its own) and
@@ -55,7 +56,7 @@ func ensure(t *testing.T, cache string, env []string, what string) (string, stri
 }
 
 func TestGivenComponentsOfThePinnedVersionAreUsedAndNothingIsBuilt(t *testing.T) {
-	assets, vault, keycloak := given(t)
+	assets, vault, bao, keycloak := given(t)
 	cache := t.TempDir()
 	// No go on PATH: a build would fail, not just take time.
 	path := "PATH=/usr/bin:/bin"
@@ -66,6 +67,7 @@ func TestGivenComponentsOfThePinnedVersionAreUsedAndNothingIsBuilt(t *testing.T)
 		{"vault-bin", "VKO_VAULT_BIN=" + vault, vault, "from VKO_VAULT_BIN="},
 		{"vault", "VKO_VAULT_BIN=" + vault, filepath.Dir(vault), "from VKO_VAULT_BIN="},
 		{"keycloak", "VKO_KEYCLOAK_HOME=" + keycloak, keycloak, "from VKO_KEYCLOAK_HOME="},
+		{"openbao", "VKO_BAO_BIN=" + bao, bao, "from VKO_BAO_BIN="},
 	}
 	for _, tt := range tests {
 		t.Run(tt.what, func(t *testing.T) {
@@ -109,6 +111,7 @@ func TestAWrongVersionIsRefused(t *testing.T) {
 	script(assets, "etcd", "etcd Version: 3.5.0")
 	vaultDir := t.TempDir()
 	script(vaultDir, "vault", "Vault v1.15.0")
+	script(vaultDir, "bao", "OpenBao v2.1.0")
 	kc := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(kc, "bin"), 0o755); err != nil {
 		t.Fatal(err)
@@ -120,6 +123,7 @@ func TestAWrongVersionIsRefused(t *testing.T) {
 	tests := []struct{ what, env, says string }{
 		{"envtest", "KUBEBUILDER_ASSETS=" + assets, "KUBEBUILDER_ASSETS=" + assets + " holds kube-apiserver v1.30.0, but this project pins kube-apiserver v1.37.2: point KUBEBUILDER_ASSETS at kube-apiserver v1.37.2, or unset it to have it built"},
 		{"vault-bin", "VKO_VAULT_BIN=" + filepath.Join(vaultDir, "vault"), "holds vault v1.15.0, but this project pins vault v1.21.0"},
+		{"openbao", "VKO_BAO_BIN=" + filepath.Join(vaultDir, "bao"), "holds bao 2.1.0, but this project pins bao 2.7.2"},
 		{"keycloak", "VKO_KEYCLOAK_HOME=" + kc, "holds Keycloak 24.0.0, but this project pins Keycloak 26.7.3"},
 		{"keycloak", "VKO_KEYCLOAK_HOME=" + t.TempDir(), "has no bin/kc.sh"},
 	}

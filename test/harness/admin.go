@@ -48,6 +48,9 @@ func (v *Vault) AdminClient() (*vaultapi.Client, error) {
 		return nil, err
 	}
 	c.SetToken(v.Token)
+	if v.namespace != "" {
+		c.SetNamespace(v.namespace)
+	}
 	KeepSecret(v.Token)
 	return c, nil
 }
@@ -111,8 +114,10 @@ func (v *Vault) ConfigureKubernetesAuthAt(ctx context.Context, mount string, c c
 // operator (keep the two equal): policies named app.* only, and the list of
 // policy and role names (the orphan sweep; the check that a new VaultApp's
 // names are free); roles named app.* only, with only the parameters the
-// operator writes, and token_policies confined to app.* (Vault checks each
-// element of the list), so no role it writes can hand out another policy.
+// operator writes, and token_policies confined to one app.* name (the glob
+// allows app.*, and a comma is denied: a string "app.a,root" would match
+// the glob and hand out root), so no role it writes can hand out another
+// policy.
 const OperatorVaultPolicy = `
 path "sys/policies/acl" { capabilities = ["list"] }
 path "sys/policies/acl/app.*" { capabilities = ["create", "read", "update", "delete"] }
@@ -127,6 +132,10 @@ path "auth/kubernetes/role/app.*" {
     "token_policies"                   = ["app.*"]
     "token_ttl"                        = []
     "token_max_ttl"                    = []
+  }
+  # One policy per role: a list in one string ("app.a,root") would pass the glob.
+  denied_parameters = {
+    "token_policies" = ["*,*"]
   }
 }
 `

@@ -29,6 +29,8 @@ const (
 	EnvVaultToken = "VAULT_TOKEN"
 	// EnvVaultBin is the vault binary that hack/ensure.sh built.
 	EnvVaultBin = "VKO_VAULT_BIN"
+	// EnvBaoBin is OpenBao's bao binary that hack/ensure.sh fetched.
+	EnvBaoBin = "VKO_BAO_BIN"
 )
 
 // withoutVaultEnv blanks the Vault address and token a child would inherit
@@ -45,8 +47,13 @@ type Vault struct {
 	Token string
 
 	bin, logDir string
-	port        int
-	proc        *Process
+	// name is the server's, in logs: vault or openbao.
+	name string
+	// namespace is the Vault namespace its admin clients work in (the
+	// root when empty): see InNamespace.
+	namespace string
+	port      int
+	proc      *Process
 	// dataDir and unsealKey: a persistent server's (StartPersistentVault).
 	dataDir, unsealKey string
 }
@@ -54,11 +61,21 @@ type Vault struct {
 // StartVault starts "vault server -dev" on a free loopback port and waits
 // until it is unsealed and active. logDir receives its output.
 func StartVault(ctx context.Context, logDir string) (*Vault, error) {
-	bin := os.Getenv(EnvVaultBin)
-	if err := requireFile(bin, "vault server", EnvVaultBin); err != nil {
+	return startDevServer(ctx, "vault", EnvVaultBin, logDir)
+}
+
+// StartOpenBao starts "bao server -dev", OpenBao's, as StartVault does
+// Vault's: the same API, and namespaces in its open-source server.
+func StartOpenBao(ctx context.Context, logDir string) (*Vault, error) {
+	return startDevServer(ctx, "openbao", EnvBaoBin, logDir)
+}
+
+func startDevServer(ctx context.Context, name, binEnv, logDir string) (*Vault, error) {
+	bin := os.Getenv(binEnv)
+	if err := requireFile(bin, name+" server", binEnv); err != nil {
 		return nil, err
 	}
-	v := &Vault{Token: "root-token-for-tests", bin: bin, logDir: logDir}
+	v := &Vault{Token: "root-token-for-tests", bin: bin, logDir: logDir, name: name}
 	err := retryWhilePortTaken(func() (*Process, error) {
 		port, err := FreePort()
 		if err != nil {
@@ -83,7 +100,11 @@ func (v *Vault) run(ctx context.Context) error {
 	var err error
 	// HOME points into logDir: the dev server writes ~/.vault-token, and
 	// must not overwrite a developer's own.
-	v.proc, err = start("vault", logDir, withoutVaultEnv("HOME="+logDir), bin,
+	name := v.name
+	if name == "" {
+		name = "vault"
+	}
+	v.proc, err = start(name, logDir, withoutVaultEnv("HOME="+logDir), bin,
 		"server", "-dev",
 		"-dev-listen-address=127.0.0.1:"+strconv.Itoa(port),
 		"-dev-root-token-id="+v.Token,
@@ -114,4 +135,27 @@ func VaultFromEnv() (*Vault, error) {
 		return nil, fmt.Errorf("no Vault to test against: %s and %s are %w; run 'make test', which starts a real Vault dev server", EnvVaultAddr, EnvVaultToken, errNotConfigured)
 	}
 	return &Vault{Addr: addr, Token: token}, nil
+}
+
+// CreateNamespace creates the Vault namespace name (OpenBao's, or Vault
+// Enterprise's) under the root, and returns this server as seen from
+// inside it.
+func (v *Vault) CreateNamespace(ctx context.Context, name string) (*Vault, error) {
+	admin, err := v.AdminClient()
+	if err != nil {
+		return nil, err
+	}
+	if _, err := admin.Logical().WriteWithContext(ctx, "sys/namespaces/"+name, nil); err != nil {
+		return nil, fmt.Errorf("create Vault namespace %s: %w", name, err)
+	}
+	return v.InNamespace(name), nil
+}
+
+// InNamespace is this server with every admin request sent into the Vault
+// namespace ns (the X-Vault-Namespace header): the harness's setup helpers
+// then configure that namespace.
+func (v *Vault) InNamespace(ns string) *Vault {
+	in := *v
+	in.namespace = ns
+	return &in
 }

@@ -139,6 +139,9 @@ func TestAdminSetupAsWritten(t *testing.T) {
 			"bound_service_account_namespaces": "shop", "token_policies": "app.shop.api"}, true)
 		mayWrite(t, c, "auth/kubernetes/role/app.shop.root", map[string]any{"bound_service_account_names": "api",
 			"bound_service_account_namespaces": "shop", "token_policies": "root"}, false)
+		// A list in one string matches the glob app.*: the comma is denied.
+		mayWrite(t, c, "auth/kubernetes/role/app.shop.two", map[string]any{"bound_service_account_names": "api",
+			"bound_service_account_namespaces": "shop", "token_policies": "app.shop.api,root"}, false)
 	})
 	t.Run("the JWT login writes app-eu-1.* and nothing else", func(t *testing.T) {
 		token, err := harness.ServiceAccountTokenFor(ctx, e.cluster.Config, docOperatorNamespace, docOperatorAccount, "vko.vault.example.com")
@@ -151,6 +154,9 @@ func TestAdminSetupAsWritten(t *testing.T) {
 		mayWrite(t, c, "auth/jwt-eu-1/role/app-eu-1.shop.api", map[string]any{"role_type": "jwt", "user_claim": "sub",
 			"bound_audiences": "apps.vault.example.com", "bound_claims": map[string]any{"sub": "system:serviceaccount:shop:api"},
 			"token_policies": "app-eu-1.shop.api"}, true)
+		mayWrite(t, c, "auth/jwt-eu-1/role/app-eu-1.shop.two", map[string]any{"role_type": "jwt", "user_claim": "sub",
+			"bound_audiences": "apps.vault.example.com", "bound_claims": map[string]any{"sub": "system:serviceaccount:shop:api"},
+			"token_policies": "app-eu-1.shop.api,root"}, false)
 	})
 	t.Run("the several clusters' policy confines eu-1 to its names", func(t *testing.T) {
 		admin, err := e.vault.AdminClient()
