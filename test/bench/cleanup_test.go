@@ -25,6 +25,8 @@ package bench
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -38,6 +40,7 @@ import (
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
 	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
+	"github.com/carbogame/vault-keycloak-operator/test/harness"
 )
 
 // removeVaultApps takes a run's VaultApps away, with their policies and
@@ -67,6 +70,14 @@ func (f *fleet) removeVaultApps(b *testing.B, run string) {
 			return admin.Sys().DeletePolicyWithContext(ctx, name)
 		})
 	})
+	var left metav1.PartialObjectMetadataList
+	left.SetGroupVersionKind(vaultv1beta1.GroupVersion.WithKind("VaultAppList"))
+	if err := f.c.List(context.Background(), &left, client.MatchingLabels{runLabel: run}); err != nil {
+		b.Fatal(err)
+	}
+	if len(left.Items) > 0 {
+		b.Fatalf("run %s: %d VaultApps left after the cleanup (%s holds %v)", run, len(left.Items), left.Items[0].Name, left.Items[0].Finalizers)
+	}
 }
 
 // removeCredentials takes a run's credentials away, with their target
@@ -93,11 +104,9 @@ func (f *fleet) removeCredentials(b *testing.B, run string) {
 }
 
 // dropFinalizers removes finalizer from the run's objects of listKind and
-// returns them. The manager is stopped first: one that reconciled while
-// they go would act on them.
+// returns them (the manager stopped: withoutWebhooks).
 func (f *fleet) dropFinalizers(b *testing.B, run string, listKind schema.GroupVersionKind, finalizer string) []metav1.PartialObjectMetadata {
 	b.Helper()
-	f.stopManager()
 	var list metav1.PartialObjectMetadataList
 	list.SetGroupVersionKind(listKind)
 	if err := f.c.List(context.Background(), &list, client.MatchingLabels{runLabel: run}); err != nil {
@@ -114,40 +123,54 @@ func (f *fleet) dropFinalizers(b *testing.B, run string, listKind schema.GroupVe
 	return list.Items
 }
 
-// withoutWebhooks runs do with the admission webhooks' configurations
-// deleted, and puts them back. The next run's manager starts after that,
-// seconds later: the API server has its webhooks again by its first create.
+// The operator's webhook configurations, as envtest installs them from
+// config/webhook.
+var webhookConfigurations = []client.Object{
+	&admissionregistrationv1.MutatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: "mutating-webhook-configuration"}},
+	&admissionregistrationv1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: "validating-webhook-configuration"}},
+}
+
+// withoutWebhooks runs do with the operator's admission webhook
+// configurations deleted (the manager stopped first: nothing serves them
+// meanwhile), and puts them back, whatever do did. It then waits until the
+// API server calls the mutating webhook again, on a dry-run create, so the
+// next run's creates are defaulted as ever; the next manager serves it.
 func (f *fleet) withoutWebhooks(b *testing.B, do func()) {
 	b.Helper()
 	ctx := context.Background()
-	var mutating admissionregistrationv1.MutatingWebhookConfigurationList
-	var validating admissionregistrationv1.ValidatingWebhookConfigurationList
-	if err := f.c.List(ctx, &mutating); err != nil {
-		b.Fatal(err)
-	}
-	if err := f.c.List(ctx, &validating); err != nil {
-		b.Fatal(err)
-	}
+	f.stopManager()
 	var saved []client.Object
-	for i := range mutating.Items {
-		saved = append(saved, &mutating.Items[i])
+	for _, o := range webhookConfigurations {
+		o := o.DeepCopyObject().(client.Object)
+		if err := f.c.Get(ctx, client.ObjectKeyFromObject(o), o); err != nil {
+			b.Fatalf("webhook configuration %s: %v", o.GetName(), err)
+		}
+		saved = append(saved, o)
 	}
-	for i := range validating.Items {
-		saved = append(saved, &validating.Items[i])
-	}
+	defer func() {
+		for _, o := range saved {
+			o.SetResourceVersion("")
+			o.SetUID("")
+			o.SetCreationTimestamp(metav1.Time{})
+			o.SetManagedFields(nil)
+			if err := f.c.Create(ctx, o); err != nil {
+				b.Errorf("put the webhook configuration %s back: %v", o.GetName(), err)
+			}
+		}
+		// No manager serves the webhooks now: a create the API server
+		// sends to them fails, one it does not succeeds.
+		harness.Eventually(b, 10*time.Second, func() error {
+			err := f.c.Create(ctx, vaultApp("webhook-probe", 0), client.DryRunAll)
+			if err != nil && strings.Contains(err.Error(), "failed calling webhook") {
+				return nil
+			}
+			return fmt.Errorf("the API server does not call the webhooks again yet (a dry-run create: %v)", err)
+		})
+	}()
 	for _, o := range saved {
 		if err := f.c.Delete(ctx, o); err != nil {
 			b.Fatal(err)
 		}
 	}
 	do()
-	for _, o := range saved {
-		o.SetResourceVersion("")
-		o.SetUID("")
-		o.SetCreationTimestamp(metav1.Time{})
-		o.SetManagedFields(nil)
-		if err := f.c.Create(ctx, o); err != nil {
-			b.Fatalf("put the webhook configuration %s back: %v", o.GetName(), err)
-		}
-	}
 }

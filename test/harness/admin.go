@@ -114,10 +114,10 @@ func (v *Vault) ConfigureKubernetesAuthAt(ctx context.Context, mount string, c c
 // operator (keep the two equal): policies named app.* only, and the list of
 // policy and role names (the orphan sweep; the check that a new VaultApp's
 // names are free); roles named app.* only, with only the parameters the
-// operator writes, and token_policies confined to one app.* name (the glob
-// allows app.*, and a comma is denied: a string "app.a,root" would match
-// the glob and hand out root), so no role it writes can hand out another
-// policy.
+// operator writes, and token_policies confined to app.* names (a comma is
+// denied: one string "app.a,ops-admin" would match the glob and hand out
+// an admin's policy). The operator's token still writes any text into an
+// app.* policy: the confinement keeps it to its names, not its rights.
 const OperatorVaultPolicy = `
 path "sys/policies/acl" { capabilities = ["list"] }
 path "sys/policies/acl/app.*" { capabilities = ["create", "read", "update", "delete"] }
@@ -133,7 +133,7 @@ path "auth/kubernetes/role/app.*" {
     "token_ttl"                        = []
     "token_max_ttl"                    = []
   }
-  # One policy per role: a list in one string ("app.a,root") would pass the glob.
+  # One policy per role: "app.a,ops-admin" in one string would pass the glob.
   denied_parameters = {
     "token_policies" = ["*,*"]
   }

@@ -60,7 +60,7 @@ path "auth/jwt/role/app.*" {
     "token_ttl"         = []
     "token_max_ttl"     = []
   }
-  # One policy per role: a list in one string ("app.a,root") would pass the glob.
+  # One policy per role: "app.a,ops-admin" in one string would pass the glob.
   denied_parameters = {
     "token_policies" = ["*,*"]
   }

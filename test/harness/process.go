@@ -100,6 +100,9 @@ func (p *Process) Kill() {
 	<-p.done
 }
 
+// Name is the name the process was started with.
+func (p *Process) Name() string { return p.name }
+
 // PID is the process's id.
 func (p *Process) PID() int { return p.cmd.Process.Pid }
 

@@ -240,8 +240,14 @@ func renderModes(t *testing.T, run func(*testing.T, ...string) (string, error), 
 	if one := template(); strings.Contains(one, "- --shards") || strings.Contains(one, "controller-manager-shard-0") {
 		t.Errorf("one shard: the Deployment must stay the one of releases before shards")
 	}
-	if out, err := run(t, "template", "vko", chart, "--set", "shards=0"); err == nil || !strings.Contains(out, "shards 0: must be from 1 to 256") {
-		t.Errorf("shards=0: %v\n%s", err, out)
+	for _, bad := range []struct{ args, says string }{
+		{"shards=0", "shards 0: must be from 1 to 256"},
+		{"extraArgs[0]=--shard-index=1", "extraArgs --shard-index=1: set the shards value instead"},
+		{"extraEnv[0].name=VKO_SHARDS,extraEnv[0].value=3", "extraEnv VKO_SHARDS: set the shards value instead"},
+	} {
+		if out, err := run(t, "template", "vko", chart, "--set", bad.args); err == nil || !strings.Contains(out, bad.says) {
+			t.Errorf("%s: %v\n%s", bad.args, err, out)
+		}
 	}
 	if strings.Contains(template(), "kind: PodDisruptionBudget") {
 		t.Errorf("one replica: a PodDisruptionBudget, which would block every drain")

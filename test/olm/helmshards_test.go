@@ -89,6 +89,15 @@ func (e *env) helmShards(t *testing.T, run func(*testing.T, ...string) (string, 
 	for _, ns := range namespaces {
 		e.waitShardApp(t, ns, "api")
 	}
+	// Each VaultApp written to Vault by its own shard's managers alone.
+	for i, ns := range namespaces {
+		for j := range shards {
+			wrote := slices.ContainsFunc(managers[j], func(p *harness.Process) bool { return wroteToVault(p, "app."+ns+".api") })
+			if wrote != (i == j) {
+				t.Errorf("VaultApp %s/api (shard %d's): shard %d's managers wrote it to Vault: %v", ns, i, j, wrote)
+			}
+		}
+	}
 
 	// Shard 1's leader dies with its pod, as a node would take it.
 	lease := fmt.Sprintf("%s-shard-1-of-%d", manager.LeaderElectionBase, shards)
@@ -106,7 +115,12 @@ func (e *env) helmShards(t *testing.T, run func(*testing.T, ...string) (string, 
 	before := leaseHolder(t, e.c, lease)
 	dep, running := waitPods(t, e.c, client.ObjectKey{Namespace: installNamespace, Name: pods(1).deployment}, chartWebhookService, nil, shardReplicas, shards*shardReplicas)
 	managers[1][leader].Kill()
-	if err := e.c.Delete(ctx, &running[leader], client.GracePeriodSeconds(0)); err != nil {
+	// The leader's pod, by its name (startPods names each manager after it).
+	killed := slices.IndexFunc(running, func(p corev1.Pod) bool { return managers[1][leader].Name() == "manager-"+p.Name })
+	if killed < 0 {
+		t.Fatalf("no pod of shard 1 is the leader's")
+	}
+	if err := e.c.Delete(ctx, &running[killed], client.GracePeriodSeconds(0)); err != nil {
 		t.Fatal(err)
 	}
 	standby := managers[1][1-leader]
@@ -174,6 +188,9 @@ func shardNamespaces(t *testing.T, n int) []string {
 			t.Fatal(err)
 		}
 		for j := 0; names[i] == ""; j++ {
+			if j == 10000 {
+				t.Fatalf("no name of shard-team-0…9999 in shard %d of %d", i, n)
+			}
 			if ns := fmt.Sprintf("shard-team-%d", j); s.Owns(ns) {
 				names[i] = ns
 			}
@@ -257,6 +274,14 @@ func (e *env) waitShardApp(t *testing.T, ns, name string) {
 			return fmt.Errorf("Vault policy %s: %q, %v", policy, text, err)
 		}
 		return nil
+	})
+}
+
+// wroteToVault says whether the manager logged writing policy (or its
+// role) to Vault.
+func wroteToVault(p *harness.Process, policy string) bool {
+	return slices.ContainsFunc(strings.Split(p.Log(), "\n"), func(line string) bool {
+		return strings.Contains(line, `"msg":"wrote to Vault"`) && strings.Contains(line, `"name":"`+policy+`"`)
 	})
 }
 

@@ -108,6 +108,8 @@ type env struct {
 	// values none of their logs may hold.
 	managers []*harness.Process
 	secrets  []string
+	// refused are managers that stopped at their start, by design.
+	refused []*harness.Process
 }
 
 func newEnv(t *testing.T) *env {

@@ -255,6 +255,10 @@ func (e *env) waitRefused(t *testing.T, p operatorPod, want string) {
 	}
 	dep, pods := waitPods(t, e.c, client.ObjectKey{Namespace: ns, Name: p.deployment}, p.service, p.env, 1, 0)
 	m := e.runManager(t, p, p.name+"-refused", dep, &pods[0])
+	// Not a manager that ran: checkLogs looks at its log for secrets, not
+	// for its start.
+	e.managers = slices.DeleteFunc(e.managers, func(x *harness.Process) bool { return x == m })
+	e.refused = append(e.refused, m)
 	harness.Eventually(t, time.Minute, func() error {
 		if !m.Exited() {
 			return fmt.Errorf("the manager still runs:\n%s", m.LogTail(10))

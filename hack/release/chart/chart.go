@@ -301,8 +301,14 @@ func shardDeployments(text string) (string, error) {
 	}
 	// Inside range, "." is the shard: the release's values are "$"'s.
 	text = strings.NewReplacer(".Values.", "$.Values.", ".Release.", "$.Release.", `include "vko.image" .`, `include "vko.image" $`).Replace(text)
-	return `{{- $shards := int .Values.shards }}
+	// A release upgraded with --reuse-values from values without shards
+	// has none: one. The shard of each pod is the chart's alone: an extra
+	// flag or variable for it would run one Deployment as one shard of N,
+	// or every shard as the same one.
+	return `{{- $shards := 1 }}{{ if hasKey .Values "shards" }}{{ $shards = int .Values.shards }}{{ end }}
 {{- if or (lt $shards 1) (gt $shards 256) }}{{ fail (printf "shards %d: must be from 1 to 256" $shards) }}{{ end }}
+{{- range .Values.extraArgs }}{{ if or (hasPrefix "--shards" .) (hasPrefix "--shard-index" .) (hasPrefix "-shards" .) (hasPrefix "-shard-index" .) }}{{ fail (printf "extraArgs %s: set the shards value instead (each shard's Deployment gets its own --shard-index)" .) }}{{ end }}{{ end }}
+{{- range .Values.extraEnv }}{{ if has .name (list "VKO_SHARDS" "VKO_SHARD_INDEX") }}{{ fail (printf "extraEnv %s: set the shards value instead (each shard's Deployment gets its own --shard-index)" .name) }}{{ end }}{{ end }}
 {{- range $shard := until $shards }}
 ---
 ` + text + "{{- end }}\n", nil

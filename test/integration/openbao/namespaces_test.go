@@ -77,6 +77,9 @@ func TestOpenBaoIsAVaultServer(t *testing.T) {
 		if text := policy(t, admin, appPolicy); text != "" {
 			return fmt.Errorf("policy %s still in OpenBao after the VaultApp's deletion", appPolicy)
 		}
+		if role, err := admin.Logical().ReadWithContext(ctx, "auth/kubernetes/role/"+appPolicy); err != nil || role != nil {
+			return fmt.Errorf("role %s still in OpenBao after the VaultApp's deletion (%v)", appPolicy, err)
+		}
 		return nil
 	})
 
