@@ -70,14 +70,7 @@ func (f *fleet) removeVaultApps(b *testing.B, run string) {
 			return admin.Sys().DeletePolicyWithContext(ctx, name)
 		})
 	})
-	var left metav1.PartialObjectMetadataList
-	left.SetGroupVersionKind(vaultv1beta1.GroupVersion.WithKind("VaultAppList"))
-	if err := f.c.List(context.Background(), &left, client.MatchingLabels{runLabel: run}); err != nil {
-		b.Fatal(err)
-	}
-	if len(left.Items) > 0 {
-		b.Fatalf("run %s: %d VaultApps left after the cleanup (%s holds %v)", run, len(left.Items), left.Items[0].Name, left.Items[0].Finalizers)
-	}
+	f.noneLeft(b, run, vaultv1beta1.GroupVersion.WithKind("VaultAppList"))
 }
 
 // removeCredentials takes a run's credentials away, with their target
@@ -93,13 +86,20 @@ func (f *fleet) removeCredentials(b *testing.B, run string) {
 			return client.IgnoreNotFound(f.c.Delete(context.Background(), target))
 		})
 	})
+	f.noneLeft(b, run, secretsv1beta1.GroupVersion.WithKind("KeycloakClientCredentialList"))
+}
+
+// noneLeft fails when an object of the run (of listKind) outlived its
+// cleanup.
+func (f *fleet) noneLeft(b *testing.B, run string, listKind schema.GroupVersionKind) {
+	b.Helper()
 	var left metav1.PartialObjectMetadataList
-	left.SetGroupVersionKind(secretsv1beta1.GroupVersion.WithKind("KeycloakClientCredentialList"))
+	left.SetGroupVersionKind(listKind)
 	if err := f.c.List(context.Background(), &left, client.MatchingLabels{runLabel: run}); err != nil {
 		b.Fatal(err)
 	}
 	if len(left.Items) > 0 {
-		b.Fatalf("run %s: %d credentials left after the cleanup (%s holds %v)", run, len(left.Items), left.Items[0].Name, left.Items[0].Finalizers)
+		b.Fatalf("run %s: %d objects of %s left after the cleanup (%s holds %v)", run, len(left.Items), listKind.Kind, left.Items[0].Name, left.Items[0].Finalizers)
 	}
 }
 

@@ -100,11 +100,7 @@ func (v *Vault) run(ctx context.Context) error {
 	var err error
 	// HOME points into logDir: the dev server writes ~/.vault-token, and
 	// must not overwrite a developer's own.
-	name := v.name
-	if name == "" {
-		name = "vault"
-	}
-	v.proc, err = start(name, logDir, withoutVaultEnv("HOME="+logDir), bin,
+	v.proc, err = start(v.name, logDir, withoutVaultEnv("HOME="+logDir), bin,
 		"server", "-dev",
 		"-dev-listen-address=127.0.0.1:"+strconv.Itoa(port),
 		"-dev-root-token-id="+v.Token,

@@ -36,7 +36,7 @@ func StartPersistentVault(ctx context.Context, dir string) (*Vault, error) {
 	if err := requireFile(bin, "vault server", EnvVaultBin); err != nil {
 		return nil, err
 	}
-	v := &Vault{bin: bin, logDir: dir, dataDir: filepath.Join(dir, "vault-data")}
+	v := &Vault{bin: bin, logDir: dir, name: "vault", dataDir: filepath.Join(dir, "vault-data")}
 	err := retryWhilePortTaken(func() (*Process, error) {
 		port, err := FreePort()
 		if err != nil {
@@ -93,7 +93,7 @@ api_addr      = %q
 		return err
 	}
 	var err error
-	v.proc, err = start("vault", v.logDir, withoutVaultEnv("HOME="+v.logDir), v.bin, "server", "-config="+config)
+	v.proc, err = start(v.name, v.logDir, withoutVaultEnv("HOME="+v.logDir), v.bin, "server", "-config="+config)
 	if err != nil {
 		return err
 	}

@@ -104,9 +104,7 @@ func (e *env) helmShards(t *testing.T, run func(*testing.T, ...string) (string, 
 	// client-go's leader election logs it (through controller-runtime's
 	// logger, or klog's).
 	acquired := func(p *harness.Process) bool {
-		return slices.ContainsFunc(strings.Split(p.Log(), "\n"), func(line string) bool {
-			return strings.Contains(line, "Successfully acquired lease") && strings.Contains(line, installNamespace+"/"+lease)
-		})
+		return logged(p, "Successfully acquired lease", installNamespace+"/"+lease)
 	}
 	leader := slices.IndexFunc(managers[1], acquired)
 	if leader < 0 {
@@ -280,8 +278,13 @@ func (e *env) waitShardApp(t *testing.T, ns, name string) {
 // wroteToVault says whether the manager logged writing policy (or its
 // role) to Vault.
 func wroteToVault(p *harness.Process, policy string) bool {
+	return logged(p, `"msg":"wrote to Vault"`, `"name":"`+policy+`"`)
+}
+
+// logged says whether one line of the process's log holds every part.
+func logged(p *harness.Process, parts ...string) bool {
 	return slices.ContainsFunc(strings.Split(p.Log(), "\n"), func(line string) bool {
-		return strings.Contains(line, `"msg":"wrote to Vault"`) && strings.Contains(line, `"name":"`+policy+`"`)
+		return !slices.ContainsFunc(parts, func(part string) bool { return !strings.Contains(line, part) })
 	})
 }
 

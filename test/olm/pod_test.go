@@ -89,6 +89,14 @@ type operatorPod struct {
 	addEnv []string
 }
 
+// ns is where the installer put the pod.
+func (p operatorPod) ns() string {
+	if p.namespace == "" {
+		return installNamespace
+	}
+	return p.namespace
+}
+
 // startPod runs the manager binary on this machine in the place of the
 // pod of the installer's Deployment, as that pod would run: the
 // container's args and env, the webhook certificate from its Secret, a
@@ -105,10 +113,7 @@ func (e *env) startPod(t *testing.T, p operatorPod) {
 // their managers, each ready (serving the webhooks), in the pods' order.
 func (e *env) startPods(t *testing.T, p operatorPod) []*harness.Process {
 	t.Helper()
-	ns := p.namespace
-	if ns == "" {
-		ns = installNamespace
-	}
+	ns := p.ns()
 	dep, pods := waitPods(t, e.c, client.ObjectKey{Namespace: ns, Name: p.deployment}, p.service, p.env, max(p.replicas, 1), p.endpoints)
 	var managers []*harness.Process
 	for i := range pods {
@@ -249,10 +254,7 @@ func waitManagerReady(t *testing.T, m *harness.Process, pod *corev1.Pod) {
 // stop at its start, with a log that says want.
 func (e *env) waitRefused(t *testing.T, p operatorPod, want string) {
 	t.Helper()
-	ns := p.namespace
-	if ns == "" {
-		ns = installNamespace
-	}
+	ns := p.ns()
 	dep, pods := waitPods(t, e.c, client.ObjectKey{Namespace: ns, Name: p.deployment}, p.service, p.env, 1, 0)
 	m := e.runManager(t, p, p.name+"-refused", dep, &pods[0])
 	// Not a manager that ran: checkLogs looks at its log for secrets, not
