@@ -81,7 +81,7 @@ func transportFailure(err error) bool {
 // active (or a standby that forwards). It needs no token, so it costs no
 // login; it is what a resource waits on after an Unavailable failure.
 func (c *Client) Healthy(ctx context.Context) error {
-	health, err := c.api.Sys().HealthWithContext(ctx)
+	health, err := c.root.Sys().HealthWithContext(ctx)
 	observe(OpHealth, err, true)
 	switch {
 	case err != nil:
@@ -98,7 +98,7 @@ func (c *Client) Healthy(ctx context.Context) error {
 // requests, and the operator can log in (or its token is valid). It
 // returns the version Vault reports.
 func (c *Client) Check(ctx context.Context) (string, error) {
-	health, err := c.api.Sys().HealthWithContext(ctx)
+	health, err := c.root.Sys().HealthWithContext(ctx)
 	observe(OpHealth, err, true)
 	switch {
 	case err != nil:

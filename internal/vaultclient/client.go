@@ -105,6 +105,10 @@ type TokenSource interface {
 type Client struct {
 	cfg Config
 	api *vaultapi.Client
+	// root is api outside any namespace, for sys/health: a server-wide
+	// question OpenBao answers only in the root namespace ("operation
+	// unavailable in namespaces"); it needs no token.
+	root *vaultapi.Client
 
 	mu sync.Mutex
 	// renewAt is when the token must be renewed; zero for a token that
@@ -155,7 +159,7 @@ func New(cfg Config) (*Client, error) {
 	if cfg.Namespace != "" {
 		c.SetNamespace(cfg.Namespace)
 	}
-	return &Client{cfg: cfg, api: c}, nil
+	return &Client{cfg: cfg, api: c, root: c.WithNamespace("")}, nil
 }
 
 // Config returns the client's configuration.

@@ -355,3 +355,48 @@ func rootClientOf(t *testing.T, h http.HandlerFunc) *Client {
 	}
 	return c
 }
+
+// OpenBao answers sys/health only outside namespaces ("operation
+// unavailable in namespaces"): a client of a namespace checks the server's
+// health from the root, and sends every other request into its namespace.
+func TestHealthIsAskedOutsideTheNamespace(t *testing.T) {
+	var policyNamespace atomic.Value
+	vault := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		ns := r.Header.Get("X-Vault-Namespace")
+		switch r.URL.Path {
+		case "/v1/sys/health":
+			if ns != "" {
+				w.WriteHeader(http.StatusBadRequest)
+				_, _ = io.WriteString(w, `{"errors":["operation unavailable in namespaces"]}`)
+				return
+			}
+			_, _ = io.WriteString(w, `{"initialized":true,"sealed":false,"version":"2.7.2"}`)
+		case "/v1/auth/token/lookup-self":
+			_, _ = io.WriteString(w, `{"data":{"ttl":0}}`)
+		default:
+			policyNamespace.Store(ns)
+			w.WriteHeader(http.StatusNoContent)
+		}
+	}))
+	defer vault.Close()
+	cfg := ConfigFromEnv()
+	cfg.Address, cfg.Token, cfg.Namespace = vault.URL, "root", "team-platform"
+	c, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if version, err := c.Check(ctx); err != nil || version != "2.7.2" {
+		t.Fatalf("check of a server in a namespace: %q, %v", version, err)
+	}
+	if err := c.Healthy(ctx); err != nil {
+		t.Fatalf("health of a server in a namespace: %v", err)
+	}
+	if err := c.WritePolicy(ctx, "app.ns.x", "# x"); err != nil {
+		t.Fatal(err)
+	}
+	if got := policyNamespace.Load(); got != "team-platform" {
+		t.Fatalf("a policy written with namespace header %q, want team-platform", got)
+	}
+}

@@ -43,6 +43,11 @@ import (
 func (v *Vault) AdminClient() (*vaultapi.Client, error) {
 	cfg := vaultapi.DefaultConfig()
 	cfg.Address = v.Addr
+	if v.CACert != "" {
+		if err := cfg.ConfigureTLS(&vaultapi.TLSConfig{CACert: v.CACert}); err != nil {
+			return nil, err
+		}
+	}
 	c, err := vaultapi.NewClient(cfg)
 	if err != nil {
 		return nil, err

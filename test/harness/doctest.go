@@ -35,10 +35,14 @@ import (
 //	<!-- run -->                 run the block
 //	<!-- run then=NAME -->       run it, then the test does NAME (what no
 //	                             shell can do here, such as a kubelet's part)
+//	<!-- run where=NAME -->      run it only where the setup NAME is made
+//	                             (the doc says so in the sentence before):
+//	                             a test that makes it runs these blocks, the
+//	                             others pass them by
 //
 // The blocks of one file run in order, as one terminal session would: the
 // variables a block sets are there in the next.
-var runMarker = regexp.MustCompile(`^<!-- run(?: then=([a-z-]+))? -->$`)
+var runMarker = regexp.MustCompile(`^<!-- run(?: then=([a-z-]+))?(?: where=([a-z-]+))? -->$`)
 
 // DocBlock is one marked shell block of a user doc.
 type DocBlock struct {
@@ -46,6 +50,9 @@ type DocBlock struct {
 	Line int    // the fence's line, for messages
 	Code string
 	Then string // what the test does after it ("" for nothing)
+	// Where names the setup the block needs beyond the doc's own ("" for
+	// none): see runMarker.
+	Where string
 }
 
 func (b DocBlock) String() string { return fmt.Sprintf("%s:%d", b.File, b.Line) }
@@ -68,7 +75,7 @@ func DocBlocks(file string) ([]DocBlock, error) {
 		if i+1 >= len(lines) || (lines[i+1] != "```sh" && lines[i+1] != "```bash") {
 			return nil, fmt.Errorf("%s:%d: a run marker must stand right before a ```sh block", file, i+1)
 		}
-		b := DocBlock{File: file, Line: i + 2, Then: m[1]}
+		b := DocBlock{File: file, Line: i + 2, Then: m[1], Where: m[2]}
 		var code []string
 		for i += 2; i < len(lines) && lines[i] != "```"; i++ {
 			code = append(code, lines[i])
@@ -165,4 +172,54 @@ func Indent(s, prefix string) string {
 		b.WriteString(prefix + sc.Text() + "\n")
 	}
 	return b.String()
+}
+
+// yamlFence is a yaml block of a doc: the manifests the reader applies.
+var yamlFence = regexp.MustCompile("(?ms)^```yaml\n(.*?)^```")
+
+// DocYAML returns the one yaml block of file (relative to the repository's
+// root) that holds every one of marks, for a test that applies what a doc
+// shows; none or several is an error: the test would prove another block.
+func DocYAML(file string, marks ...string) (string, error) {
+	text, err := os.ReadFile(filepath.Join(RepoRoot(), file))
+	if err != nil {
+		return "", err
+	}
+	var found []string
+	for _, m := range yamlFence.FindAllStringSubmatch(string(text), -1) {
+		all := true
+		for _, mark := range marks {
+			all = all && strings.Contains(m[1], mark)
+		}
+		if all {
+			found = append(found, m[1])
+		}
+	}
+	if len(found) != 1 {
+		return "", fmt.Errorf("%s: %d yaml blocks hold %q, want one", file, len(found), marks)
+	}
+	return found[0], nil
+}
+
+// KubectlBin makes the directory dir/.bin holding kubectl (envtest's) and
+// its plugin kubectl vko, built from this checkout as make plugin builds
+// it, for a DocShell's PATH; the caller may add the other CLIs a doc uses.
+func KubectlBin(dir string) (string, error) {
+	bin := filepath.Join(dir, ".bin")
+	if err := os.MkdirAll(bin, 0o755); err != nil {
+		return "", err
+	}
+	kubectl := filepath.Join(os.Getenv("KUBEBUILDER_ASSETS"), "kubectl")
+	if _, err := os.Stat(kubectl); err != nil {
+		return "", fmt.Errorf("kubectl for the docs: %w; run 'make test', which fetches it", err)
+	}
+	if err := os.Symlink(kubectl, filepath.Join(bin, "kubectl")); err != nil {
+		return "", err
+	}
+	build := exec.Command("go", "build", "-o", filepath.Join(bin, "kubectl-vko"), "./cmd/kubectl-vko")
+	build.Dir = RepoRoot()
+	if out, err := build.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("build kubectl-vko: %w\n%s", err, out)
+	}
+	return bin, nil
 }

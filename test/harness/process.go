@@ -21,6 +21,8 @@ package harness
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -138,16 +140,30 @@ func (p *Process) LogTail(lines int) string {
 // waitHTTP polls url until it answers with a status below 500, the process
 // exits, or a minute passes.
 func (p *Process) waitHTTP(ctx context.Context, url string) error {
-	return p.waitHTTPStatus(ctx, url, time.Minute, func(code int) bool { return code < 500 })
+	return p.waitHTTPTrusting(ctx, url, "")
+}
+
+// waitHTTPTrusting is waitHTTP for an HTTPS url whose certificate the CA
+// in caFile signed; the file may appear only once the server started (a
+// dev server writes its own), so it is read at each try.
+func (p *Process) waitHTTPTrusting(ctx context.Context, url, caFile string) error {
+	return p.waitHTTPStatusVia(ctx, url, time.Minute, caFile, func(code int) bool { return code < 500 })
 }
 
 // waitHTTPStatus polls url until its status is one ok accepts, the
 // process exits, or the timeout passes.
 func (p *Process) waitHTTPStatus(ctx context.Context, url string, timeout time.Duration, ok func(int) bool) error {
+	return p.waitHTTPStatusVia(ctx, url, timeout, "", ok)
+}
+
+func (p *Process) waitHTTPStatusVia(ctx context.Context, url string, timeout time.Duration, caFile string, ok func(int) bool) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	client := &http.Client{Timeout: 2 * time.Second}
 	for {
+		if caFile != "" {
+			client.Transport = trusting(caFile)
+		}
 		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 		if resp, err := client.Do(req); err == nil {
 			_ = resp.Body.Close()
@@ -271,4 +287,14 @@ func waitTLS(ctx context.Context, addr string, timeout time.Duration) error {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// trusting is a transport that trusts only the CA in caFile (none while the
+// file is not there yet: every TLS handshake then fails).
+func trusting(caFile string) http.RoundTripper {
+	pool := x509.NewCertPool()
+	if pem, err := os.ReadFile(caFile); err == nil {
+		pool.AppendCertsFromPEM(pem)
+	}
+	return &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}}
 }

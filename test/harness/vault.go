@@ -20,6 +20,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 )
 
@@ -56,6 +57,9 @@ type Vault struct {
 	proc      *Process
 	// dataDir and unsealKey: a persistent server's (StartPersistentVault).
 	dataDir, unsealKey string
+	// CACert is the PEM file of the CA that signed a TLS server's
+	// certificate (StartOpenBaoTLS); empty for plain HTTP.
+	CACert string
 }
 
 // StartVault starts "vault server -dev" on a free loopback port and waits
@@ -70,18 +74,36 @@ func StartOpenBao(ctx context.Context, logDir string) (*Vault, error) {
 	return startDevServer(ctx, "openbao", EnvBaoBin, logDir)
 }
 
+// StartOpenBaoTLS is StartOpenBao serving HTTPS only, with the certificate
+// and CA the dev server generates (-dev-tls): Addr is https://, CACert the
+// CA's PEM file, as an admin hands it to a VaultServer's caSecretRef.
+func StartOpenBaoTLS(ctx context.Context, logDir string) (*Vault, error) {
+	return startServer(ctx, "openbao", EnvBaoBin, logDir, true)
+}
+
 func startDevServer(ctx context.Context, name, binEnv, logDir string) (*Vault, error) {
+	return startServer(ctx, name, binEnv, logDir, false)
+}
+
+func startServer(ctx context.Context, name, binEnv, logDir string, tls bool) (*Vault, error) {
 	bin := os.Getenv(binEnv)
 	if err := requireFile(bin, name+" server", binEnv); err != nil {
 		return nil, err
 	}
 	v := &Vault{Token: "root-token-for-tests", bin: bin, logDir: logDir, name: name}
+	scheme := "http"
+	if tls {
+		scheme, v.CACert = "https", filepath.Join(logDir, name+"-tls", "vault-ca.pem")
+		if err := os.MkdirAll(filepath.Dir(v.CACert), 0o700); err != nil {
+			return nil, err
+		}
+	}
 	err := retryWhilePortTaken(func() (*Process, error) {
 		port, err := FreePort()
 		if err != nil {
 			return nil, err
 		}
-		v.port, v.Addr = port, "http://127.0.0.1:"+strconv.Itoa(port)
+		v.port, v.Addr = port, scheme+"://127.0.0.1:"+strconv.Itoa(port)
 		err = v.run(ctx)
 		return v.proc, err
 	})
@@ -100,16 +122,19 @@ func (v *Vault) run(ctx context.Context) error {
 	var err error
 	// HOME points into logDir: the dev server writes ~/.vault-token, and
 	// must not overwrite a developer's own.
-	v.proc, err = start(v.name, logDir, withoutVaultEnv("HOME="+logDir), bin,
-		"server", "-dev",
-		"-dev-listen-address=127.0.0.1:"+strconv.Itoa(port),
-		"-dev-root-token-id="+v.Token,
-		"-dev-no-store-token")
+	args := []string{"server", "-dev",
+		"-dev-listen-address=127.0.0.1:" + strconv.Itoa(port),
+		"-dev-root-token-id=" + v.Token,
+		"-dev-no-store-token"}
+	if v.CACert != "" {
+		args = append(args, "-dev-tls", "-dev-tls-cert-dir="+filepath.Dir(v.CACert))
+	}
+	v.proc, err = start(v.name, logDir, withoutVaultEnv("HOME="+logDir), bin, args...)
 	if err != nil {
 		return err
 	}
 	// sys/health answers 200 only once the server is initialized, unsealed and active.
-	if err := v.proc.waitHTTP(ctx, v.Addr+"/v1/sys/health"); err != nil {
+	if err := v.proc.waitHTTPTrusting(ctx, v.Addr+"/v1/sys/health", v.CACert); err != nil {
 		v.proc.Stop()
 		return err
 	}

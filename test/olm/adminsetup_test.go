@@ -19,10 +19,10 @@ package olm
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	vaultapi "github.com/hashicorp/vault/api"
 	corev1 "k8s.io/api/core/v1"
@@ -30,6 +30,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/carbogame/vault-keycloak-operator/internal/keycloak"
 	"github.com/carbogame/vault-keycloak-operator/test/harness"
 )
 
@@ -176,6 +177,17 @@ func TestAdminSetupAsWritten(t *testing.T) {
 		secret := string(creds.Data["clientSecret"])
 		harness.KeepSecret(secret)
 		checkKeycloakRightsConfined(t, e.keycloak, string(creds.Data["clientId"]), secret, "shop", "shop-web")
+
+		// With view-realm in apps, the operator reads the page's client
+		// policy there as a grace of one hour, and none in shop.
+		c, err := keycloak.NewPool().Client("doc", keycloak.Config{URL: e.keycloak.URL, Realm: "master", Auth: keycloak.ClientCredentials,
+			ClientID: string(creds.Data["clientId"]), ClientSecret: secret, Timeout: 10 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if grace, err := c.RotationGrace(context.Background(), "apps"); err != nil || !grace.Offered || grace.Lifetime != time.Hour {
+			t.Errorf("the operator reads realm apps' rotation grace as %+v, %v; want one hour", grace, err)
+		}
 	})
 }
 
@@ -184,14 +196,13 @@ func TestAdminSetupAsWritten(t *testing.T) {
 // the run's Keycloak as its admin, as the docs ask the reader to set up.
 func (e *env) docShell(t *testing.T, dir string) *harness.DocShell {
 	t.Helper()
-	bin := filepath.Join(dir, ".bin")
-	if err := os.Mkdir(bin, 0o755); err != nil {
+	bin, err := harness.KubectlBin(dir)
+	if err != nil {
 		t.Fatal(err)
 	}
 	for name, target := range map[string]string{
-		"kubectl": filepath.Join(os.Getenv("KUBEBUILDER_ASSETS"), "kubectl"),
-		"vault":   os.Getenv("VKO_VAULT_BIN"),
-		"helm":    os.Getenv(harness.EnvHelmBin),
+		"vault": os.Getenv("VKO_VAULT_BIN"),
+		"helm":  os.Getenv(harness.EnvHelmBin),
 	} {
 		if _, err := os.Stat(target); err != nil {
 			t.Fatalf("%s for the docs: %v; run 'make test', which builds it", name, err)
@@ -199,12 +210,6 @@ func (e *env) docShell(t *testing.T, dir string) *harness.DocShell {
 		if err := os.Symlink(target, filepath.Join(bin, name)); err != nil {
 			t.Fatal(err)
 		}
-	}
-	// kubectl vko, as make plugin builds it, found by kubectl on PATH.
-	build := exec.Command("go", "build", "-o", filepath.Join(bin, "kubectl-vko"), "./cmd/kubectl-vko")
-	build.Dir = harness.RepoRoot()
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build kubectl-vko: %v\n%s", err, out)
 	}
 	kcHome := os.Getenv(harness.EnvKeycloakHome)
 	if _, err := os.Stat(filepath.Join(kcHome, "bin", "kcadm.sh")); err != nil {

@@ -188,6 +188,11 @@ func docBlocks(t *testing.T, doc string) []harness.DocBlock {
 func runBlocks(t *testing.T, e *env, shell *harness.DocShell, blocks []harness.DocBlock, then map[string]func()) {
 	t.Helper()
 	for _, b := range blocks {
+		if b.Where != "" {
+			// A setup the quick start does not make (a rotate grant): the
+			// test that makes it runs the block.
+			continue
+		}
 		out, err := shell.Run(context.Background(), b, 4*time.Minute)
 		t.Logf("%s:\n%s", b, harness.Indent(out, "  | "))
 		if err != nil {

@@ -118,6 +118,13 @@ func TestVaultNamespacesKeepTwoClustersApart(t *testing.T) {
 	east := startClusterNamed(t, "east", "prod", "team-east")
 	west := startClusterNamed(t, "west", "prod", "team-west")
 	eastApp, westApp := east.createApp(t), west.createApp(t)
+	// Each server is Connected through its namespace: OpenBao answers its
+	// health only outside namespaces, and a check that sent the header
+	// there left both servers unready while their VaultApps were written.
+	for _, c := range []*cluster{east, west} {
+		harness.WaitCondition(t, c.op, client.ObjectKey{Name: "openbao"}, func(s *vaultv1beta1.VaultServer) []metav1.Condition { return s.Status.Conditions },
+			vaultv1beta1.TypeReady, metav1.ConditionTrue, vaultv1beta1.ReasonConnected, 30*time.Second)
+	}
 	for _, c := range []struct {
 		name string
 		app  *vaultv1beta1.VaultApp

@@ -1,0 +1,212 @@
+/*
+Copyright 2026 The vault-keycloak-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package openbao_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+
+	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
+	"github.com/carbogame/vault-keycloak-operator/internal/manager"
+	"github.com/carbogame/vault-keycloak-operator/internal/vaultclient"
+	"github.com/carbogame/vault-keycloak-operator/test/harness"
+)
+
+// The admin setup's VaultServer with every field, applied as written to an
+// OpenBao behind TLS: its CA from the Secret it names, its requests in the
+// Vault namespace it names, the operator logging in at the cluster's own
+// mount with the several-clusters policy (set up with the page's own
+// commands, bao for vault, inside that namespace). The page's VaultApp then
+// gets its policy and role there, under the prefix, with what the grant's
+// templates allow and the grant's TTL cap, and nothing in the root.
+func TestAdminSetupsEveryFieldVaultServerOnOpenBao(t *testing.T) {
+	ctx := context.Background()
+	const doc = "docs/admin-setup.md"
+	serverYAML, err := harness.DocYAML(doc, "kind: VaultServer", "caSecretRef")
+	if err != nil {
+		t.Fatal(err)
+	}
+	appYAML, err := harness.DocYAML(doc, "serverRef: {name: central-vault}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	tlsBao, err := harness.StartOpenBaoTLS(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(tlsBao.Stop)
+
+	// The page's server, at this OpenBao's address: the one placeholder.
+	server := &vaultv1beta1.VaultServer{}
+	if err := yaml.UnmarshalStrict([]byte(strings.ReplaceAll(serverYAML, "https://vault.example.com:8200", tlsBao.Addr)), server); err != nil {
+		t.Fatal(err)
+	}
+	login := server.Spec.Login.Kubernetes
+	if login == nil || server.Spec.Namespace == "" || server.Spec.CASecretRef == nil || server.Spec.NamePrefix == "" {
+		t.Fatalf("%s's VaultServer no longer has a Kubernetes login, a namespace, a CA Secret and a prefix: this test proves nothing of it", doc)
+	}
+
+	tokenPath := filepath.Join(dir, "sa-token")
+	cfg := vaultclient.ConfigFromEnv()
+	cfg.Address, cfg.Token, cfg.ServiceAccountTokenPath = "", "", tokenPath
+	op, err := harness.StartOperator(manager.Options{Vault: cfg, OperatorNamespace: operatorNamespace, MaxBackoff: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(op.Stop)
+	ca, err := os.ReadFile(tlsBao.CACert)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, obj := range []client.Object{
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: operatorNamespace}},
+		&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: operatorAccount, Namespace: operatorNamespace}},
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: appNamespace}},
+		&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "api", Namespace: appNamespace}},
+		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: server.Spec.CASecretRef.Name, Namespace: operatorNamespace}, Data: map[string][]byte{"ca.crt": ca}},
+	} {
+		if err := op.Client.Create(ctx, obj); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	// The admin's part, inside the Vault namespace: the page's block for a
+	// cluster of its own (its mount and its policy), with OpenBao's CLI.
+	in, err := tlsBao.CreateNamespace(ctx, server.Spec.Namespace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runSeveralClustersBlock(t, tlsBao, server.Spec.Namespace, dir)
+	// "its config, as above", and "the role bound to that policy".
+	if err := in.ConfigureKubernetesAuthAt(ctx, login.Mount, op.Client, op.Config); err != nil {
+		t.Fatal(err)
+	}
+	admin := (&cluster{in: in}).admin(t)
+	operatorPolicy := "vault-keycloak-operator-" + server.Spec.NamePrefix
+	if _, err := admin.Logical().WriteWithContext(ctx, "auth/"+login.Mount+"/role/"+login.Role, map[string]any{
+		"bound_service_account_names": operatorAccount, "bound_service_account_namespaces": operatorNamespace,
+		"token_policies": operatorPolicy, "token_no_default_policy": true,
+	}); err != nil {
+		t.Fatal(err)
+	}
+	token, err := harness.ServiceAccountToken(ctx, op.Config, operatorNamespace, operatorAccount)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(tokenPath, []byte(token), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	if err := op.Client.Create(ctx, server); err != nil {
+		t.Fatalf("the page's VaultServer: %v", err)
+	}
+	got := harness.WaitCondition(t, op, client.ObjectKey{Name: server.Name}, func(s *vaultv1beta1.VaultServer) []metav1.Condition { return s.Status.Conditions },
+		vaultv1beta1.TypeConnected, metav1.ConditionTrue, vaultv1beta1.ReasonConnected, 30*time.Second)
+	if !strings.HasPrefix(got.Status.Version, "2.7.2") || got.Status.Cluster != server.Spec.Cluster {
+		t.Errorf("VaultServer status: version %q, cluster %q; want OpenBao 2.7.2 and %q", got.Status.Version, got.Status.Cluster, server.Spec.Cluster)
+	}
+
+	app := &vaultv1beta1.VaultApp{}
+	if err := yaml.UnmarshalStrict([]byte(appYAML), app); err != nil {
+		t.Fatal(err)
+	}
+	app.Name, app.Namespace = "api", appNamespace
+	if err := op.Client.Create(ctx, app); err != nil {
+		t.Fatalf("the page's VaultApp: %v", err)
+	}
+	app = harness.WaitCondition(t, op, client.ObjectKeyFromObject(app), func(a *vaultv1beta1.VaultApp) []metav1.Condition { return a.Status.Conditions },
+		vaultv1beta1.TypeReady, metav1.ConditionTrue, vaultv1beta1.ReasonSynced, 30*time.Second)
+	name := "app-" + server.Spec.NamePrefix + "." + appNamespace + ".api"
+	if app.Status.PolicyName != name || app.Status.Vault == nil || app.Status.Vault.Namespace != server.Spec.Namespace {
+		t.Errorf("VaultApp status: policy %q, vault %+v; want %q in namespace %q", app.Status.PolicyName, app.Status.Vault, name, server.Spec.Namespace)
+	}
+	text := policy(t, admin, name)
+	for _, want := range []string{`path "secret/data/shop/db/*"`, `path "database/creds/shop"`, "in cluster " + server.Spec.Cluster} {
+		if !strings.Contains(text, want) {
+			t.Errorf("policy %s in OpenBao namespace %s lacks %s:\n%s", name, server.Spec.Namespace, want, text)
+		}
+	}
+	role, err := admin.Logical().ReadWithContext(ctx, "auth/"+server.Spec.AppAuth.Kubernetes.Mount+"/role/"+name)
+	if err != nil || role == nil {
+		t.Fatalf("role %s in OpenBao namespace %s: %v, %v", name, server.Spec.Namespace, role, err)
+	}
+	if maxTTL, want := role.Data["token_max_ttl"], server.Spec.Access[0].MaxTokenTTL.Seconds(); toSeconds(maxTTL) != want {
+		t.Errorf("role %s token_max_ttl %v, want the grant's cap %v s", name, maxTTL, want)
+	}
+	if text := policy(t, (&cluster{in: tlsBao}).admin(t), name); text != "" {
+		t.Errorf("policy %s also in OpenBao's root namespace", name)
+	}
+}
+
+// runSeveralClustersBlock runs admin-setup's block that gives a cluster its
+// own mount and policy, as an admin of OpenBao namespace ns types it: bao
+// in the place of vault, VAULT_NAMESPACE set, the server's CA trusted.
+func runSeveralClustersBlock(t *testing.T, bao *harness.Vault, ns, dir string) {
+	t.Helper()
+	blocks, err := harness.DocBlocks("docs/admin-setup.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var block *harness.DocBlock
+	for i := range blocks {
+		if strings.Contains(blocks[i].Code, "vault auth enable -path=kubernetes-eu-1") {
+			block = &blocks[i]
+		}
+	}
+	if block == nil {
+		t.Fatal("docs/admin-setup.md has no run block enabling kubernetes-eu-1")
+	}
+	bin := filepath.Join(dir, ".bin")
+	if err := os.Mkdir(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(os.Getenv(harness.EnvBaoBin), filepath.Join(bin, "vault")); err != nil {
+		t.Fatal(err)
+	}
+	shell, err := harness.NewDocShell(dir, []string{"VAULT_ADDR=" + bao.Addr, "VAULT_TOKEN=" + bao.Token,
+		"VAULT_CACERT=" + bao.CACert, "VAULT_NAMESPACE=" + ns}, bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := shell.Run(context.Background(), *block, time.Minute)
+	t.Logf("%s:\n%s", block, harness.Indent(out, "  | "))
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// toSeconds reads a duration field of an OpenBao answer (a JSON number).
+func toSeconds(v any) float64 {
+	switch n := v.(type) {
+	case float64:
+		return n
+	case interface{ Float64() (float64, error) }:
+		f, _ := n.Float64()
+		return f
+	}
+	return -1
+}
