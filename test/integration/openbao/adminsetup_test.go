@@ -18,13 +18,16 @@ package openbao_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	vaultapi "github.com/hashicorp/vault/api"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
@@ -44,6 +47,8 @@ import (
 // templates allow and the grant's TTL cap, and nothing in the root.
 func TestAdminSetupsEveryFieldVaultServerOnOpenBao(t *testing.T) {
 	ctx := context.Background()
+	// The JWT block binds the operator's role to the subject of this one.
+	const operatorAccount = "vault-keycloak-operator-controller-manager"
 	const doc = "docs/admin-setup.md"
 	serverYAML, err := harness.DocYAML(doc, "kind: VaultServer", "caSecretRef")
 	if err != nil {
@@ -100,7 +105,8 @@ func TestAdminSetupsEveryFieldVaultServerOnOpenBao(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runSeveralClustersBlock(t, tlsBao, server.Spec.Namespace, dir)
+	shell := baoShell(t, tlsBao, server.Spec.Namespace, dir)
+	runBlock(t, shell, "vault auth enable -path=kubernetes-eu-1")
 	// "its config, as above", and "the role bound to that policy".
 	if err := in.ConfigureKubernetesAuthAt(ctx, login.Mount, op.Client, op.Config); err != nil {
 		t.Fatal(err)
@@ -160,26 +166,101 @@ func TestAdminSetupsEveryFieldVaultServerOnOpenBao(t *testing.T) {
 	if text := policy(t, (&cluster{in: tlsBao}).admin(t), name); text != "" {
 		t.Errorf("policy %s also in OpenBao's root namespace", name)
 	}
-}
 
-// runSeveralClustersBlock runs admin-setup's block that gives a cluster its
-// own mount and policy, as an admin of OpenBao namespace ns types it: bao
-// in the place of vault, VAULT_NAMESPACE set, the server's CA trusted.
-func runSeveralClustersBlock(t *testing.T, bao *harness.Vault, ns, dir string) {
-	t.Helper()
-	blocks, err := harness.DocBlocks("docs/admin-setup.md")
+	// The page's JWT variant of the same server: the VaultApp and the
+	// server go, the admin runs the JWT block (the signing key copied from
+	// this cluster), and the server comes back with the page's JWT login
+	// and appAuth in the place of the Kubernetes mounts.
+	for _, obj := range []client.Object{app, got} {
+		if err := op.Client.Delete(ctx, obj); err != nil {
+			t.Fatal(err)
+		}
+		harness.Eventually(t, 30*time.Second, func() error {
+			if err := op.Client.Get(ctx, client.ObjectKeyFromObject(obj), obj); !apierrors.IsNotFound(err) {
+				return fmt.Errorf("%s %s still there (%v)", obj.GetObjectKind().GroupVersionKind().Kind, obj.GetName(), err)
+			}
+			return nil
+		})
+	}
+	keys, err := harness.ClusterPublicKeys(ctx, op.Config)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var block *harness.DocBlock
-	for i := range blocks {
-		if strings.Contains(blocks[i].Code, "vault auth enable -path=kubernetes-eu-1") {
-			block = &blocks[i]
-		}
+	keyFile := filepath.Join(dir, ".sa.pub")
+	if err := os.WriteFile(keyFile, []byte(strings.Join(keys, "\n")), 0o600); err != nil {
+		t.Fatal(err)
 	}
-	if block == nil {
-		t.Fatal("docs/admin-setup.md has no run block enabling kubernetes-eu-1")
+	shell.Placeholders = map[string]string{"scp control-plane:/etc/kubernetes/pki/sa.pub": "cp " + keyFile}
+	runBlock(t, shell, "vault auth enable -path=jwt-eu-1")
+	jwtYAML, err := harness.DocYAML(doc, "login: {jwt:")
+	if err != nil {
+		t.Fatal(err)
 	}
+	server = &vaultv1beta1.VaultServer{}
+	if err := yaml.UnmarshalStrict([]byte(strings.ReplaceAll(serverYAML, "https://vault.example.com:8200", tlsBao.Addr)), server); err != nil {
+		t.Fatal(err)
+	}
+	server.Spec.Login, server.Spec.AppAuth = vaultv1beta1.VaultLogin{}, vaultv1beta1.VaultAuthMethod{}
+	if err := yaml.UnmarshalStrict([]byte("spec:\n"+jwtYAML), server); err != nil {
+		t.Fatal(err)
+	}
+	if server.Spec.Login.JWT == nil || server.Spec.AppAuth.JWT == nil {
+		t.Fatalf("%s's JWT lines no longer set a JWT login and appAuth: this test proves nothing of them", doc)
+	}
+	if err := op.Client.Create(ctx, server); err != nil {
+		t.Fatalf("the page's VaultServer with JWT: %v", err)
+	}
+	harness.WaitCondition(t, op, client.ObjectKey{Name: server.Name}, func(s *vaultv1beta1.VaultServer) []metav1.Condition { return s.Status.Conditions },
+		vaultv1beta1.TypeConnected, metav1.ConditionTrue, vaultv1beta1.ReasonConnected, 30*time.Second)
+	app = &vaultv1beta1.VaultApp{}
+	if err := yaml.UnmarshalStrict([]byte(appYAML), app); err != nil {
+		t.Fatal(err)
+	}
+	app.Name, app.Namespace = "api", appNamespace
+	if err := op.Client.Create(ctx, app); err != nil {
+		t.Fatal(err)
+	}
+	app = harness.WaitCondition(t, op, client.ObjectKeyFromObject(app), func(a *vaultv1beta1.VaultApp) []metav1.Condition { return a.Status.Conditions },
+		vaultv1beta1.TypeReady, metav1.ConditionTrue, vaultv1beta1.ReasonSynced, 30*time.Second)
+	role, err = admin.Logical().ReadWithContext(ctx, "auth/"+server.Spec.AppAuth.JWT.Mount+"/role/"+name)
+	if err != nil || role == nil || role.Data["role_type"] != "jwt" {
+		t.Fatalf("JWT role %s in OpenBao namespace %s: %v, %v", name, server.Spec.Namespace, role, err)
+	}
+
+	// A workload logs in as the status says, with a token of the appAuth
+	// audience, and reads its secret in the namespace's KV mount.
+	if err := admin.Sys().MountWithContext(ctx, "secret", &vaultapi.MountInput{Type: "kv", Options: map[string]string{"version": "2"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := admin.KVv2("secret").Put(ctx, "shop/db/config", map[string]any{"dsn": "platform"}); err != nil {
+		t.Fatal(err)
+	}
+	access := app.Status.Vault
+	if access == nil || access.Audience != server.Spec.AppAuth.JWT.Audience || access.Namespace != server.Spec.Namespace {
+		t.Fatalf("VaultApp status.vault %+v: want the appAuth audience %q and namespace %q", access, server.Spec.AppAuth.JWT.Audience, server.Spec.Namespace)
+	}
+	jwt, err := harness.ServiceAccountTokenFor(ctx, op.Config, appNamespace, "api", access.Audience)
+	if err != nil {
+		t.Fatal(err)
+	}
+	workload := (&cluster{in: tlsBao.InNamespace(access.Namespace)}).admin(t)
+	workload.ClearToken()
+	session, err := workload.Logical().WriteWithContext(ctx, access.LoginPath, map[string]any{"role": access.Role, "jwt": jwt})
+	if err != nil || session == nil || session.Auth == nil {
+		t.Fatalf("the workload's login at %s as %s: %v", access.LoginPath, access.Role, err)
+	}
+	harness.KeepSecret(session.Auth.ClientToken)
+	workload.SetToken(session.Auth.ClientToken)
+	if kv, err := workload.KVv2(access.KVMount).Get(ctx, "shop/db/config"); err != nil || kv.Data["dsn"] != "platform" {
+		t.Errorf("the workload reads shop/db/config: %v, %v", kv, err)
+	}
+}
+
+// baoShell is a terminal of an admin of OpenBao namespace ns, typing the
+// admin setup's commands: bao in the place of vault, VAULT_NAMESPACE set,
+// the server's CA trusted.
+func baoShell(t *testing.T, bao *harness.Vault, ns, dir string) *harness.DocShell {
+	t.Helper()
 	bin := filepath.Join(dir, ".bin")
 	if err := os.Mkdir(bin, 0o755); err != nil {
 		t.Fatal(err)
@@ -192,11 +273,28 @@ func runSeveralClustersBlock(t *testing.T, bao *harness.Vault, ns, dir string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := shell.Run(context.Background(), *block, time.Minute)
-	t.Logf("%s:\n%s", block, harness.Indent(out, "  | "))
+	return shell
+}
+
+// runBlock runs the run block of docs/admin-setup.md that holds mark.
+func runBlock(t *testing.T, shell *harness.DocShell, mark string) {
+	t.Helper()
+	blocks, err := harness.DocBlocks("docs/admin-setup.md")
 	if err != nil {
 		t.Fatal(err)
 	}
+	for _, b := range blocks {
+		if !strings.Contains(b.Code, mark) {
+			continue
+		}
+		out, err := shell.Run(context.Background(), b, time.Minute)
+		t.Logf("%s:\n%s", b, harness.Indent(out, "  | "))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	t.Fatalf("docs/admin-setup.md has no run block holding %q", mark)
 }
 
 // toSeconds reads a duration field of an OpenBao answer (a JSON number).
