@@ -18,6 +18,7 @@ package secrets
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -62,6 +63,17 @@ type refusal struct{ request, message string }
 // notice is an Event to record.
 type notice struct{ eventType, reason, message string }
 
+// changedKeycloak: the notice says what the pass did in Keycloak, which no
+// later pass does again; the others report a state, which the next pass
+// reports again when this one's status write failed.
+func (n notice) changedKeycloak() bool {
+	switch n.reason {
+	case secretsv1beta1.ReasonRotated, secretsv1beta1.ReasonRotatedWithoutGrace, secretsv1beta1.ReasonPreviousSecretInvalidated:
+		return true
+	}
+	return false
+}
+
 // decideStatus is the status a pass reports, from the status the pass
 // started from (before) and the one its writes left (kcc's: the Secrets it
 // recorded, a rotation): SourceAvailable, SecretsSynced, Ready as their
@@ -93,8 +105,12 @@ func decideStatus(kcc *secretsv1beta1.KeycloakClientCredential, before *secretsv
 		st.Targets = out.targets
 		var failed []string
 		for _, t := range out.targets {
-			if !t.Synced {
-				failed = append(failed, t.Namespace+": "+t.Message)
+			if t.Synced {
+				continue
+			}
+			failed = append(failed, t.Namespace+": "+t.Message)
+			if !slices.Contains(before.Targets, t) { // a refusal or failure new in this pass
+				notices = append(notices, notice{corev1.EventTypeWarning, t.Reason, fmt.Sprintf("namespace %s: %s", t.Namespace, t.Message)})
 			}
 		}
 		if len(failed) == 0 {

@@ -39,11 +39,10 @@ import (
 // worth retrying; a refusal (no consent, foreign Secret) is only reported.
 func (r *KeycloakClientCredentialReconciler) syncTarget(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential, ns string, data map[string][]byte, before *secretsv1beta1.KeycloakClientCredentialStatus) (secretsv1beta1.TargetStatus, error) {
 	res := secretsv1beta1.TargetStatus{Namespace: ns}
+	// A refusal or failure is reported in the status, and its Warning
+	// decided with it (decideStatus).
 	fail := func(reason, msg string, err error) (secretsv1beta1.TargetStatus, error) {
 		res.Reason, res.Message = reason, msg
-		if !slices.ContainsFunc(before.Targets, func(t secretsv1beta1.TargetStatus) bool { return t == res }) {
-			r.Recorder.Eventf(kcc, nil, corev1.EventTypeWarning, reason, "Sync", "namespace %s: %s", ns, msg)
-		}
 		return res, err
 	}
 	name := kcc.Spec.Target.SecretName

@@ -127,10 +127,16 @@ func (r *KeycloakClientCredentialReconciler) Reconcile(ctx context.Context, req 
 	out := r.act(ctx, &kcc, before)
 	status, notices := decideStatus(&kcc, before, out, r.now())
 	kcc.Status = status
+	// Events follow the status they report: a write that failed (a
+	// conflict) is followed by a pass that reports the same again, so only
+	// what this pass did in Keycloak is recorded then.
+	err := conditions.UpdateStatus(ctx, r.Client, &kcc, before, &kcc.Status)
 	for _, n := range notices {
-		r.Recorder.Eventf(&kcc, nil, n.eventType, n.reason, "Sync", "%s", n.message)
+		if err == nil || n.changedKeycloak() {
+			r.Recorder.Eventf(&kcc, nil, n.eventType, n.reason, "Sync", "%s", n.message)
+		}
 	}
-	if err := conditions.UpdateStatus(ctx, r.Client, &kcc, before, &kcc.Status); err != nil {
+	if err != nil {
 		return ctrl.Result{}, err
 	}
 	return r.next(req, &kcc, out)

@@ -73,25 +73,33 @@ func (r *KeycloakServerReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 	}
 	before := server.Status.DeepCopy()
 
+	// The Events of the check, recorded once its status is written: a
+	// failed write is followed by a pass that reports the same again.
+	var notices []notice
 	version, err := r.version(ctx, &server)
 	if err != nil {
 		src := classify(err, server.Name)
 		conditions.Set(&server.Status.Conditions, server.Generation, secretsv1beta1.TypeConnected, false, src.reason, err.Error())
 		if !equality.Semantic.DeepEqual(before.Conditions, server.Status.Conditions) {
-			r.Recorder.Eventf(&server, nil, corev1.EventTypeWarning, src.reason, "Connect", "%s", err.Error())
+			notices = append(notices, notice{corev1.EventTypeWarning, src.reason, err.Error()})
 		}
 	} else {
 		server.Status.Version = version
 		conditions.Set(&server.Status.Conditions, server.Generation, secretsv1beta1.TypeConnected, true, secretsv1beta1.ReasonConnected,
 			fmt.Sprintf("logged in to realm %q; Keycloak %s", tenancy.LoginOf(&server, "").Realm, version))
 		if !equality.Semantic.DeepEqual(before.Conditions, server.Status.Conditions) {
-			r.Recorder.Eventf(&server, nil, corev1.EventTypeNormal, secretsv1beta1.ReasonConnected, "Connect", "connected to Keycloak %s", version)
+			notices = append(notices, notice{corev1.EventTypeNormal, secretsv1beta1.ReasonConnected, "connected to Keycloak " + version})
 		}
 	}
-	r.reportLegacyGrants(&server, before)
+	if n, ok := reportLegacyGrants(&server, before); ok {
+		notices = append(notices, n)
+	}
 	server.Status.ObservedGeneration = server.Generation
 	if serr := conditions.UpdateStatus(ctx, r.Client, &server, before, &server.Status); serr != nil {
 		return ctrl.Result{}, serr
+	}
+	for _, n := range notices {
+		r.Recorder.Eventf(&server, nil, n.eventType, n.reason, "Connect", "%s", n.message)
 	}
 	if err != nil {
 		return ctrl.Result{}, err // retried with capped backoff
@@ -101,19 +109,20 @@ func (r *KeycloakServerReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 
 // reportLegacyGrants keeps a LegacyGrants condition while
 // spec.allowedNamespaces still grants read access (the admin's opt-in for
-// the upgrade), and records a Warning Event when it appears: visible in
-// kubectl describe for as long as it lasts, not only until an Event expires.
-func (r *KeycloakServerReconciler) reportLegacyGrants(server *secretsv1beta1.KeycloakServer, before *secretsv1beta1.KeycloakServerStatus) {
+// the upgrade), and returns a Warning when it appears: visible in kubectl
+// describe for as long as it lasts, not only until an Event expires.
+func reportLegacyGrants(server *secretsv1beta1.KeycloakServer, before *secretsv1beta1.KeycloakServerStatus) (notice, bool) {
 	if !tenancy.LegacyGrantsInEffect(server) {
 		meta.RemoveStatusCondition(&server.Status.Conditions, secretsv1beta1.TypeLegacyGrants)
-		return
+		return notice{}, false
 	}
 	msg := fmt.Sprintf("spec.allowedNamespaces lets %s read any client of this server (annotation %s=true): replace it with spec.access grants",
 		strings.Join(server.Spec.AllowedNamespaces, ", "), tenancy.LegacyNamespaceGrantsAnnotation)
 	conditions.Set(&server.Status.Conditions, server.Generation, secretsv1beta1.TypeLegacyGrants, true, secretsv1beta1.ReasonLegacyGrants, msg)
 	if c := meta.FindStatusCondition(before.Conditions, secretsv1beta1.TypeLegacyGrants); c == nil || c.Message != msg {
-		r.Recorder.Eventf(server, nil, corev1.EventTypeWarning, secretsv1beta1.ReasonLegacyGrants, "Grant", "%s", msg)
+		return notice{corev1.EventTypeWarning, secretsv1beta1.ReasonLegacyGrants, msg}, true
 	}
+	return notice{}, false
 }
 
 func (r *KeycloakServerReconciler) version(ctx context.Context, server *secretsv1beta1.KeycloakServer) (string, error) {

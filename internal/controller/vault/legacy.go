@@ -17,7 +17,6 @@ limitations under the License.
 package vault
 
 import (
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
@@ -31,14 +30,15 @@ const legacyConfigurationMessage = "written to the Vault of the operator's envir
 	"(docs/upgrading.md)"
 
 // reportLegacyConfiguration keeps the LegacyConfiguration condition on a
-// VaultApp written to the environment's Vault, with a Warning Event when
-// its message changes: the admin sees which VaultApps still depend on the
+// VaultApp written to the environment's Vault, and returns the text of a
+// Warning Event when its message changes (recorded with the report): the
+// admin sees which VaultApps still depend on the
 // environment, and why one has not moved to its VaultServer yet. It does
 // not change Ready: the VaultApp works.
-func (r *pass) reportLegacyConfiguration() {
+func (r *pass) reportLegacyConfiguration() (warning string) {
 	if r.server.Spec != nil {
 		meta.RemoveStatusCondition(&r.app.Status.Conditions, vaultv1beta1.TypeLegacyConfiguration)
-		return
+		return ""
 	}
 	msg := legacyConfigurationMessage
 	if r.server.HeldBack != "" {
@@ -46,6 +46,7 @@ func (r *pass) reportLegacyConfiguration() {
 	}
 	conditions.Set(&r.app.Status.Conditions, r.app.Generation, vaultv1beta1.TypeLegacyConfiguration, true, vaultv1beta1.ReasonLegacyConfiguration, msg)
 	if c := meta.FindStatusCondition(r.before.Conditions, vaultv1beta1.TypeLegacyConfiguration); c == nil || c.Message != msg {
-		r.Recorder.Eventf(r.app, nil, corev1.EventTypeWarning, vaultv1beta1.ReasonLegacyConfiguration, "Configure", "%s", msg)
+		return msg
 	}
+	return ""
 }

@@ -165,12 +165,13 @@ func (r *pass) reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, er
 	}
 	r.app.Status.Server = r.server.Name
 	r.app.Status.Vault = workloadAccess(r.server.Where, r.server.grantsNamespace(r.app.Namespace), r.app.Namespace, r.app.Status.RoleName)
-	r.reportLegacyConfiguration()
+	legacy := r.reportLegacyConfiguration()
 
 	rep, err := r.bringInStep(ctx)
 	if rep == nil {
 		return ctrl.Result{}, err
 	}
+	rep.legacy = legacy
 	return r.report(ctx, req, *rep, err)
 }
 

@@ -45,6 +45,12 @@ type report struct {
 	// waits: the VaultApp is not looked at again until something it
 	// depends on changes (no refresh).
 	waits bool
+	// changedVault: the Event says what the pass wrote to or removed from
+	// Vault, which no later pass does again.
+	changedVault bool
+	// legacy is the text of a LegacyConfiguration Warning, when its
+	// condition's message is new.
+	legacy string
 }
 
 type condition struct {
@@ -116,13 +122,13 @@ func decideReport(app *vaultv1beta1.VaultApp, before *vaultv1beta1.VaultAppStatu
 			reason = vaultv1beta1.ReasonGrantRevoked
 		}
 		r := refused(vaultv1beta1.ReasonNotAllowed, msg)
-		r.reason = reason
+		r.reason, r.changedVault = reason, changed != nothing
 		return r
 	case len(refusedErrs) > 0:
 		// Narrowed (capabilities taken back), or a Retain the namespace
 		// does not allow (the policy is whole; deletion will remove it).
 		r := report{policy: inStep("policy"), role: inStep("role"), access: access, eventType: corev1.EventTypeWarning,
-			reason: vaultv1beta1.ReasonNotAllowed, note: access.message}
+			reason: vaultv1beta1.ReasonNotAllowed, note: access.message, changedVault: changed != nothing}
 		if granted.narrows(app) {
 			r.policy = condition{ok: true, reason: vaultv1beta1.ReasonGrantNarrowed, message: "policy " + name + " holds only the granted part of the spec"}
 			r.reason = vaultv1beta1.ReasonGrantNarrowed
@@ -145,20 +151,28 @@ func decideReport(app *vaultv1beta1.VaultApp, before *vaultv1beta1.VaultAppStatu
 	default:
 		r.reason = vaultv1beta1.ReasonDriftRepaired
 	}
-	r.note = fmt.Sprintf("%s %s in Vault", changed, name)
+	r.note, r.changedVault = fmt.Sprintf("%s %s in Vault", changed, name), true
 	return r
 }
 
 // writeReport applies a report to the VaultApp and writes its status, only
-// when it changed, with its Event: a Normal one for a change, a Warning
+// when it changed, then its Event: a Normal one for a change, a Warning
 // when the conditions changed (not for a pass that found everything as it
-// was). Every status write of a VaultApp goes through it.
+// was). The Event follows the status it reports: after a failed write (a
+// conflict) the next pass reports the same again, so only a change this
+// pass made in Vault is recorded then. Every status write of a VaultApp
+// goes through it.
 func (r *VaultAppReconciler) writeReport(ctx context.Context, app *vaultv1beta1.VaultApp, before *vaultv1beta1.VaultAppStatus, rep report) error {
 	rep.apply(app)
-	if rep.note != "" && (rep.eventType == corev1.EventTypeNormal || !equality.Semantic.DeepEqual(before.Conditions, app.Status.Conditions)) {
+	record := rep.note != "" && (rep.eventType == corev1.EventTypeNormal || !equality.Semantic.DeepEqual(before.Conditions, app.Status.Conditions))
+	err := conditions.UpdateStatus(ctx, r.Client, app, before, &app.Status)
+	if record && (err == nil || rep.changedVault) {
 		r.Recorder.Eventf(app, nil, rep.eventType, rep.reason, "Reconcile", "%s", rep.note)
 	}
-	return conditions.UpdateStatus(ctx, r.Client, app, before, &app.Status)
+	if rep.legacy != "" && err == nil {
+		r.Recorder.Eventf(app, nil, corev1.EventTypeWarning, vaultv1beta1.ReasonLegacyConfiguration, "Configure", "%s", rep.legacy)
+	}
+	return err
 }
 
 // readyMessage is Ready's message when every other condition is True.

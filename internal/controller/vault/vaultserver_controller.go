@@ -105,15 +105,21 @@ func (r *VaultServerReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 	before := server.Status.DeepCopy()
 	var res ctrl.Result
 	var err error
+	var event *serverEvent
 	recounted := false
 	if r.checkedLately(&server, before) {
 		// Only the count changed: the last check stands.
 		res, recounted, err = r.recount(ctx, &server)
 	} else {
-		res, err = r.checkNow(ctx, &server)
+		res, event, err = r.checkNow(ctx, &server)
 	}
 	if serr := conditions.UpdateStatus(ctx, r.Client, &server, before, &server.Status); serr != nil {
 		return ctrl.Result{}, errors.Join(err, serr)
+	}
+	// The check's Event follows its status: a failed write is followed by
+	// a pass that reports the same again.
+	if event != nil {
+		r.Recorder.Eventf(&server, nil, event.eventType, event.reason, "Connect", "%s", event.message)
 	}
 	if recounted {
 		r.noteCount(server.Name)
@@ -122,8 +128,9 @@ func (r *VaultServerReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 }
 
 // checkNow asks the server's Vault, counts its VaultApps and decides the
-// status (the caller writes it), with the Event the check is worth.
-func (r *VaultServerReconciler) checkNow(ctx context.Context, server *vaultv1beta1.VaultServer) (ctrl.Result, error) {
+// status (the caller writes it) and the Event the check is worth (the
+// caller records it once the status is written).
+func (r *VaultServerReconciler) checkNow(ctx context.Context, server *vaultv1beta1.VaultServer) (ctrl.Result, *serverEvent, error) {
 	version, err := r.check(ctx, server)
 	r.noteCheck(server, err)
 	apps := server.Status.VaultApps
@@ -133,18 +140,15 @@ func (r *VaultServerReconciler) checkNow(ctx context.Context, server *vaultv1bet
 	if err == nil || !r.everyVaultApp().Paged {
 		var err2 error
 		if apps, err2 = r.vaultAppsOn(ctx, server.Name); err2 != nil {
-			return ctrl.Result{}, errors.Join(err, err2)
+			return ctrl.Result{}, nil, errors.Join(err, err2)
 		}
 	}
 	var event *serverEvent
 	server.Status, event = decideServerStatus(server, r.ClusterUID, version, err, apps)
-	if event != nil {
-		r.Recorder.Eventf(server, nil, event.eventType, event.reason, "Connect", "%s", event.message)
-	}
 	if err != nil {
-		return ctrl.Result{}, err
+		return ctrl.Result{}, event, err
 	}
-	return ctrl.Result{RequeueAfter: ServerCheckInterval}, nil
+	return ctrl.Result{RequeueAfter: ServerCheckInterval}, event, nil
 }
 
 // checkedLately reports whether this generation of the server was checked
