@@ -115,23 +115,39 @@ func (r *pass) failure(err error, reason string) (string, string) {
 // Reconcile observes the VaultApp, its namespace's grants and Vault,
 // compares them, and writes only what differs. What is live in Vault is
 // always within the namespace's current grant.
-func (r *VaultAppReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+//
+// Whichever way the pass goes (in step, refused, no server, deleted), it
+// returns a report, and the status is written once, here, with its Events
+// after it; no report when the pass could not look or let the VaultApp go.
+func (r *VaultAppReconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.Result, err error) {
 	var app vaultv1beta1.VaultApp
 	if err := r.Get(ctx, req.NamespacedName, &app); err != nil {
 		r.refresh.Forget(req)
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
+	before := app.Status.DeepCopy()
+	var rep *report
+	defer func() {
+		if rep == nil {
+			return
+		}
+		if serr := r.writeReport(ctx, &app, before, *rep); serr != nil {
+			res, err = ctrl.Result{}, errors.Join(err, serr)
+		}
+	}()
 	srv, err := r.resolve(ctx, &app)
 	var noServer *errNoDestination
 	switch {
 	case errors.As(err, &noServer):
-		return r.withoutServer(ctx, &app, noServer)
+		res, rep, err = r.withoutServer(ctx, &app, noServer)
+		return res, err
 	case err != nil:
 		return ctrl.Result{}, err
 	}
 	p := &pass{VaultAppReconciler: r, Vault: srv.Vault, Identity: srv.Identity, server: srv,
-		app: &app, before: app.Status.DeepCopy(), name: srv.Identity.policyName(app.Namespace, app.Name)}
-	return p.reconcile(ctx, req)
+		app: &app, before: before, name: srv.Identity.policyName(app.Namespace, app.Name)}
+	res, rep, err = p.reconcile(ctx, req)
+	return res, err
 }
 
 // resolve finds the VaultApp's server: through Destinations, or the
@@ -146,12 +162,12 @@ func (r *VaultAppReconciler) resolve(ctx context.Context, app *vaultv1beta1.Vaul
 	return &Destination{Vault: r.Vault, Identity: r.Identity}, nil
 }
 
-func (r *pass) reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+func (r *pass) reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, *report, error) {
 	if !r.app.DeletionTimestamp.IsZero() {
 		return r.finalize(ctx)
 	}
 	if err := finalizers.Set(ctx, r.Client, r.app, Finalizer, true); err != nil {
-		return ctrl.Result{}, err
+		return ctrl.Result{}, nil, err
 	}
 	// From here the pass reads the spec in its defaulted view, as the
 	// webhook would have defaulted it (after the finalizer's patch, which
@@ -169,10 +185,13 @@ func (r *pass) reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, er
 
 	rep, err := r.bringInStep(ctx)
 	if rep == nil {
-		return ctrl.Result{}, err
+		return ctrl.Result{}, nil, err
 	}
 	rep.legacy = legacy
-	return r.report(ctx, req, *rep, err)
+	if err != nil || rep.waits {
+		return ctrl.Result{}, rep, err
+	}
+	return r.refresh.After(req, tenancy.VaultRefreshInterval(r.app)), rep, nil
 }
 
 // bringInStep observes what the namespace is granted, brings Vault in step
@@ -226,16 +245,3 @@ func (r *pass) bringInStep(ctx context.Context) (*report, error) {
 	return &rep, nil
 }
 
-// report writes a pass's report (the status, once, and its Event) and says
-// when to come back: err (retried with backoff) when the pass failed on it,
-// never by itself when the report waits for a change, otherwise at the next
-// refresh.
-func (r *pass) report(ctx context.Context, req ctrl.Request, rep report, err error) (ctrl.Result, error) {
-	if serr := r.writeReport(ctx, r.app, r.before, rep); serr != nil {
-		return ctrl.Result{}, errors.Join(err, serr)
-	}
-	if err != nil || rep.waits {
-		return ctrl.Result{}, err
-	}
-	return r.refresh.After(req, tenancy.VaultRefreshInterval(r.app)), nil
-}

@@ -40,9 +40,9 @@ import (
 // policy's mark turns to "retained"). It works for a VaultApp whose creation
 // failed: deleting what does not exist is no error. Objects the operator did
 // not write are left as they are.
-func (r *pass) finalize(ctx context.Context) (ctrl.Result, error) {
+func (r *pass) finalize(ctx context.Context) (ctrl.Result, *report, error) {
 	if !controllerutil.ContainsFinalizer(r.app, Finalizer) {
-		return ctrl.Result{}, nil
+		return ctrl.Result{}, nil, nil
 	}
 	reason, note := vaultv1beta1.ReasonDeleted, "removed policy and role "+r.name+" from Vault"
 	var err error
@@ -82,17 +82,14 @@ func (r *pass) finalize(ctx context.Context) (ctrl.Result, error) {
 		rep := failed(r.failure(err, vaultv1beta1.ReasonDeleteFailed))
 		rep.apply(r.app) // the namespace is told only of a new failure
 		r.tellTerminatingNamespace(ctx, r.app, r.before, rep.reason, rep.note)
-		if serr := r.writeReport(ctx, r.app, r.before, rep); serr != nil {
-			return ctrl.Result{}, errors.Join(err, serr)
-		}
-		return ctrl.Result{}, err
+		return ctrl.Result{}, &rep, err
 	}
 	eventType := corev1.EventTypeNormal
 	if reason == vaultv1beta1.ReasonNotOwned {
 		eventType = corev1.EventTypeWarning
 	}
 	r.Recorder.Eventf(r.app, nil, eventType, reason, "Delete", "%s", note)
-	return ctrl.Result{}, finalizers.Release(ctx, r.Client, r.app, Finalizer)
+	return ctrl.Result{}, nil, finalizers.Release(ctx, r.Client, r.app, Finalizer)
 }
 
 // tellTerminatingNamespace records the failure on the namespace too when it

@@ -40,34 +40,32 @@ import (
 // operator, or its VaultServer deleted, whose Vault keeps what it wrote
 // (the admin's decision; a Warning Event says so). Otherwise it keeps its
 // finalizer.
-func (r *VaultAppReconciler) withoutServer(ctx context.Context, app *vaultv1beta1.VaultApp, why *errNoDestination) (ctrl.Result, error) {
-	before := app.Status.DeepCopy()
+func (r *VaultAppReconciler) withoutServer(ctx context.Context, app *vaultv1beta1.VaultApp, why *errNoDestination) (ctrl.Result, *report, error) {
 	wrote := wroteAnywhere(app)
 	gone := !wrote || why.reason == vaultv1beta1.ReasonServerNotFound || why.reason == vaultv1beta1.ReasonVaultNotConfigured
 	if !app.DeletionTimestamp.IsZero() {
 		if !controllerutil.ContainsFinalizer(app, Finalizer) {
-			return ctrl.Result{}, nil
+			return ctrl.Result{}, nil, nil
 		}
 		if !gone {
-			return ctrl.Result{}, errors.Join(errors.New(why.msg), r.writeReport(ctx, app, before, failed(vaultv1beta1.ReasonDeleteFailed, why.msg)))
+			rep := failed(vaultv1beta1.ReasonDeleteFailed, why.msg)
+			return ctrl.Result{}, &rep, errors.New(why.msg)
 		}
 		note, eventType := "nothing was written to Vault: nothing to remove", corev1.EventTypeNormal
 		if wrote {
 			note, eventType = "left what it wrote in Vault: "+why.msg, corev1.EventTypeWarning
 		}
 		r.Recorder.Eventf(app, nil, eventType, vaultv1beta1.ReasonDeleted, "Delete", "%s", note)
-		return ctrl.Result{}, finalizers.Release(ctx, r.Client, app, Finalizer)
+		return ctrl.Result{}, nil, finalizers.Release(ctx, r.Client, app, Finalizer)
 	}
 	if err := finalizers.Set(ctx, r.Client, app, Finalizer, true); err != nil {
-		return ctrl.Result{}, err
+		return ctrl.Result{}, nil, err
 	}
 	// No server: nothing says where a workload would log in.
 	app.Status.Vault = nil
-	if err := r.writeReport(ctx, app, before, failed(why.reason, why.msg)); err != nil {
-		return ctrl.Result{}, err
-	}
+	rep := failed(why.reason, why.msg)
 	if why.reason == vaultv1beta1.ReasonCAInvalid {
-		return ctrl.Result{RequeueAfter: time.Minute}, nil
+		return ctrl.Result{RequeueAfter: time.Minute}, &rep, nil
 	}
-	return ctrl.Result{}, nil
+	return ctrl.Result{}, &rep, nil
 }
