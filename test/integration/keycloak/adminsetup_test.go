@@ -35,8 +35,9 @@ import (
 )
 
 // The admin setup's KeycloakServer, applied as written against the run's
-// Keycloak (its address and, so that the suites sharing that Keycloak keep
-// apart, the realm's name are the placeholders), with the operator's client
+// Keycloak (its address, and the realm's and the server's names, so that
+// the suites sharing that Keycloak and this cluster keep apart, are the
+// placeholders), with the operator's client
 // holding the roles the page gives it in a realm that rotates with grace:
 // each grant lets its namespaces copy its clients and no other, and the app
 // team guide's rotation blocks, run as written where the grant says rotate,
@@ -59,7 +60,9 @@ func TestAdminSetupsKeycloakServerAsWritten(t *testing.T) {
 		t.Fatal(err)
 	}
 	server := &secretsv1beta1.KeycloakServer{}
-	written := strings.NewReplacer("https://sso.example.com", kc.URL, "realms: [apps]", "realms: ["+apps+"]").Replace(serverYAML)
+	// The suite's cluster holds the samples' prod-keycloak too.
+	written := strings.NewReplacer("https://sso.example.com", kc.URL, "realms: [apps]", "realms: ["+apps+"]",
+		"prod-keycloak", "admin-setup-keycloak").Replace(serverYAML)
 	if err := yaml.UnmarshalStrict([]byte(written), server); err != nil {
 		t.Fatal(err)
 	}
