@@ -65,6 +65,9 @@ func TestVaultServerStatus(t *testing.T) {
 	ctx := context.Background()
 	east := startCluster(t, "east", "")
 	proxy, err := harness.StartCountingProxy(vaultServer.Addr, func(r *http.Request) string {
+		if r.URL.Path == "/v1/sys/health" {
+			return "health, namespace=" + r.Header.Get("X-Vault-Namespace")
+		}
 		return "namespace=" + r.Header.Get("X-Vault-Namespace")
 	})
 	if err != nil {
@@ -87,9 +90,12 @@ func TestVaultServerStatus(t *testing.T) {
 	NewWithT(t).Expect(meta.IsStatusConditionTrue(got.Status.Conditions, vaultv1beta1.TypeReady)).To(BeTrue())
 	east.op.WaitEvent(t, "", "central", vaultv1beta1.ReasonConnected)
 	// Vault OSS ignores the header; Enterprise and OpenBao route by it.
+	// The health of the server is asked outside any namespace (OpenBao
+	// answers it nowhere else), every other request inside it.
 	classes := proxy.Counts()
-	NewWithT(t).Expect(classes).To(HaveLen(1), "requests by namespace header: %v", classes)
+	NewWithT(t).Expect(classes).To(HaveLen(2), "requests by namespace header: %v", classes)
 	NewWithT(t).Expect(classes).To(HaveKey("namespace=team-platform"))
+	NewWithT(t).Expect(classes).To(HaveKey("health, namespace="))
 
 	// A login Vault refuses says so, with a Warning Event.
 	refused := vaultServerAt("wrong-role", vaultServer.Addr, east.mount)
