@@ -28,9 +28,6 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	secretscontroller "github.com/carbogame/vault-keycloak-operator/internal/controller/secrets"
-	vaultcontroller "github.com/carbogame/vault-keycloak-operator/internal/controller/vault"
-	"github.com/carbogame/vault-keycloak-operator/internal/keycloak"
 	"github.com/carbogame/vault-keycloak-operator/internal/migration"
 	"github.com/carbogame/vault-keycloak-operator/internal/monitoring"
 	"github.com/carbogame/vault-keycloak-operator/internal/resourcemetrics"
@@ -190,112 +187,18 @@ func setupWebhooks(mgr ctrl.Manager, opts Options) error {
 }
 
 func setupControllers(mgr ctrl.Manager, opts Options, recorder func(controller string) events.EventRecorder) error {
-
 	resourcemetrics.Use(mgr.GetClient(), mgr.Elected(), opts.Shard)
-	clusterJobs := opts.Shard.RunsClusterJobs()
 	gate, err := addShardCountGuard(mgr, opts)
 	if err != nil {
 		return err
 	}
-	clusterUID, err := kubeSystemUID(mgr.GetAPIReader())
-	if err != nil {
+	if err := setupVaultControllers(mgr, opts, recorder, gate); err != nil {
 		return err
 	}
-	vaults, err := vaultDestinations(mgr, opts, clusterUID)
-	if err != nil {
+	if err := setupKeycloakControllers(mgr, opts, recorder, gate); err != nil {
 		return err
 	}
-	everyVaultApp := vaultcontroller.EveryVaultApp{Reader: mgr.GetClient()}
-	var countInterval time.Duration
-	if opts.SplitCache {
-		// A server's count reads every VaultApp from the API server: once
-		// per check, not after each burst of its own shard's VaultApps.
-		everyVaultApp = vaultcontroller.EveryVaultApp{Reader: mgr.GetAPIReader(), Paged: true}
-		countInterval = vaultcontroller.ServerCheckInterval
-	}
-	if clusterJobs {
-		if err := (&vaultcontroller.VaultServerReconciler{
-			Client:        mgr.GetClient(),
-			Clients:       vaults.Clients,
-			Recorder:      recorder("vaultserver-controller"),
-			ClusterUID:    clusterUID,
-			MaxBackoff:    opts.MaxBackoff,
-			Apps:          everyVaultApp,
-			CountInterval: countInterval,
-		}).SetupWithManager(mgr); err != nil {
-			return fmt.Errorf("VaultServer controller: %w", err)
-		}
-	}
-	// The environment's Vault, if any, is one server among the others.
-	var vault vaultcontroller.VaultAPI
-	var identity vaultcontroller.Identity
-	if vaults.Env != nil {
-		vault, identity = vaults.Env.Vault, vaults.Env.Identity
-	}
-	if err := (&vaultcontroller.VaultAppReconciler{
-		Client:                  mgr.GetClient(),
-		Destinations:            vaults,
-		Vault:                   vault,
-		Identity:                identity,
-		Recorder:                recorder("vaultapp-controller"),
-		MaxConcurrentReconciles: opts.MaxConcurrentReconciles,
-		MaxBackoff:              opts.MaxBackoff,
-		Shard:                   opts.Shard,
-		Gate:                    gate,
-	}).SetupWithManager(mgr); err != nil {
-		return fmt.Errorf("VaultApp controller: %w", err)
-	}
-	if clusterJobs {
-		if err := mgr.Add(&vaultcontroller.OrphanSweeper{
-			Reader:       mgr.GetAPIReader(),
-			Apps:         everyVaultApp,
-			Destinations: vaults,
-			Recorder:     recorder("vaultapp-controller"),
-			Interval:     opts.OrphanSweepInterval,
-		}); err != nil {
-			return fmt.Errorf("vault orphan sweep: %w", err)
-		}
-	}
-
-	credentials, err := credentialsCache(mgr, opts.OperatorNamespace)
-	if err != nil {
-		return err
-	}
-	keycloaks := &secretscontroller.ClientSource{Reader: mgr.GetAPIReader(), Namespace: opts.OperatorNamespace, Pool: keycloak.NewPool()}
-	var rotations *secretscontroller.RotationSignal
-	if credentials != nil {
-		keycloaks.Metadata = credentials
-	}
-	if credentials != nil && opts.Shard.Sharded() {
-		// A client's readers and rotations may sit in other shards' ranges.
-		// One replica coordinates its rotations in memory, as before.
-		rotations = &secretscontroller.RotationSignal{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Cache: credentials, Namespace: opts.OperatorNamespace}
-	}
-	if clusterJobs {
-		if err := (&secretscontroller.KeycloakServerReconciler{
-			Client:      mgr.GetClient(),
-			Clients:     keycloaks,
-			Recorder:    recorder("keycloakserver-controller"),
-			MaxBackoff:  opts.MaxBackoff,
-			Credentials: credentials,
-		}).SetupWithManager(mgr); err != nil {
-			return fmt.Errorf("KeycloakServer controller: %w", err)
-		}
-	}
-	if err := (&secretscontroller.KeycloakClientCredentialReconciler{
-		Client:                  mgr.GetClient(),
-		Reader:                  mgr.GetAPIReader(),
-		Clients:                 keycloaks,
-		Recorder:                recorder("keycloakclientcredential-controller"),
-		MaxConcurrentReconciles: opts.MaxConcurrentReconciles,
-		MaxBackoff:              opts.MaxBackoff,
-		Shard:                   opts.Shard,
-		Rotations:               rotations,
-		Gate:                    gate,
-	}).SetupWithManager(mgr); err != nil {
-		return fmt.Errorf("KeycloakClientCredential controller: %w", err)
-	}
-	if !clusterJobs {
+	if !opts.Shard.RunsClusterJobs() {
 		return nil
 	}
 	if opts.InstallMonitoring && opts.OperatorNamespace != "" {

@@ -45,91 +45,131 @@ func (r *KeycloakClientCredentialReconciler) syncTarget(ctx context.Context, kcc
 		res.Reason, res.Message = reason, msg
 		return res, err
 	}
-	name := kcc.Spec.Target.SecretName
-
-	var namespace corev1.Namespace
-	if err := r.Get(ctx, client.ObjectKey{Name: ns}, &namespace); err != nil {
-		return fail(secretsv1beta1.ReasonTargetFailed, "read namespace: "+err.Error(), client.IgnoreNotFound(err))
+	if reason, msg, err := r.targetRefusal(ctx, kcc, ns); reason != "" {
+		return fail(reason, msg, err)
 	}
-	if !tenancy.ConsentsTo(&namespace, kcc.Namespace) {
-		return fail(secretsv1beta1.ReasonTargetNotAllowed, fmt.Sprintf("namespace %s does not consent: its %s annotation does not list %q",
-			ns, tenancy.AllowedSourceNamespacesAnnotation, kcc.Namespace), nil)
-	}
-	if msg := tenancy.SecretTypeRefusal(&namespace, kcc.Spec.Target.Type); msg != "" {
-		return fail(secretsv1beta1.ReasonTargetNotAllowed, msg, nil)
-	}
-
-	var current corev1.Secret
-	err := r.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &current)
-	if apierrors.IsNotFound(err) {
-		// Not in the cache: it may still exist, unmanaged. A create never
-		// replaces anything, so it is tried first, and only a Secret in the
-		// way (AlreadyExists) is read from the API server to say whose it is:
-		// a repaired deletion costs one request, not two.
-		created, later, createErr := r.createTarget(ctx, kcc, ns, data)
-		switch {
-		case createErr == nil:
-			record(&kcc.Status, created)
-			r.created.Store(created.UID, kcc.UID)
-			reason, verb := secretsv1beta1.ReasonCreated, "created"
-			if wasSynced(before, ns) {
-				reason, verb = secretsv1beta1.ReasonDriftRepaired, "re-created deleted"
-			}
-			r.Recorder.Eventf(kcc, nil, corev1.EventTypeNormal, reason, "Sync", "%s Secret %s/%s", verb, ns, name)
-			if !later {
-				res.Synced, res.Reason = true, secretsv1beta1.ReasonSynced
-				return res, nil
-			}
-			// Written again before the create's answer came: checked below.
-		case !apierrors.IsAlreadyExists(createErr):
-			return fail(secretsv1beta1.ReasonTargetFailed, "create Secret: "+createErr.Error(), createErr)
-		}
-		// In the way: the operator's own Secret not in the cache yet (or
-		// stripped of its labels), or someone else's; or the one just
-		// created, written again since.
-		if err = r.Reader.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &current); err != nil {
-			return fail(secretsv1beta1.ReasonTargetFailed, err.Error(), err) // gone meanwhile: try again
-		}
-		digest(&current) // the cache's form
-	} else if err != nil {
-		return fail(secretsv1beta1.ReasonTargetFailed, err.Error(), err)
-	}
-
+	current, done, err := r.findOrCreateTarget(ctx, kcc, ns, data, before)
 	switch {
-	case isOwnedBy(&current, &kcc.Status):
-		r.created.Delete(current.UID) // recorded where it lasts
-	case r.createdFor(current.UID, kcc.UID), isAdoptable(&current, kcc, &kcc.Status):
-		record(&kcc.Status, &current)
-	default:
-		return fail(secretsv1beta1.ReasonSecretNotOwned, fmt.Sprintf("Secret %s/%s exists and was not written for this resource: left untouched", ns, name), nil)
+	case err != nil:
+		return fail(secretsv1beta1.ReasonTargetFailed, err.Error(), err)
+	case done:
+		res.Synced, res.Reason = true, secretsv1beta1.ReasonSynced
+		return res, nil
 	}
-	if taken := foreignKeys(&current, data); len(taken) > 0 {
-		return fail(secretsv1beta1.ReasonSecretNotOwned, fmt.Sprintf("Secret %s/%s holds key(s) %s that the operator did not write: left untouched (choose other keys in spec.target.keys)",
-			ns, name, strings.Join(taken, ", ")), nil)
+	if msg := r.claimTarget(current, kcc, data); msg != "" {
+		return fail(secretsv1beta1.ReasonSecretNotOwned, msg, nil)
 	}
-	if taken := foreignMeta(&current, kcc); len(taken) > 0 {
-		return fail(secretsv1beta1.ReasonSecretNotOwned, fmt.Sprintf("Secret %s/%s holds %s with another value, set by someone else: left untouched (choose other labels or annotations in spec.target)",
-			ns, name, strings.Join(taken, ", ")), nil)
-	}
-	if needsApply(&current, kcc, data) {
-		wasEdited, bucketOnly := edited(&current), lacksBucketAlone(&current, kcc, data)
-		// Updated in place: tools such as Reloader watch updates.
-		if err := r.applyTarget(ctx, &current, kcc, data); err != nil {
-			return fail(secretsv1beta1.ReasonTargetFailed, "update Secret: "+err.Error(), err)
-		}
-		if bucketOnly {
-			// A Secret of an earlier release labelled: nothing to tell.
-			res.Synced, res.Reason = true, secretsv1beta1.ReasonSynced
-			return res, nil
-		}
-		reason, msg := secretsv1beta1.ReasonUpdated, "updated Secret %s/%s"
-		if wasEdited {
-			reason, msg = secretsv1beta1.ReasonDriftRepaired, "restored edited Secret %s/%s"
-		}
-		r.Recorder.Eventf(kcc, nil, corev1.EventTypeNormal, reason, "Sync", msg, ns, name)
+	if err := r.updateTarget(ctx, current, kcc, data); err != nil {
+		return fail(secretsv1beta1.ReasonTargetFailed, err.Error(), err)
 	}
 	res.Synced, res.Reason = true, secretsv1beta1.ReasonSynced
 	return res, nil
+}
+
+// targetRefusal says why the credential may not write into namespace ns
+// (no consent, a Secret type it refuses), or that its namespace could not
+// be read (with the error to retry); no reason when it may.
+func (r *KeycloakClientCredentialReconciler) targetRefusal(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential, ns string) (reason, msg string, err error) {
+	var namespace corev1.Namespace
+	if err := r.Get(ctx, client.ObjectKey{Name: ns}, &namespace); err != nil {
+		return secretsv1beta1.ReasonTargetFailed, "read namespace: " + err.Error(), client.IgnoreNotFound(err)
+	}
+	if !tenancy.ConsentsTo(&namespace, kcc.Namespace) {
+		return secretsv1beta1.ReasonTargetNotAllowed, fmt.Sprintf("namespace %s does not consent: its %s annotation does not list %q",
+			ns, tenancy.AllowedSourceNamespacesAnnotation, kcc.Namespace), nil
+	}
+	if msg := tenancy.SecretTypeRefusal(&namespace, kcc.Spec.Target.Type); msg != "" {
+		return secretsv1beta1.ReasonTargetNotAllowed, msg, nil
+	}
+	return "", "", nil
+}
+
+// findOrCreateTarget returns the target Secret in ns as the cache holds it
+// (digested), creating it when there is none: done when the create left
+// nothing more to do.
+func (r *KeycloakClientCredentialReconciler) findOrCreateTarget(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential, ns string, data map[string][]byte, before *secretsv1beta1.KeycloakClientCredentialStatus) (*corev1.Secret, bool, error) {
+	name := kcc.Spec.Target.SecretName
+	var current corev1.Secret
+	err := r.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &current)
+	switch {
+	case err == nil:
+		return &current, false, nil
+	case !apierrors.IsNotFound(err):
+		return nil, false, err
+	}
+	// Not in the cache: it may still exist, unmanaged. A create never
+	// replaces anything, so it is tried first, and only a Secret in the
+	// way (AlreadyExists) is read from the API server to say whose it is:
+	// a repaired deletion costs one request, not two.
+	created, later, createErr := r.createTarget(ctx, kcc, ns, data)
+	switch {
+	case createErr == nil:
+		record(&kcc.Status, created)
+		r.created.Store(created.UID, kcc.UID)
+		reason, verb := secretsv1beta1.ReasonCreated, "created"
+		if wasSynced(before, ns) {
+			reason, verb = secretsv1beta1.ReasonDriftRepaired, "re-created deleted"
+		}
+		r.Recorder.Eventf(kcc, nil, corev1.EventTypeNormal, reason, "Sync", "%s Secret %s/%s", verb, ns, name)
+		if !later {
+			return created, true, nil
+		}
+		// Written again before the create's answer came: checked as found.
+	case !apierrors.IsAlreadyExists(createErr):
+		return nil, false, fmt.Errorf("create Secret: %w", createErr)
+	}
+	// In the way: the operator's own Secret not in the cache yet (or
+	// stripped of its labels), or someone else's; or the one just
+	// created, written again since.
+	if err := r.Reader.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &current); err != nil {
+		return nil, false, err // gone meanwhile: try again
+	}
+	digest(&current) // the cache's form
+	return &current, false, nil
+}
+
+// claimTarget records current as the credential's when it is (written for
+// it, or adoptable), and says why it is left untouched otherwise: another
+// owner, or keys, labels or annotations someone else set.
+func (r *KeycloakClientCredentialReconciler) claimTarget(current *corev1.Secret, kcc *secretsv1beta1.KeycloakClientCredential, data map[string][]byte) string {
+	switch {
+	case isOwnedBy(current, &kcc.Status):
+		r.created.Delete(current.UID) // recorded where it lasts
+	case r.createdFor(current.UID, kcc.UID), isAdoptable(current, kcc, &kcc.Status):
+		record(&kcc.Status, current)
+	default:
+		return fmt.Sprintf("Secret %s/%s exists and was not written for this resource: left untouched", current.Namespace, current.Name)
+	}
+	if taken := foreignKeys(current, data); len(taken) > 0 {
+		return fmt.Sprintf("Secret %s/%s holds key(s) %s that the operator did not write: left untouched (choose other keys in spec.target.keys)",
+			current.Namespace, current.Name, strings.Join(taken, ", "))
+	}
+	if taken := foreignMeta(current, kcc); len(taken) > 0 {
+		return fmt.Sprintf("Secret %s/%s holds %s with another value, set by someone else: left untouched (choose other labels or annotations in spec.target)",
+			current.Namespace, current.Name, strings.Join(taken, ", "))
+	}
+	return ""
+}
+
+// updateTarget applies what differs to the credential's Secret, in place
+// (tools such as Reloader watch updates), with the Event of a change.
+func (r *KeycloakClientCredentialReconciler) updateTarget(ctx context.Context, current *corev1.Secret, kcc *secretsv1beta1.KeycloakClientCredential, data map[string][]byte) error {
+	if !needsApply(current, kcc, data) {
+		return nil
+	}
+	wasEdited, bucketOnly := edited(current), lacksBucketAlone(current, kcc, data)
+	if err := r.applyTarget(ctx, current, kcc, data); err != nil {
+		return fmt.Errorf("update Secret: %w", err)
+	}
+	if bucketOnly {
+		return nil // a Secret of an earlier release labelled: nothing to tell
+	}
+	reason, msg := secretsv1beta1.ReasonUpdated, "updated Secret %s/%s"
+	if wasEdited {
+		reason, msg = secretsv1beta1.ReasonDriftRepaired, "restored edited Secret %s/%s"
+	}
+	r.Recorder.Eventf(kcc, nil, corev1.EventTypeNormal, reason, "Sync", msg, current.Namespace, current.Name)
+	return nil
 }
 
 // createTarget creates the target Secret in ns, its watch event known as
