@@ -102,32 +102,7 @@ func decideStatus(kcc *secretsv1beta1.KeycloakClientCredential, before *secretsv
 	} else {
 		conditions.Set(&st.Conditions, gen, secretsv1beta1.TypeSourceAvailable, true, secretsv1beta1.ReasonSynced,
 			fmt.Sprintf("read the secret of client %q in realm %q", kcc.Spec.Source.ClientID, kcc.Spec.Source.Realm))
-		st.Targets = out.targets
-		var failed []string
-		for _, t := range out.targets {
-			if t.Synced {
-				continue
-			}
-			failed = append(failed, t.Namespace+": "+t.Message)
-			if !slices.Contains(before.Targets, t) { // a refusal or failure new in this pass
-				notices = append(notices, notice{corev1.EventTypeWarning, t.Reason, fmt.Sprintf("namespace %s: %s", t.Namespace, t.Message)})
-			}
-		}
-		if len(failed) == 0 {
-			msg := fmt.Sprintf("Secret %s is in step in %d namespace(s)", kcc.Spec.Target.SecretName, len(out.targets))
-			conditions.Set(&st.Conditions, gen, secretsv1beta1.TypeSecretsSynced, true, secretsv1beta1.ReasonSynced, msg)
-			if st.LastSyncTime == nil || !equality.Semantic.DeepEqual(before.Targets, st.Targets) {
-				at := metav1.NewTime(now)
-				st.LastSyncTime = &at
-			}
-		} else {
-			reason := secretsv1beta1.ReasonPartiallySynced
-			if len(failed) == len(out.targets) {
-				reason = out.targets[0].Reason
-			}
-			msg := fmt.Sprintf("%d of %d target(s) not in step: %s", len(failed), len(out.targets), joinShort(failed))
-			conditions.Set(&st.Conditions, gen, secretsv1beta1.TypeSecretsSynced, false, reason, msg)
-		}
+		notices = append(notices, reportTargets(kcc, before, &st, out.targets, now)...)
 		st.ObservedGeneration = gen
 		if allAccepted(out.targets) {
 			if n, ok := distributed(kcc, &st, now); ok {
@@ -147,6 +122,41 @@ func decideStatus(kcc *secretsv1beta1.KeycloakClientCredential, before *secretsv
 		notices = append(notices, notice{corev1.EventTypeWarning, out.source.reason, out.source.Error()})
 	}
 	return st, notices
+}
+
+// reportTargets sets the targets and SecretsSynced of a pass that read the
+// source, with a Warning for each target whose refusal or failure is new;
+// the last sync time moves when every target is in step and something
+// changed.
+func reportTargets(kcc *secretsv1beta1.KeycloakClientCredential, before, st *secretsv1beta1.KeycloakClientCredentialStatus, targets []secretsv1beta1.TargetStatus, now time.Time) []notice {
+	var notices []notice
+	st.Targets = targets
+	var failed []string
+	for _, t := range targets {
+		if t.Synced {
+			continue
+		}
+		failed = append(failed, t.Namespace+": "+t.Message)
+		if !slices.Contains(before.Targets, t) { // a refusal or failure new in this pass
+			notices = append(notices, notice{corev1.EventTypeWarning, t.Reason, fmt.Sprintf("namespace %s: %s", t.Namespace, t.Message)})
+		}
+	}
+	if len(failed) > 0 {
+		reason := secretsv1beta1.ReasonPartiallySynced
+		if len(failed) == len(targets) {
+			reason = targets[0].Reason
+		}
+		msg := fmt.Sprintf("%d of %d target(s) not in step: %s", len(failed), len(targets), joinShort(failed))
+		conditions.Set(&st.Conditions, kcc.Generation, secretsv1beta1.TypeSecretsSynced, false, reason, msg)
+		return notices
+	}
+	msg := fmt.Sprintf("Secret %s is in step in %d namespace(s)", kcc.Spec.Target.SecretName, len(targets))
+	conditions.Set(&st.Conditions, kcc.Generation, secretsv1beta1.TypeSecretsSynced, true, secretsv1beta1.ReasonSynced, msg)
+	if st.LastSyncTime == nil || !equality.Semantic.DeepEqual(before.Targets, st.Targets) {
+		at := metav1.NewTime(now)
+		st.LastSyncTime = &at
+	}
+	return notices
 }
 
 // reportRotation sets RotationReady on a resource that rotates (or did):

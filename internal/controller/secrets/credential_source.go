@@ -54,51 +54,25 @@ type sourced struct {
 // from it before its refresh is due: see recentSecrets, unless a refresh
 // request asks for Keycloak now).
 func (r *KeycloakClientCredentialReconciler) source(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential) (sourced, *sourceError) {
-	src := kcc.Spec.Source
-	// A spec the webhook would refuse (it was down, or the object predates
-	// a rule) is not acted on.
-	if errs := append(tenancy.ValidateKeycloakClientCredential(kcc), crdschema.Validate(kcc)...); len(errs) > 0 {
-		return sourced{}, &sourceError{reason: secretsv1beta1.ReasonNotAllowed, err: errs.ToAggregate()}
-	}
-	var server secretsv1beta1.KeycloakServer
-	if err := r.Get(ctx, client.ObjectKey{Name: src.ServerRef.Name}, &server); err != nil {
-		if apierrors.IsNotFound(err) {
-			return sourced{}, &sourceError{reason: secretsv1beta1.ReasonServerNotFound, err: fmt.Errorf("KeycloakServer %q does not exist", src.ServerRef.Name)}
-		}
-		return sourced{}, &sourceError{reason: secretsv1beta1.ReasonKeycloakError, err: err, retry: true}
+	server, serr := r.sourceServer(ctx, kcc)
+	if serr != nil {
+		return sourced{}, serr
 	}
 	// The grants are checked before anything is asked of Keycloak, with
 	// the login client the server really uses (known from its credentials
 	// Secret). A refusal comes before any word about the server's
 	// credentials: a namespace without the grant learns nothing of them.
-	kc, kcErr := r.Clients.Client(ctx, &server)
+	kc, kcErr := r.Clients.Client(ctx, server)
 	login := ""
 	if kcErr == nil {
 		login = kc.LoginClientID()
 	}
 	access := tenancy.AccessRequestOf(kcc)
-	if errs := tenancy.CheckKeycloakAccess(&server, access, tenancy.LoginOf(&server, login)); len(errs) > 0 {
+	if errs := tenancy.CheckKeycloakAccess(server, access, tenancy.LoginOf(server, login)); len(errs) > 0 {
 		return sourced{}, notGranted(errs)
 	}
-	// A rotation request counts only from a namespace that may rotate the
-	// client; from any other it is refused, and handled (never retried).
 	var out sourced
-	r.rotations.overlay(kcc)
-	rotate := decideRotation(kcc, r.now())
-	why := ""
-	if rotate.request != "" || rotate.acts() {
-		why = tenancy.RotationRefusal(&server, access, tenancy.LoginOf(&server, login))
-	}
-	switch {
-	case why == "":
-	case rotate.request != "":
-		out.rotationRefused = &refusal{request: rotate.request, message: why}
-		rotate = rotation{}
-	case rotate.acts():
-		// Checked again before each change in Keycloak: the admin may have
-		// withdrawn the right since the rotation began.
-		rotate = rotation{step: stepAbandon, why: why}
-	}
+	rotate := r.allowedRotation(kcc, server, access, login, &out)
 	if kcErr != nil {
 		return out, classify(kcErr, server.Name)
 	}
@@ -107,38 +81,97 @@ func (r *KeycloakClientCredentialReconciler) source(ctx context.Context, kcc *se
 	failed := func(err error) *sourceError {
 		e := classify(err, server.Name)
 		if e.reason == secretsv1beta1.ReasonKeycloakUnavailable && r.Outage != nil {
-			r.Outage.Hold(keycloakService(&server), kc.Reachable, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(kcc)})
+			r.Outage.Hold(keycloakService(server), kc.Reachable, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(kcc)})
 		}
 		return e
 	}
-	key := client.ObjectKeyFromObject(kcc)
-	fresh, err := r.rotateStep(ctx, &server, kcc, kc, rotate, &out)
+	fresh, err := r.rotateStep(ctx, server, kcc, kc, rotate, &out)
 	if err != nil {
-		r.recent.forget(key)
+		r.recent.forget(client.ObjectKeyFromObject(kcc))
 		return out, failed(err)
 	}
 	if fresh {
-		// The other readers forget the old secret before they are queued.
-		r.recent.forgetClient(server.UID, src.Realm, src.ClientID)
-		r.queueReadersOf(ctx, kcc)
-		if r.Rotations != nil {
-			// And the readers of other shards.
-			r.Rotations.publish(ctx, &server, src.Realm, src.ClientID, r.now())
-		}
+		r.tellReadersOf(ctx, server, kcc)
 	}
+	if err := r.readSource(ctx, kcc, server, kc, fresh, &out); err != nil {
+		return out, failed(err)
+	}
+	return out, nil
+}
+
+// sourceServer is the credential's KeycloakServer, once its spec passes
+// the webhook's rules (it was down, or the object predates a rule: such a
+// spec is not acted on).
+func (r *KeycloakClientCredentialReconciler) sourceServer(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential) (*secretsv1beta1.KeycloakServer, *sourceError) {
+	if errs := append(tenancy.ValidateKeycloakClientCredential(kcc), crdschema.Validate(kcc)...); len(errs) > 0 {
+		return nil, &sourceError{reason: secretsv1beta1.ReasonNotAllowed, err: errs.ToAggregate()}
+	}
+	var server secretsv1beta1.KeycloakServer
+	name := kcc.Spec.Source.ServerRef.Name
+	if err := r.Get(ctx, client.ObjectKey{Name: name}, &server); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, &sourceError{reason: secretsv1beta1.ReasonServerNotFound, err: fmt.Errorf("KeycloakServer %q does not exist", name)}
+		}
+		return nil, &sourceError{reason: secretsv1beta1.ReasonKeycloakError, err: err, retry: true}
+	}
+	return &server, nil
+}
+
+// allowedRotation is the rotation step the pass may take. A rotation
+// request counts only from a namespace that may rotate the client; from
+// any other it is refused (in out), and handled: never retried. A rotation
+// under way whose right was withdrawn since it began is abandoned: the
+// right is checked again before each change in Keycloak.
+func (r *KeycloakClientCredentialReconciler) allowedRotation(kcc *secretsv1beta1.KeycloakClientCredential, server *secretsv1beta1.KeycloakServer, access tenancy.KeycloakRequest, login string, out *sourced) rotation {
+	r.rotations.overlay(kcc)
+	rotate := decideRotation(kcc, r.now())
+	why := ""
+	if rotate.request != "" || rotate.acts() {
+		why = tenancy.RotationRefusal(server, access, tenancy.LoginOf(server, login))
+	}
+	switch {
+	case why == "":
+	case rotate.request != "":
+		out.rotationRefused = &refusal{request: rotate.request, message: why}
+		rotate = rotation{}
+	case rotate.acts():
+		rotate = rotation{step: stepAbandon, why: why}
+	}
+	return rotate
+}
+
+// tellReadersOf tells the other readers of a client whose secret this pass
+// regenerated: they forget the old secret before they are queued, here and
+// in the other shards.
+func (r *KeycloakClientCredentialReconciler) tellReadersOf(ctx context.Context, server *secretsv1beta1.KeycloakServer, kcc *secretsv1beta1.KeycloakClientCredential) {
+	src := kcc.Spec.Source
+	r.recent.forgetClient(server.UID, src.Realm, src.ClientID)
+	r.queueReadersOf(ctx, kcc)
+	if r.Rotations != nil {
+		r.Rotations.publish(ctx, server, src.Realm, src.ClientID, r.now())
+	}
+}
+
+// readSource sets the data of the target Secrets in out: from the secret
+// read in the last refresh while it serves (a repair costs Keycloak
+// nothing), else, and after a regeneration or on a refresh request, read
+// from Keycloak now.
+func (r *KeycloakClientCredentialReconciler) readSource(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential, server *secretsv1beta1.KeycloakServer, kc KeycloakAPI, fresh bool, out *sourced) error {
+	src, key := kcc.Spec.Source, client.ObjectKeyFromObject(kcc)
 	out.refreshed = kcc.PendingRefresh()
 	read := recentSource{uid: kcc.UID, generation: kcc.Generation, serverUID: server.UID, serverGeneration: server.Generation, realm: src.Realm, clientID: src.ClientID}
 	cred, serves, remembered := r.recent.get(key, read, r.now())
 	if !remembered || fresh || out.refreshed != "" {
 		serves = 0
+		var err error
 		if cred, err = readCredential(ctx, kcc, kc); err != nil {
 			r.recent.forget(key)
-			return out, failed(err)
+			return err
 		}
 		r.recent.put(key, read, cred, r.now().Add(tenancy.CredentialRefreshInterval(kcc)))
 	}
 	out.data, out.serves = desiredData(kcc, cred, kc.IssuerURL(src.Realm), kc.TokenURL(src.Realm)), serves
-	return out, nil
+	return nil
 }
 
 // notGranted is a request outside the server's grants. It is not retried:
