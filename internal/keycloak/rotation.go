@@ -18,18 +18,14 @@ package keycloak
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
-	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/Nerzal/gocloak/v13"
-	"github.com/go-resty/resty/v2"
 )
 
 // Rotation with a grace period: Keycloak's preview feature
@@ -100,111 +96,6 @@ func (c *Client) RotationGrace(ctx context.Context, realm string) (Grace, error)
 		}
 	}
 	return graceOf(policies, profiles), nil
-}
-
-// graceOf finds the grace an applying policy gives: the shortest of every
-// policy that may apply (one whose conditions cannot be evaluated may apply
-// too, and shorten it), offered only when one surely applies. A lifetime
-// that does not parse offers nothing.
-func graceOf(policies clientPolicies, profiles clientProfiles) Grace {
-	lifetimes := map[string]time.Duration{}
-	for _, p := range append(profiles.Profiles, profiles.GlobalProfiles...) {
-		for _, e := range p.Executors {
-			if e.Executor != rotationExecutor {
-				continue
-			}
-			// Keycloak's default when the executor names none: two days.
-			life := 48 * time.Hour
-			if v, ok := e.Configuration[rotatedLifetime]; ok {
-				secs, err := strconv.Atoi(fmt.Sprint(v))
-				if err != nil || secs <= 0 {
-					return Grace{Why: fmt.Sprintf("the secret-rotation executor of client profile %q has a %s that is not a number of seconds", p.Name, rotatedLifetime)}
-				}
-				life = time.Duration(secs) * time.Second
-			}
-			if known, ok := lifetimes[p.Name]; !ok || life < known {
-				lifetimes[p.Name] = life
-			}
-		}
-	}
-	if len(lifetimes) == 0 {
-		return Grace{Why: "no client profile of the realm holds the secret-rotation executor"}
-	}
-	var shortest time.Duration
-	applies := false
-	for _, p := range append(policies.Policies, policies.GlobalPolicies...) {
-		if !p.Enabled {
-			continue
-		}
-		for _, name := range p.Profiles {
-			life, ok := lifetimes[name]
-			if !ok {
-				continue
-			}
-			applies = applies || appliesToConfidential(p.Conditions)
-			if shortest == 0 || life < shortest {
-				shortest = life
-			}
-		}
-	}
-	if !applies {
-		return Grace{Why: "no enabled client policy applies a profile with the secret-rotation executor to every confidential client"}
-	}
-	return Grace{Offered: true, Lifetime: shortest}
-}
-
-// appliesToConfidential: every condition is one that holds for any
-// confidential client (all of a policy's conditions must hold).
-func appliesToConfidential(conds []policyCondition) bool {
-	if len(conds) == 0 {
-		return false
-	}
-	for _, cond := range conds {
-		if negative, _ := cond.Configuration["is-negative-logic"].(bool); negative {
-			return false
-		}
-		switch cond.Condition {
-		case "any-client":
-		case "client-access-type":
-			types, _ := cond.Configuration["type"].([]any)
-			if !slices.ContainsFunc(types, func(t any) bool { return t == "confidential" }) {
-				return false
-			}
-		default:
-			return false
-		}
-	}
-	return true
-}
-
-type clientPolicies struct {
-	Policies       []clientPolicy `json:"policies"`
-	GlobalPolicies []clientPolicy `json:"globalPolicies"`
-}
-
-type clientPolicy struct {
-	Name       string            `json:"name"`
-	Enabled    bool              `json:"enabled"`
-	Conditions []policyCondition `json:"conditions"`
-	Profiles   []string          `json:"profiles"`
-}
-
-type policyCondition struct {
-	Condition     string         `json:"condition"`
-	Configuration map[string]any `json:"configuration"`
-}
-
-type clientProfiles struct {
-	Profiles       []clientProfile `json:"profiles"`
-	GlobalProfiles []clientProfile `json:"globalProfiles"`
-}
-
-type clientProfile struct {
-	Name      string `json:"name"`
-	Executors []struct {
-		Executor      string         `json:"executor"`
-		Configuration map[string]any `json:"configuration"`
-	} `json:"executors"`
 }
 
 func (c *Client) rotationFeatureOn(ctx context.Context) (bool, error) {
@@ -308,35 +199,6 @@ func (c *Client) InvalidatePreviousSecret(ctx context.Context, realm, clientID s
 	}
 	if err != nil {
 		return fmt.Errorf("invalidate the previous secret of client %q in realm %q: %w", clientID, realm, err)
-	}
-	return nil
-}
-
-// getJSON reads one admin resource into out.
-func (c *Client) getJSON(ctx context.Context, op, url string, out any) error {
-	return c.call(ctx, op, func(token string) error {
-		resp, err := c.gc.RestyClient().R().SetContext(ctx).SetAuthToken(token).Get(url)
-		if err := answer(resp, err); err != nil {
-			return err
-		}
-		return json.Unmarshal(resp.Body(), out)
-	})
-}
-
-// adminURL joins the admin API's base with path segments.
-func (c *Client) adminURL(segments ...string) string {
-	return strings.TrimRight(c.cfg.URL, "/") + "/admin/" + strings.Join(segments, "/")
-}
-
-// answer turns a refusal into the error gocloak gives for one, so that
-// callers tell a 404 (status) or a 5xx (Unavailable) apart the same way.
-// Only the status line is kept: an answer's body may quote a secret.
-func answer(resp *resty.Response, err error) error {
-	if err != nil {
-		return err
-	}
-	if resp.IsError() {
-		return &gocloak.APIError{Code: resp.StatusCode(), Message: resp.Status()}
 	}
 	return nil
 }

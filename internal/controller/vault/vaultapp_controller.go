@@ -244,4 +244,3 @@ func (r *pass) bringInStep(ctx context.Context) (*report, error) {
 	}
 	return &rep, nil
 }
-
