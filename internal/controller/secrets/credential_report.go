@@ -18,7 +18,6 @@ package secrets
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -53,7 +52,8 @@ type outcome struct {
 	// graceRefused says why a due rotation did not start; rotationWaits
 	// why it waits for another one.
 	graceRefused, rotationWaits string
-	// notices are the rotation's steps this pass took.
+	// notices are the rotation's steps this pass took, and the targets'
+	// refusals and failures new in this pass.
 	notices []notice
 }
 
@@ -102,7 +102,7 @@ func decideStatus(kcc *secretsv1beta1.KeycloakClientCredential, before *secretsv
 	} else {
 		conditions.Set(&st.Conditions, gen, secretsv1beta1.TypeSourceAvailable, true, secretsv1beta1.ReasonSynced,
 			fmt.Sprintf("read the secret of client %q in realm %q", kcc.Spec.Source.ClientID, kcc.Spec.Source.Realm))
-		notices = append(notices, reportTargets(kcc, before, &st, out.targets, now)...)
+		reportTargets(kcc, before, &st, out.targets, now)
 		st.ObservedGeneration = gen
 		if allAccepted(out.targets) {
 			if n, ok := distributed(kcc, &st, now); ok {
@@ -125,11 +125,9 @@ func decideStatus(kcc *secretsv1beta1.KeycloakClientCredential, before *secretsv
 }
 
 // reportTargets sets the targets and SecretsSynced of a pass that read the
-// source, with a Warning for each target whose refusal or failure is new;
-// the last sync time moves when every target is in step and something
-// changed.
-func reportTargets(kcc *secretsv1beta1.KeycloakClientCredential, before, st *secretsv1beta1.KeycloakClientCredentialStatus, targets []secretsv1beta1.TargetStatus, now time.Time) []notice {
-	var notices []notice
+// source; the last sync time moves when every target is in step and
+// something changed.
+func reportTargets(kcc *secretsv1beta1.KeycloakClientCredential, before, st *secretsv1beta1.KeycloakClientCredentialStatus, targets []secretsv1beta1.TargetStatus, now time.Time) {
 	st.Targets = targets
 	var failed []string
 	for _, t := range targets {
@@ -137,9 +135,6 @@ func reportTargets(kcc *secretsv1beta1.KeycloakClientCredential, before, st *sec
 			continue
 		}
 		failed = append(failed, t.Namespace+": "+t.Message)
-		if !slices.Contains(before.Targets, t) { // a refusal or failure new in this pass
-			notices = append(notices, notice{corev1.EventTypeWarning, t.Reason, fmt.Sprintf("namespace %s: %s", t.Namespace, t.Message)})
-		}
 	}
 	if len(failed) > 0 {
 		reason := secretsv1beta1.ReasonPartiallySynced
@@ -148,7 +143,7 @@ func reportTargets(kcc *secretsv1beta1.KeycloakClientCredential, before, st *sec
 		}
 		msg := fmt.Sprintf("%d of %d target(s) not in step: %s", len(failed), len(targets), joinShort(failed))
 		conditions.Set(&st.Conditions, kcc.Generation, secretsv1beta1.TypeSecretsSynced, false, reason, msg)
-		return notices
+		return
 	}
 	msg := fmt.Sprintf("Secret %s is in step in %d namespace(s)", kcc.Spec.Target.SecretName, len(targets))
 	conditions.Set(&st.Conditions, kcc.Generation, secretsv1beta1.TypeSecretsSynced, true, secretsv1beta1.ReasonSynced, msg)
@@ -156,7 +151,6 @@ func reportTargets(kcc *secretsv1beta1.KeycloakClientCredential, before, st *sec
 		at := metav1.NewTime(now)
 		st.LastSyncTime = &at
 	}
-	return notices
 }
 
 // reportRotation sets RotationReady on a resource that rotates (or did):

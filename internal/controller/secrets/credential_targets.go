@@ -36,17 +36,21 @@ import (
 // pruned, each only where the operator wrote it.
 
 // syncTarget brings one target Secret in step. The error is for a failure
-// worth retrying; a refusal (no consent, foreign Secret) is only reported.
-func (r *KeycloakClientCredentialReconciler) syncTarget(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential, ns string, data map[string][]byte, before *secretsv1beta1.KeycloakClientCredentialStatus) (secretsv1beta1.TargetStatus, error) {
+// worth retrying; a refusal (no consent, foreign Secret) is only reported,
+// in the status, with a Warning when it is new (recorded once the status
+// is written).
+func (r *KeycloakClientCredentialReconciler) syncTarget(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential, ns string, data map[string][]byte, before *secretsv1beta1.KeycloakClientCredentialStatus) (secretsv1beta1.TargetStatus, []notice, error) {
 	res := secretsv1beta1.TargetStatus{Namespace: ns}
-	// A refusal or failure is reported in the status, and its Warning
-	// decided with it (decideStatus).
-	fail := func(reason, msg string, err error) (secretsv1beta1.TargetStatus, error) {
+	fail := func(reason, msg string, err error) (secretsv1beta1.TargetStatus, []notice, error) {
 		res.Reason, res.Message = reason, msg
-		return res, err
+		if slices.Contains(before.Targets, res) {
+			return res, nil, err
+		}
+		warning := notice{corev1.EventTypeWarning, reason, fmt.Sprintf("namespace %s: %s", ns, msg)}
+		return res, []notice{warning}, err
 	}
-	if reason, msg, err := r.targetRefusal(ctx, kcc, ns); reason != "" {
-		return fail(reason, msg, err)
+	if refused := r.targetRefusal(ctx, kcc, ns); refused != nil {
+		return fail(refused.reason, refused.msg, refused.err)
 	}
 	current, done, err := r.findOrCreateTarget(ctx, kcc, ns, data, before)
 	switch {
@@ -54,7 +58,7 @@ func (r *KeycloakClientCredentialReconciler) syncTarget(ctx context.Context, kcc
 		return fail(secretsv1beta1.ReasonTargetFailed, err.Error(), err)
 	case done:
 		res.Synced, res.Reason = true, secretsv1beta1.ReasonSynced
-		return res, nil
+		return res, nil, nil
 	}
 	if msg := r.claimTarget(current, kcc, data); msg != "" {
 		return fail(secretsv1beta1.ReasonSecretNotOwned, msg, nil)
@@ -63,25 +67,32 @@ func (r *KeycloakClientCredentialReconciler) syncTarget(ctx context.Context, kcc
 		return fail(secretsv1beta1.ReasonTargetFailed, err.Error(), err)
 	}
 	res.Synced, res.Reason = true, secretsv1beta1.ReasonSynced
-	return res, nil
+	return res, nil, nil
+}
+
+// targetProblem is why a target namespace gets no Secret: the reason, its
+// message, and the error to retry with (nil for a refusal).
+type targetProblem struct {
+	reason, msg string
+	err         error
 }
 
 // targetRefusal says why the credential may not write into namespace ns
 // (no consent, a Secret type it refuses), or that its namespace could not
-// be read (with the error to retry); no reason when it may.
-func (r *KeycloakClientCredentialReconciler) targetRefusal(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential, ns string) (reason, msg string, err error) {
+// be read; nil when it may.
+func (r *KeycloakClientCredentialReconciler) targetRefusal(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential, ns string) *targetProblem {
 	var namespace corev1.Namespace
 	if err := r.Get(ctx, client.ObjectKey{Name: ns}, &namespace); err != nil {
-		return secretsv1beta1.ReasonTargetFailed, "read namespace: " + err.Error(), client.IgnoreNotFound(err)
+		return &targetProblem{secretsv1beta1.ReasonTargetFailed, "read namespace: " + err.Error(), client.IgnoreNotFound(err)}
 	}
 	if !tenancy.ConsentsTo(&namespace, kcc.Namespace) {
-		return secretsv1beta1.ReasonTargetNotAllowed, fmt.Sprintf("namespace %s does not consent: its %s annotation does not list %q",
-			ns, tenancy.AllowedSourceNamespacesAnnotation, kcc.Namespace), nil
+		return &targetProblem{secretsv1beta1.ReasonTargetNotAllowed, fmt.Sprintf("namespace %s does not consent: its %s annotation does not list %q",
+			ns, tenancy.AllowedSourceNamespacesAnnotation, kcc.Namespace), nil}
 	}
 	if msg := tenancy.SecretTypeRefusal(&namespace, kcc.Spec.Target.Type); msg != "" {
-		return secretsv1beta1.ReasonTargetNotAllowed, msg, nil
+		return &targetProblem{secretsv1beta1.ReasonTargetNotAllowed, msg, nil}
 	}
-	return "", "", nil
+	return nil
 }
 
 // findOrCreateTarget returns the target Secret in ns as the cache holds it

@@ -75,20 +75,20 @@ func (r *KeycloakServerReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 
 	// The Events of the check, recorded once its status is written: a
 	// failed write is followed by a pass that reports the same again.
-	var notices []notice
+	var notices []serverNotice
 	version, err := r.version(ctx, &server)
 	if err != nil {
 		src := classify(err, server.Name)
 		conditions.Set(&server.Status.Conditions, server.Generation, secretsv1beta1.TypeConnected, false, src.reason, err.Error())
 		if !equality.Semantic.DeepEqual(before.Conditions, server.Status.Conditions) {
-			notices = append(notices, notice{corev1.EventTypeWarning, src.reason, err.Error()})
+			notices = append(notices, serverNotice{corev1.EventTypeWarning, src.reason, err.Error()})
 		}
 	} else {
 		server.Status.Version = version
 		conditions.Set(&server.Status.Conditions, server.Generation, secretsv1beta1.TypeConnected, true, secretsv1beta1.ReasonConnected,
 			fmt.Sprintf("logged in to realm %q; Keycloak %s", tenancy.LoginOf(&server, "").Realm, version))
 		if !equality.Semantic.DeepEqual(before.Conditions, server.Status.Conditions) {
-			notices = append(notices, notice{corev1.EventTypeNormal, secretsv1beta1.ReasonConnected, "connected to Keycloak " + version})
+			notices = append(notices, serverNotice{corev1.EventTypeNormal, secretsv1beta1.ReasonConnected, "connected to Keycloak " + version})
 		}
 	}
 	if n, ok := reportLegacyGrants(&server, before); ok {
@@ -107,22 +107,26 @@ func (r *KeycloakServerReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 	return ctrl.Result{RequeueAfter: ServerCheckInterval}, nil
 }
 
+// serverNotice is an Event of a server's check, recorded once its status
+// is written.
+type serverNotice struct{ eventType, reason, message string }
+
 // reportLegacyGrants keeps a LegacyGrants condition while
 // spec.allowedNamespaces still grants read access (the admin's opt-in for
 // the upgrade), and returns a Warning when it appears: visible in kubectl
 // describe for as long as it lasts, not only until an Event expires.
-func reportLegacyGrants(server *secretsv1beta1.KeycloakServer, before *secretsv1beta1.KeycloakServerStatus) (notice, bool) {
+func reportLegacyGrants(server *secretsv1beta1.KeycloakServer, before *secretsv1beta1.KeycloakServerStatus) (serverNotice, bool) {
 	if !tenancy.LegacyGrantsInEffect(server) {
 		meta.RemoveStatusCondition(&server.Status.Conditions, secretsv1beta1.TypeLegacyGrants)
-		return notice{}, false
+		return serverNotice{}, false
 	}
 	msg := fmt.Sprintf("spec.allowedNamespaces lets %s read any client of this server (annotation %s=true): replace it with spec.access grants",
 		strings.Join(server.Spec.AllowedNamespaces, ", "), tenancy.LegacyNamespaceGrantsAnnotation)
 	conditions.Set(&server.Status.Conditions, server.Generation, secretsv1beta1.TypeLegacyGrants, true, secretsv1beta1.ReasonLegacyGrants, msg)
 	if c := meta.FindStatusCondition(before.Conditions, secretsv1beta1.TypeLegacyGrants); c == nil || c.Message != msg {
-		return notice{corev1.EventTypeWarning, secretsv1beta1.ReasonLegacyGrants, msg}, true
+		return serverNotice{corev1.EventTypeWarning, secretsv1beta1.ReasonLegacyGrants, msg}, true
 	}
-	return notice{}, false
+	return serverNotice{}, false
 }
 
 func (r *KeycloakServerReconciler) version(ctx context.Context, server *secretsv1beta1.KeycloakServer) (string, error) {
