@@ -30,8 +30,8 @@ import (
 // a logger with its own fields (controller, object, reconcile ID), and zap
 // encodes them as soon as they are added, whether or not anything is
 // logged. Most passes log nothing (a refresh in step, a webhook that
-// allows); their loggers were some 13 % of the manager's garbage in a
-// burst of 50,000 VaultApps (make bench-scale).
+// allows), and their loggers were a large part of the manager's garbage
+// in a burst (make bench-scale).
 func newLogger(opts *zap.Options) logr.Logger {
 	opts.ZapOpts = append(opts.ZapOpts, uberzap.WrapCore(func(c zapcore.Core) zapcore.Core { return lazyFields{c} }))
 	return zap.New(zap.UseFlagOptions(opts))

@@ -61,17 +61,15 @@ const EventsFlushTimeout = 5 * time.Second
 // stopping manager still writes; the others are dropped. Why: written all
 // at once, the backlog of a large burst reached the API server as
 // thousands of concurrent writes just as the next leader started against
-// it (make bench-scale at 10,000: 8,000 Events, answered 504 a minute
-// later, written by nobody).
+// it, and timed out unwritten.
 const EventsFlushMax = EventsBurst
 
 // EventsWaitMax is how many Normal Events may wait for their turn, ten
 // minutes of turns. A new Normal Event beyond it is dropped unless its
 // namespace has none waiting: a namespace's first Event always gets a
 // place. Why: client-go parks each waiting Event in a goroutine of its
-// own (some 7 KiB with its copies), and the backlog of 50,000 VaultApps
-// created together held 38,000 of them, a third of the manager's memory,
-// for Events written 30 minutes late.
+// own, and the backlog of a burst of tens of thousands held a third of the
+// manager's memory, for Events written half an hour late.
 const EventsWaitMax = 10 * 60 * EventsPerSecond
 
 // droppedEvents counts the Normal Events not written: reason backlog

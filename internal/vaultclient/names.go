@@ -59,15 +59,9 @@ type names struct {
 // namesRetryAfterRefusal is how long a refused listing is not asked again.
 const namesRetryAfterRefusal = 5 * time.Minute
 
-// namesPerRequest is how many listed names cost about as much as one read:
-// bench-scale at 10,000 VaultApps measured a listing of 20,000 names at
-// about 9 ms of Vault's CPU and a read at about 0.9 ms (2,000 names), but
-// at 50,000 a listing cost Vault some 1.6 µs a name (its listings sort,
-// and its heap is larger) and the manager decodes every name too: at 2,000
-// a burst of 50,000 both listed 100,000 names twice a second and read
-// whenever the pace dipped (Vault 6.9 ms per VaultApp against the bare
-// client's 3.1). Priced at the larger fleet, a listing pays at 10,000 at a
-// burst's pace, and reads take over past some 20,000 VaultApps.
+// namesPerRequest is how many listed names cost Vault about as much as one
+// read, priced at a large fleet (a listing's cost per name grows with it);
+// the measures are in docs/design.md, "Figures behind the constants".
 const namesPerRequest = 500
 
 // worthListing says whether a listing of size names costs Vault less than
@@ -76,8 +70,7 @@ const namesPerRequest = 500
 // Why: Vault's listings are not paged and carry every name, so each costs
 // in proportion to the fleet, and a burst of new VaultApps takes one every
 // NamesMaxAge: at a fixed pace of creations, the cost per object grew with
-// the fleet (bench-scale at 10,000: Vault CPU 4.0 ms per object against
-// the bare client's 3.1). Weighed against the questions of the last window,
+// the fleet. Weighed against the questions of the last window,
 // a listing is taken only where it pays: the first question (size unknown)
 // and bursts fast enough for the fleet's size; otherwise names are read,
 // at a cost per object that stays flat at any size.

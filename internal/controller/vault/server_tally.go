@@ -40,10 +40,8 @@ import (
 // Why: the count listed every cached VaultApp (a copy of each into the
 // list) every DefaultCountInterval while VaultApps were being written.
 // During a burst that is a cost proportional to the fleet, every five
-// seconds, for as long as the burst lasts: quadratic in its size
-// (bench-scale at 25,000: 200 MB of such copies in 75 s at 15,000
-// VaultApps, 13 % of the manager's garbage then, and growing with the
-// fleet). Events arrive once per change.
+// seconds, for as long as the burst lasts: quadratic in its size. Events
+// arrive once per change.
 //
 // The tally sees what the manager's cache sees, as the listing did; a
 // split cache (a shard's own namespaces) has no tally: its count pages
