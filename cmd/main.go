@@ -27,6 +27,7 @@ import (
 	"time"
 
 	_ "k8s.io/client-go/plugin/pkg/client/auth"
+	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
@@ -75,19 +76,7 @@ func main() {
 
 	// Who wrote what, in the API server's audit log: each shard says which.
 	cfg.UserAgent = "vault-keycloak-operator (shard " + opts.Shard.String() + ")"
-	serverSide := false
-	if opts.Shard.Sharded() {
-		serverSide, err = manager.ServesShardedLists(context.Background(), cfg, opts.Shard)
-		switch {
-		case err != nil:
-			setupLog.Error(err, "cannot tell whether the API server serves sharded lists: this replica caches every namespace and reconciles its own", "shard", opts.Shard.String())
-		case serverSide:
-			setupLog.Info("sharded: the API server sends this replica its namespaces alone", "shard", opts.Shard.String(), "selector", opts.Shard.Selector())
-		default:
-			setupLog.Info("sharded on this side: the API server does not serve sharded list and watch (feature gate ShardedListAndWatch), "+
-				"so this replica caches every namespace's objects and reconciles its own", "shard", opts.Shard.String())
-		}
-	}
+	serverSide := servesShardedLists(cfg, opts.Shard)
 	opts.SplitCache = manager.SplitsCache(opts.Shard, serverSide)
 	mgr, err := ctrl.NewManager(cfg, flags.managerOptions(opts.Shard, serverSide))
 	if err != nil {
@@ -122,6 +111,26 @@ func main() {
 		setupLog.Error(err, "problem running manager")
 		os.Exit(1)
 	}
+}
+
+// servesShardedLists says whether the API server sends a sharded replica
+// its namespaces alone, and logs what the replica caches; false for one
+// replica, or when the API server cannot tell.
+func servesShardedLists(cfg *rest.Config, s shard.Shard) bool {
+	if !s.Sharded() {
+		return false
+	}
+	serverSide, err := manager.ServesShardedLists(context.Background(), cfg, s)
+	switch {
+	case err != nil:
+		setupLog.Error(err, "cannot tell whether the API server serves sharded lists: this replica caches every namespace and reconciles its own", "shard", s.String())
+	case serverSide:
+		setupLog.Info("sharded: the API server sends this replica its namespaces alone", "shard", s.String(), "selector", s.Selector())
+	default:
+		setupLog.Info("sharded on this side: the API server does not serve sharded list and watch (feature gate ShardedListAndWatch), "+
+			"so this replica caches every namespace's objects and reconciles its own", "shard", s.String())
+	}
+	return serverSide
 }
 
 // managerOptions are the controller-runtime manager's options, from the
