@@ -17,13 +17,14 @@ limitations under the License.
 package secrets
 
 import (
-	"encoding/json"
+	"bytes"
 	"maps"
 	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
 )
@@ -57,30 +58,35 @@ type ownedFields struct {
 	data, labels, annotations []string
 }
 
-// fieldsOf reads an entry's FieldsV1 ({"f:data":{"f:key":{}}, ...}). An
-// entry that does not decode owns nothing the operator acts on.
+// fieldsOf reads an entry's FieldsV1 ({"f:data":{"f:key":{}}, ...}) with
+// structured-merge-diff, the API server's own reader. An entry that does
+// not decode owns nothing the operator acts on.
 func fieldsOf(e metav1.ManagedFieldsEntry) ownedFields {
-	var tree struct {
-		Data     map[string]json.RawMessage `json:"f:data"`
-		Metadata struct {
-			Labels      map[string]json.RawMessage `json:"f:labels"`
-			Annotations map[string]json.RawMessage `json:"f:annotations"`
-		} `json:"f:metadata"`
-	}
-	if e.FieldsV1 == nil || json.Unmarshal(e.FieldsV1.GetRawBytes(), &tree) != nil {
+	set := &fieldpath.Set{}
+	if e.FieldsV1 == nil || set.FromJSON(bytes.NewReader(e.FieldsV1.GetRawBytes())) != nil {
 		return ownedFields{}
 	}
-	names := func(m map[string]json.RawMessage) []string {
-		var out []string
-		for k := range m {
-			if name, ok := strings.CutPrefix(k, "f:"); ok {
-				out = append(out, name)
-			}
+	var f ownedFields
+	name := func(pe fieldpath.PathElement) string {
+		if pe.FieldName == nil {
+			return ""
 		}
-		slices.Sort(out)
-		return out
+		return *pe.FieldName
 	}
-	return ownedFields{data: names(tree.Data), labels: names(tree.Metadata.Labels), annotations: names(tree.Metadata.Annotations)}
+	set.Iterate(func(p fieldpath.Path) {
+		switch {
+		case len(p) == 2 && name(p[0]) == "data" && name(p[1]) != "":
+			f.data = append(f.data, name(p[1]))
+		case len(p) == 3 && name(p[0]) == "metadata" && name(p[1]) == "labels" && name(p[2]) != "":
+			f.labels = append(f.labels, name(p[2]))
+		case len(p) == 3 && name(p[0]) == "metadata" && name(p[1]) == "annotations" && name(p[2]) != "":
+			f.annotations = append(f.annotations, name(p[2]))
+		}
+	})
+	for _, names := range [][]string{f.data, f.labels, f.annotations} {
+		slices.Sort(names)
+	}
+	return f
 }
 
 // isOperatorEntry reports whether e, on s, records the operator's writes:
