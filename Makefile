@@ -171,9 +171,12 @@ olm-e2e: ## Install, run and upgrade the operator through an OLM Subscription on
 		go test ./olm/ -count=1 -v -timeout 20m
 
 .PHONY: demo
-demo: prereqs manifests ## Show the operator at work on a local control plane with a real Vault and Keycloak (DEMO_ARGS=--once: one pass).
-	components=$$($(COMPONENTS) services) && eval "$$components" && \
-	go -C test run ./demo $(DEMO_ARGS) 2>$${DEMO_LOG:-/tmp/vko-demo-manager.log}
+# VAULT=openbao runs the demo against OpenBao, which needs no Vault build.
+VAULT ?= vault
+
+demo: prereqs manifests ## Show the operator at work on a local control plane with a real Vault and Keycloak (VAULT=openbao: OpenBao; DEMO_ARGS=--once: one pass).
+	components=$$($(COMPONENTS) $(if $(filter openbao,$(VAULT)),demo-openbao,services)) && eval "$$components" && \
+	go -C test run ./demo --vault=$(VAULT) $(DEMO_ARGS) 2>$${DEMO_LOG:-/tmp/vko-demo-manager.log}
 
 ##@ Build
 

@@ -8,6 +8,7 @@
 # nothing.
 #
 #   services  kube-apiserver and etcd (envtest), Vault, OpenBao, Keycloak
+#   demo-openbao  what make demo VAULT=openbao needs: services without Vault
 #   olm       what the OLM, Helm and monitoring tests add: kube-controller-manager
 #             and kube-scheduler, kwok, OLM, opm, promtool, helm, the
 #             Prometheus Operator's CRDs
@@ -30,6 +31,12 @@ for set in "$@"; do
 		set_env VKO_BAO_BIN openbao
 		set_env VKO_KEYCLOAK_HOME keycloak
 		;;
+	demo-openbao)
+		# make demo VAULT=openbao: no Vault to build.
+		set_env KUBEBUILDER_ASSETS envtest
+		set_env VKO_BAO_BIN openbao
+		set_env VKO_KEYCLOAK_HOME keycloak
+		;;
 	olm)
 		set_env VKO_KUBE_DIR kube
 		set_env VKO_KWOK_BIN kwok /kwok
@@ -41,7 +48,7 @@ for set in "$@"; do
 		set_env VKO_LAST_RELEASE_MANAGER last-release /manager
 		;;
 	*)
-		echo "components-env.sh: unknown set $set (services, olm)" >&2
+		echo "components-env.sh: unknown set $set (services, demo-openbao, olm)" >&2
 		exit 2
 		;;
 	esac

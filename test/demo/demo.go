@@ -18,6 +18,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -38,7 +39,13 @@ import (
 
 const operatorNamespace = "vault-keycloak-operator-system"
 
-func run(ctx context.Context, out io.Writer, once bool) error {
+// The Vault servers the demo runs against (make demo VAULT=...).
+const (
+	vaultServer   = "vault"
+	openBaoServer = "openbao"
+)
+
+func run(ctx context.Context, out io.Writer, once bool, server string) error {
 	say := func(format string, a ...any) { _, _ = fmt.Fprintf(out, format+"\n", a...) }
 	section := func(title string) { say("\n=== %s", title) }
 	logDir, err := os.MkdirTemp("", "vko-demo-")
@@ -46,13 +53,18 @@ func run(ctx context.Context, out io.Writer, once bool) error {
 		return err
 	}
 
-	section("Starting a Vault dev server, a Keycloak dev server and a local control plane")
-	vault, keycloak, stopServices, err := services(ctx, logDir)
+	name := map[string]string{vaultServer: "Vault", openBaoServer: "OpenBao"}[server]
+	if name == "" {
+		return fmt.Errorf("--vault=%q: the demo runs against vault or openbao", server)
+	}
+	article := map[string]string{vaultServer: "a", openBaoServer: "an"}[server]
+	section("Starting " + article + " " + name + " dev server, a Keycloak dev server and a local control plane")
+	vault, keycloak, stopServices, err := services(ctx, logDir, server)
 	defer stopServices()
 	if err != nil {
 		return err
 	}
-	say("Vault    %s", vault.Addr)
+	say("%-8s %s", name, vault.Addr)
 	say("Keycloak %s", keycloak.URL)
 	// No Vault in the operator's environment: a VaultServer says where
 	// Vault is. The manager logs in with its ServiceAccount's token, as a
@@ -205,8 +217,9 @@ func applyVaultServer(ctx context.Context, op *harness.Operator, dir, vaultAddr 
 }
 
 // services reuses a Vault and a Keycloak given in the environment, or
-// starts them side by side (Keycloak takes about a minute).
-func services(ctx context.Context, logDir string) (*harness.Vault, *harness.Keycloak, func(), error) {
+// starts them side by side (Keycloak takes about a minute); an OpenBao is
+// always the demo's own.
+func services(ctx context.Context, logDir, server string) (*harness.Vault, *harness.Keycloak, func(), error) {
 	var stops []func()
 	stop := func() {
 		for _, s := range stops {
@@ -214,10 +227,14 @@ func services(ctx context.Context, logDir string) (*harness.Vault, *harness.Keyc
 		}
 	}
 	vault, verr := harness.VaultFromEnv()
+	start := harness.StartVault
+	if server == openBaoServer {
+		vault, verr, start = nil, errors.New("the demo starts its own OpenBao"), harness.StartOpenBao
+	}
 	keycloak, kerr := harness.KeycloakFromEnv()
 	g, gctx := errgroup.WithContext(ctx)
 	if verr != nil {
-		g.Go(func() (err error) { vault, err = harness.StartVault(gctx, logDir); return err })
+		g.Go(func() (err error) { vault, err = start(gctx, logDir); return err })
 	}
 	if kerr != nil {
 		g.Go(func() (err error) { keycloak, err = harness.StartKeycloak(gctx, logDir); return err })

@@ -28,7 +28,8 @@ import (
 )
 
 // TestDemoOnePass runs 'make demo' in its one-pass form against the Vault
-// and Keycloak of the test run, and checks what a newcomer would read.
+// and Keycloak of the test run, and 'make demo VAULT=openbao' against an
+// OpenBao of its own, and checks what a newcomer would read.
 func TestDemoOnePass(t *testing.T) {
 	for _, fromEnv := range []func() error{
 		func() error { _, err := harness.VaultFromEnv(); return err },
@@ -38,14 +39,21 @@ func TestDemoOnePass(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	for server, first := range map[string]string{vaultServer: `(?m)^Vault    http://`, openBaoServer: `(?m)^OpenBao  http://`} {
+		t.Run(server, func(t *testing.T) { demoOnePass(t, server, first) })
+	}
+}
+
+func demoOnePass(t *testing.T, server, first string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
 	var out bytes.Buffer
-	if err := run(ctx, &out, true); err != nil {
+	if err := run(ctx, &out, true, server); err != nil {
 		t.Fatalf("demo: %v\n%s", err, out.String())
 	}
 	text := out.String()
 	for _, want := range []string{
+		first,
 		`(?m)^VaultServer central-vault: Connected=True after `,
 		`(?m)^VaultApp vault.exemple.com/v1beta1 shop-api: Ready=True$`,
 		`(?m)^VaultApp vault.exemple.com/v1alpha1 legacy-api: Ready=True$`,

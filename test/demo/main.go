@@ -19,7 +19,7 @@ limitations under the License.
 // manager with its webhooks, the samples of both groups in both versions,
 // what the operator wrote, and both kinds of self-healing.
 //
-//	demo [--once]
+//	demo [--once] [--vault=vault|openbao]
 //
 // Without --once it stays up until Ctrl-C. Either way it stops everything it
 // started. A Vault or Keycloak whose address is in the environment
@@ -38,10 +38,11 @@ import (
 
 func main() {
 	once := flag.Bool("once", false, "exit after one pass instead of running until Ctrl-C")
+	server := flag.String("vault", vaultServer, "the Vault server to run against: vault, or openbao")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, os.Stdout, *once); err != nil {
+	if err := run(ctx, os.Stdout, *once, *server); err != nil {
 		fmt.Fprintln(os.Stderr, "demo:", err)
 		os.Exit(1)
 	}
