@@ -103,7 +103,8 @@ type Client struct {
 	api *vaultapi.Client
 	// root is api outside any namespace, for sys/health: a server-wide
 	// question OpenBao answers only in the root namespace ("operation
-	// unavailable in namespaces"); it needs no token.
+	// unavailable in namespaces"). It is made before any login and holds no
+	// token: never use it for a request that needs one.
 	root *vaultapi.Client
 
 	mu sync.Mutex

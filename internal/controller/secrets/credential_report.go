@@ -64,11 +64,14 @@ type refusal struct{ request, message string }
 type notice struct{ eventType, reason, message string }
 
 // changedKeycloak: the notice says what the pass did in Keycloak, which no
-// later pass does again; the others report a state, which the next pass
-// reports again when this one's status write failed.
+// later pass does again (the regeneration is recorded ahead of Keycloak,
+// in a write of its own); the others report a state, which the next pass
+// reports again when this one's status write failed. An invalidation is
+// such a state: its phase is saved by the pass's status write, and a pass
+// after a lost write invalidates (nothing more) and says so again.
 func (n notice) changedKeycloak() bool {
 	switch n.reason {
-	case secretsv1beta1.ReasonRotated, secretsv1beta1.ReasonRotatedWithoutGrace, secretsv1beta1.ReasonPreviousSecretInvalidated:
+	case secretsv1beta1.ReasonRotated, secretsv1beta1.ReasonRotatedWithoutGrace:
 		return true
 	}
 	return false

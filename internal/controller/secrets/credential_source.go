@@ -85,15 +85,18 @@ func (r *KeycloakClientCredentialReconciler) source(ctx context.Context, kcc *se
 		}
 		return e
 	}
+	// The client as the pass began: a rotation step's status patch reads
+	// the resource back as stored, a spec changed meanwhile included.
+	src := kcc.Spec.Source
 	fresh, err := r.rotateStep(ctx, server, kcc, kc, rotate, &out)
 	if err != nil {
 		r.recent.forget(client.ObjectKeyFromObject(kcc))
 		return out, failed(err)
 	}
 	if fresh {
-		r.tellReadersOf(ctx, server, kcc)
+		r.tellReadersOf(ctx, server, kcc, src)
 	}
-	if err := r.readSource(ctx, kcc, server, kc, fresh, &out); err != nil {
+	if err := r.readSource(ctx, kcc, src, server, kc, fresh, &out); err != nil {
 		return out, failed(err)
 	}
 	return out, nil
@@ -143,8 +146,7 @@ func (r *KeycloakClientCredentialReconciler) allowedRotation(kcc *secretsv1beta1
 // tellReadersOf tells the other readers of a client whose secret this pass
 // regenerated: they forget the old secret before they are queued, here and
 // in the other shards.
-func (r *KeycloakClientCredentialReconciler) tellReadersOf(ctx context.Context, server *secretsv1beta1.KeycloakServer, kcc *secretsv1beta1.KeycloakClientCredential) {
-	src := kcc.Spec.Source
+func (r *KeycloakClientCredentialReconciler) tellReadersOf(ctx context.Context, server *secretsv1beta1.KeycloakServer, kcc *secretsv1beta1.KeycloakClientCredential, src secretsv1beta1.CredentialSource) {
 	r.recent.forgetClient(server.UID, src.Realm, src.ClientID)
 	r.queueReadersOf(ctx, kcc)
 	if r.Rotations != nil {
@@ -156,8 +158,8 @@ func (r *KeycloakClientCredentialReconciler) tellReadersOf(ctx context.Context, 
 // read in the last refresh while it serves (a repair costs Keycloak
 // nothing), else, and after a regeneration or on a refresh request, read
 // from Keycloak now.
-func (r *KeycloakClientCredentialReconciler) readSource(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential, server *secretsv1beta1.KeycloakServer, kc KeycloakAPI, fresh bool, out *sourced) error {
-	src, key := kcc.Spec.Source, client.ObjectKeyFromObject(kcc)
+func (r *KeycloakClientCredentialReconciler) readSource(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential, src secretsv1beta1.CredentialSource, server *secretsv1beta1.KeycloakServer, kc KeycloakAPI, fresh bool, out *sourced) error {
+	key := client.ObjectKeyFromObject(kcc)
 	out.refreshed = kcc.PendingRefresh()
 	read := recentSource{uid: kcc.UID, generation: kcc.Generation, serverUID: server.UID, serverGeneration: server.Generation, realm: src.Realm, clientID: src.ClientID}
 	cred, serves, remembered := r.recent.get(key, read, r.now())

@@ -81,14 +81,14 @@ func (r *KeycloakServerReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 		src := classify(err, server.Name)
 		conditions.Set(&server.Status.Conditions, server.Generation, secretsv1beta1.TypeConnected, false, src.reason, err.Error())
 		if !equality.Semantic.DeepEqual(before.Conditions, server.Status.Conditions) {
-			notices = append(notices, serverNotice{corev1.EventTypeWarning, src.reason, err.Error()})
+			notices = append(notices, serverNotice{corev1.EventTypeWarning, src.reason, "Connect", err.Error()})
 		}
 	} else {
 		server.Status.Version = version
 		conditions.Set(&server.Status.Conditions, server.Generation, secretsv1beta1.TypeConnected, true, secretsv1beta1.ReasonConnected,
 			fmt.Sprintf("logged in to realm %q; Keycloak %s", tenancy.LoginOf(&server, "").Realm, version))
 		if !equality.Semantic.DeepEqual(before.Conditions, server.Status.Conditions) {
-			notices = append(notices, serverNotice{corev1.EventTypeNormal, secretsv1beta1.ReasonConnected, "connected to Keycloak " + version})
+			notices = append(notices, serverNotice{corev1.EventTypeNormal, secretsv1beta1.ReasonConnected, "Connect", "connected to Keycloak " + version})
 		}
 	}
 	if n, ok := reportLegacyGrants(&server, before); ok {
@@ -99,7 +99,7 @@ func (r *KeycloakServerReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 		return ctrl.Result{}, serr
 	}
 	for _, n := range notices {
-		r.Recorder.Eventf(&server, nil, n.eventType, n.reason, "Connect", "%s", n.message)
+		r.Recorder.Eventf(&server, nil, n.eventType, n.reason, n.action, "%s", n.message)
 	}
 	if err != nil {
 		return ctrl.Result{}, err // retried with capped backoff
@@ -109,7 +109,7 @@ func (r *KeycloakServerReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 
 // serverNotice is an Event of a server's check, recorded once its status
 // is written.
-type serverNotice struct{ eventType, reason, message string }
+type serverNotice struct{ eventType, reason, action, message string }
 
 // reportLegacyGrants keeps a LegacyGrants condition while
 // spec.allowedNamespaces still grants read access (the admin's opt-in for
@@ -124,7 +124,7 @@ func reportLegacyGrants(server *secretsv1beta1.KeycloakServer, before *secretsv1
 		strings.Join(server.Spec.AllowedNamespaces, ", "), tenancy.LegacyNamespaceGrantsAnnotation)
 	conditions.Set(&server.Status.Conditions, server.Generation, secretsv1beta1.TypeLegacyGrants, true, secretsv1beta1.ReasonLegacyGrants, msg)
 	if c := meta.FindStatusCondition(before.Conditions, secretsv1beta1.TypeLegacyGrants); c == nil || c.Message != msg {
-		return serverNotice{corev1.EventTypeWarning, secretsv1beta1.ReasonLegacyGrants, msg}, true
+		return serverNotice{corev1.EventTypeWarning, secretsv1beta1.ReasonLegacyGrants, "Grant", msg}, true
 	}
 	return serverNotice{}, false
 }

@@ -69,8 +69,22 @@ func (w *world) recorded() []string {
 func TestEventsFollowTheStatusWrite(t *testing.T) {
 	for name, tc := range map[string]struct {
 		grant                 map[string]string
+		before                func(w *world) // a pass that succeeds first, and what changes after it
 		failed, written, next []string
 	}{
+		"a removal made in Vault is recorded once": {
+			before: func(w *world) {
+				w.reconcile()
+				w.recorded()
+				app := w.app()
+				app.Spec.Policy.Rules[0].Path = "../other-team/db" // past the webhook
+				if err := w.client.Update(context.Background(), app); err != nil {
+					w.t.Fatal(err)
+				}
+			},
+			failed:  []string{"Warning GrantRevoked"}, // removed from Vault; the status write fails
+			written: []string{"Warning NotAllowed"},   // the refusal, once its status is written
+		},
 		"a change made in Vault is recorded once": {
 			failed:  []string{"Normal Created"},
 			written: []string{"Warning LegacyConfiguration"},
@@ -82,6 +96,9 @@ func TestEventsFollowTheStatusWrite(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			w := newWorld(t, tc.grant, shopAPI())
+			if tc.before != nil {
+				tc.before(w)
+			}
 			w.conflicting(1)
 			if _, err := w.r.Reconcile(context.Background(), w.request()); err == nil || !strings.Contains(err.Error(), "changed meanwhile") {
 				t.Fatalf("the first pass's status write: %v, want a conflict", err)

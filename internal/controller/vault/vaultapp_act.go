@@ -70,7 +70,7 @@ func (r *pass) refuse(ctx context.Context, msg string) (report, error) {
 	}
 	rep := refused(vaultv1beta1.ReasonNotAllowed, msg)
 	if removed {
-		rep.reason = vaultv1beta1.ReasonGrantRevoked
+		rep.reason, rep.changedVault = vaultv1beta1.ReasonGrantRevoked, true
 	}
 	rep.waits = true
 	return rep, nil
