@@ -45,6 +45,17 @@ const (
 	openBaoServer = "openbao"
 )
 
+// serverName is how the demo names its Vault server, with its article.
+func serverName(server string) (name, article string, err error) {
+	switch server {
+	case vaultServer:
+		return "Vault", "a", nil
+	case openBaoServer:
+		return "OpenBao", "an", nil
+	}
+	return "", "", fmt.Errorf("--vault=%q: the demo runs against vault or openbao", server)
+}
+
 func run(ctx context.Context, out io.Writer, once bool, server string) error {
 	say := func(format string, a ...any) { _, _ = fmt.Fprintf(out, format+"\n", a...) }
 	section := func(title string) { say("\n=== %s", title) }
@@ -53,11 +64,10 @@ func run(ctx context.Context, out io.Writer, once bool, server string) error {
 		return err
 	}
 
-	name := map[string]string{vaultServer: "Vault", openBaoServer: "OpenBao"}[server]
-	if name == "" {
-		return fmt.Errorf("--vault=%q: the demo runs against vault or openbao", server)
+	name, article, err := serverName(server)
+	if err != nil {
+		return err
 	}
-	article := map[string]string{vaultServer: "a", openBaoServer: "an"}[server]
 	section("Starting " + article + " " + name + " dev server, a Keycloak dev server and a local control plane")
 	vault, keycloak, stopServices, err := services(ctx, logDir, server)
 	defer stopServices()
@@ -134,37 +144,12 @@ func run(ctx context.Context, out io.Writer, once bool, server string) error {
 		say("%s", strings.TrimSpace(described))
 	}
 
-	section("What the operator wrote into Vault")
 	admin, err := vault.AdminClient()
 	if err != nil {
 		return err
 	}
-	for _, name := range []string{"app.default.shop-api", "app.default.legacy-api"} {
-		policy, err := admin.Sys().GetPolicyWithContext(ctx, name)
-		if err != nil {
-			return err
-		}
-		role, err := admin.Logical().ReadWithContext(ctx, "auth/kubernetes/role/"+name)
-		if err != nil || role == nil {
-			return fmt.Errorf("read role %s: %v", name, err)
-		}
-		say("--- policy %s\n%s", name, strings.TrimSpace(policy))
-		say("--- role %s: bound_service_account_names=%v bound_service_account_namespaces=%v token_policies=%v token_ttl=%vs",
-			name, role.Data["bound_service_account_names"], role.Data["bound_service_account_namespaces"], role.Data["token_policies"], role.Data["token_ttl"])
-	}
-
-	section("What the operator wrote into Secrets (keys only, never values)")
-	for _, name := range []string{"gitea-secret-creds", "gitea-legacy-creds"} {
-		var s corev1.Secret
-		if err := op.Client.Get(ctx, client.ObjectKey{Namespace: "default", Name: name}, &s); err != nil {
-			return err
-		}
-		keys := make([]string, 0, len(s.Data))
-		for k := range s.Data {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		say("Secret default/%s (%s): keys %s", name, s.Type, strings.Join(keys, ", "))
+	if err := showWhatItWrote(ctx, op, admin, section, say); err != nil {
+		return err
 	}
 
 	section("Self-healing")
@@ -213,6 +198,40 @@ func applyVaultServer(ctx context.Context, op *harness.Operator, dir, vaultAddr 
 		return err
 	}
 	say("VaultServer %s: Connected=True after %s (the operator logged in with its ServiceAccount)", harness.VaultServerSample, took.Round(time.Millisecond))
+	return nil
+}
+
+// showWhatItWrote prints the policies and roles the operator wrote into
+// Vault, and the keys (never the values) of the Secrets it wrote.
+func showWhatItWrote(ctx context.Context, op *harness.Operator, admin *vaultapi.Client, section func(string), say func(string, ...any)) error {
+	section("What the operator wrote into Vault")
+	for _, name := range []string{"app.default.shop-api", "app.default.legacy-api"} {
+		policy, err := admin.Sys().GetPolicyWithContext(ctx, name)
+		if err != nil {
+			return err
+		}
+		role, err := admin.Logical().ReadWithContext(ctx, "auth/kubernetes/role/"+name)
+		if err != nil || role == nil {
+			return fmt.Errorf("read role %s: %v", name, err)
+		}
+		say("--- policy %s\n%s", name, strings.TrimSpace(policy))
+		say("--- role %s: bound_service_account_names=%v bound_service_account_namespaces=%v token_policies=%v token_ttl=%vs",
+			name, role.Data["bound_service_account_names"], role.Data["bound_service_account_namespaces"], role.Data["token_policies"], role.Data["token_ttl"])
+	}
+
+	section("What the operator wrote into Secrets (keys only, never values)")
+	for _, name := range []string{"gitea-secret-creds", "gitea-legacy-creds"} {
+		var s corev1.Secret
+		if err := op.Client.Get(ctx, client.ObjectKey{Namespace: "default", Name: name}, &s); err != nil {
+			return err
+		}
+		keys := make([]string, 0, len(s.Data))
+		for k := range s.Data {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		say("Secret default/%s (%s): keys %s", name, s.Type, strings.Join(keys, ", "))
+	}
 	return nil
 }
 

@@ -75,11 +75,11 @@ func fieldsOf(e metav1.ManagedFieldsEntry) ownedFields {
 	}
 	set.Iterate(func(p fieldpath.Path) {
 		switch {
-		case len(p) == 2 && name(p[0]) == "data" && name(p[1]) != "":
+		case len(p) == 2 && name(p[0]) == fieldData && name(p[1]) != "":
 			f.data = append(f.data, name(p[1]))
-		case len(p) == 3 && name(p[0]) == "metadata" && name(p[1]) == "labels" && name(p[2]) != "":
+		case len(p) == 3 && name(p[0]) == fieldMetadata && name(p[1]) == fieldLabels && name(p[2]) != "":
 			f.labels = append(f.labels, name(p[2]))
-		case len(p) == 3 && name(p[0]) == "metadata" && name(p[1]) == "annotations" && name(p[2]) != "":
+		case len(p) == 3 && name(p[0]) == fieldMetadata && name(p[1]) == fieldAnnotations && name(p[2]) != "":
 			f.annotations = append(f.annotations, name(p[2]))
 		}
 	})

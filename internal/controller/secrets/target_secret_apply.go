@@ -82,8 +82,8 @@ func (r *KeycloakClientCredentialReconciler) removeHeld(ctx context.Context, s *
 		nulls[kind][k] = nil
 	}
 	patch := marshal(map[string]any{
-		"metadata": map[string]any{"resourceVersion": s.ResourceVersion, fieldLabels: nulls[fieldLabels], fieldAnnotations: nulls[fieldAnnotations]},
-		fieldData:  nulls[fieldData],
+		fieldMetadata: map[string]any{"resourceVersion": s.ResourceVersion, fieldLabels: nulls[fieldLabels], fieldAnnotations: nulls[fieldAnnotations]},
+		fieldData:     nulls[fieldData],
 	})
 	out := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: s.Namespace, Name: s.Name}}
 	if err := r.Patch(ctx, out, client.RawPatch(types.MergePatchType, patch), client.FieldOwner(FieldManager)); err != nil {

@@ -155,7 +155,7 @@ func releasePatch(s *corev1.Secret) []byte {
 		return m
 	}
 	return marshal(map[string]any{
-		"metadata": map[string]any{
+		fieldMetadata: map[string]any{
 			"resourceVersion": s.ResourceVersion,
 			fieldLabels:       nulls(ManagedByLabel, OwnerNamespaceLabel, OwnerNameLabel, OwnerBucketLabel),
 			fieldAnnotations:  nulls(DataHashAnnotation, ManagedKeysAnnotation, OwnerUIDAnnotation),
@@ -168,6 +168,7 @@ func releasePatch(s *corev1.Secret) []byte {
 // the names of the fields it removes ("labels/team").
 const (
 	fieldData        = "data"
+	fieldMetadata    = "metadata"
 	fieldLabels      = "labels"
 	fieldAnnotations = "annotations"
 )
