@@ -161,8 +161,8 @@ func (p *Process) waitHTTPStatusVia(ctx context.Context, url string, timeout tim
 	defer cancel()
 	client := &http.Client{Timeout: 2 * time.Second}
 	for {
-		if caFile != "" {
-			client.Transport = trusting(caFile)
+		if caFile != "" && client.Transport == nil {
+			client.Transport = trusting(caFile) // nil until the server wrote it
 		}
 		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 		if resp, err := client.Do(req); err == nil {
@@ -289,12 +289,14 @@ func waitTLS(ctx context.Context, addr string, timeout time.Duration) error {
 	}
 }
 
-// trusting is a transport that trusts only the CA in caFile (none while the
-// file is not there yet: every TLS handshake then fails).
+// trusting is a transport that trusts only the CA in caFile; nil while
+// the file holds no certificate yet (a dev server writes its own as it
+// starts).
 func trusting(caFile string) http.RoundTripper {
+	pem, err := os.ReadFile(caFile)
 	pool := x509.NewCertPool()
-	if pem, err := os.ReadFile(caFile); err == nil {
-		pool.AppendCertsFromPEM(pem)
+	if err != nil || !pool.AppendCertsFromPEM(pem) {
+		return nil
 	}
 	return &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}}
 }

@@ -111,7 +111,7 @@ func TestAdminSetupsEveryFieldVaultServerOnOpenBao(t *testing.T) {
 	if err := in.ConfigureKubernetesAuthAt(ctx, login.Mount, op.Client, op.Config); err != nil {
 		t.Fatal(err)
 	}
-	admin := (&cluster{in: in}).admin(t)
+	admin := adminOf(t, in)
 	operatorPolicy := "vault-keycloak-operator-" + server.Spec.NamePrefix
 	if _, err := admin.Logical().WriteWithContext(ctx, "auth/"+login.Mount+"/role/"+login.Role, map[string]any{
 		"bound_service_account_names": operatorAccount, "bound_service_account_namespaces": operatorNamespace,
@@ -163,7 +163,7 @@ func TestAdminSetupsEveryFieldVaultServerOnOpenBao(t *testing.T) {
 	if maxTTL, want := role.Data["token_max_ttl"], server.Spec.Access[0].MaxTokenTTL.Seconds(); toSeconds(maxTTL) != want {
 		t.Errorf("role %s token_max_ttl %v, want the grant's cap %v s", name, maxTTL, want)
 	}
-	if text := policy(t, (&cluster{in: tlsBao}).admin(t), name); text != "" {
+	if text := policy(t, adminOf(t, tlsBao), name); text != "" {
 		t.Errorf("policy %s also in OpenBao's root namespace", name)
 	}
 
@@ -243,7 +243,7 @@ func TestAdminSetupsEveryFieldVaultServerOnOpenBao(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	workload := (&cluster{in: tlsBao.InNamespace(access.Namespace)}).admin(t)
+	workload := adminOf(t, tlsBao.InNamespace(access.Namespace))
 	workload.ClearToken()
 	session, err := workload.Logical().WriteWithContext(ctx, access.LoginPath, map[string]any{"role": access.Role, "jwt": jwt})
 	if err != nil || session == nil || session.Auth == nil {

@@ -162,7 +162,13 @@ func startClusterNamed(t *testing.T, name, clusterName, baoNamespace string) *cl
 // admin is a client of OpenBao's root token inside the cluster's namespace.
 func (c *cluster) admin(t *testing.T) *vaultapi.Client {
 	t.Helper()
-	admin, err := c.in.AdminClient()
+	return adminOf(t, c.in)
+}
+
+// adminOf is a client of v's root token, in the namespace v works in.
+func adminOf(t *testing.T, v *harness.Vault) *vaultapi.Client {
+	t.Helper()
+	admin, err := v.AdminClient()
 	if err != nil {
 		t.Fatal(err)
 	}
