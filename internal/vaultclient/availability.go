@@ -81,7 +81,7 @@ func transportFailure(err error) bool {
 // active (or a standby that forwards). It needs no token, so it costs no
 // login; it is what a resource waits on after an Unavailable failure.
 func (c *Client) Healthy(ctx context.Context) error {
-	health, err := c.root.Sys().HealthWithContext(ctx)
+	health, err := c.readHealth(ctx)
 	observe(OpHealth, err, true)
 	switch {
 	case err != nil:
@@ -96,31 +96,32 @@ func (c *Client) Healthy(ctx context.Context) error {
 
 // Check tells whether the operator can work with this Vault: it serves
 // requests, and the operator can log in (or its token is valid). It
-// returns the version Vault reports.
-func (c *Client) Check(ctx context.Context) (string, error) {
-	health, err := c.root.Sys().HealthWithContext(ctx)
+// returns what the server says of itself (product and version).
+func (c *Client) Check(ctx context.Context) (ServerInfo, error) {
+	health, err := c.readHealth(ctx)
 	observe(OpHealth, err, true)
+	info := health.info()
 	switch {
 	case err != nil:
-		return "", fmt.Errorf("read Vault's health at %s: %w", c.cfg.Address, markUnavailable(err))
+		return ServerInfo{}, fmt.Errorf("read Vault's health at %s: %w", c.cfg.Address, markUnavailable(err))
 	case !health.Initialized:
-		return health.Version, fmt.Errorf("vault at %s is not initialized", c.cfg.Address)
+		return info, fmt.Errorf("vault at %s is not initialized", c.cfg.Address)
 	case health.Sealed:
-		return health.Version, fmt.Errorf("vault at %s is sealed", c.cfg.Address)
+		return info, fmt.Errorf("vault at %s is sealed", c.cfg.Address)
 	}
 	generation, err := c.ensureToken(ctx)
 	if err != nil {
-		return health.Version, markUnavailable(err)
+		return info, markUnavailable(err)
 	}
 	// A token still within its renewal window may have been revoked:
 	// ask (a read, not a login), and log in again only if it is gone.
 	if c.tokenGone(ctx, false) {
 		c.forgetToken(generation)
 		if _, err := c.ensureToken(ctx); err != nil {
-			return health.Version, markUnavailable(err)
+			return info, markUnavailable(err)
 		}
 	}
-	return health.Version, nil
+	return info, nil
 }
 
 // ErrLogin marks a failed login (or a configured token Vault does not

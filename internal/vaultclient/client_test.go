@@ -387,8 +387,8 @@ func TestHealthIsAskedOutsideTheNamespace(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	if version, err := c.Check(ctx); err != nil || version != "2.7.2" {
-		t.Fatalf("check of a server in a namespace: %q, %v", version, err)
+	if info, err := c.Check(ctx); err != nil || info != (ServerInfo{Product: ProductOpenBao, Version: "2.7.2"}) {
+		t.Fatalf("check of a server in a namespace: %+v, %v", info, err)
 	}
 	if err := c.Healthy(ctx); err != nil {
 		t.Fatalf("health of a server in a namespace: %v", err)

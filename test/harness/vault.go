@@ -22,6 +22,8 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
+	"testing"
 )
 
 // Environment variables that carry a running Vault to the tests.
@@ -66,6 +68,24 @@ type Vault struct {
 // until it is unsealed and active. logDir receives its output.
 func StartVault(ctx context.Context, logDir string) (*Vault, error) {
 	return startDevServer(ctx, "vault", EnvVaultBin, logDir)
+}
+
+// EnvVaultServer picks the server StartVaultUnderTest starts: "vault" (the
+// default) or "openbao". make test runs the Vault suites once with each.
+const EnvVaultServer = "VKO_VAULT_SERVER"
+
+// StartVaultUnderTest starts the server the Vault suites prove the
+// operator against: Vault, or OpenBao when VKO_VAULT_SERVER=openbao. An
+// unknown name fails, so a typo never tests Vault twice.
+func StartVaultUnderTest(ctx context.Context, logDir string) (*Vault, error) {
+	switch server := os.Getenv(EnvVaultServer); server {
+	case "", "vault":
+		return StartVault(ctx, logDir)
+	case "openbao":
+		return StartOpenBao(ctx, logDir)
+	default:
+		return nil, fmt.Errorf("%s=%q: want vault or openbao", EnvVaultServer, server)
+	}
 }
 
 // StartOpenBao starts "bao server -dev", OpenBao's, as StartVault does
@@ -143,6 +163,36 @@ func (v *Vault) run(ctx context.Context) error {
 
 // Stop ends the server; everything it held is gone (dev mode keeps no data).
 func (v *Vault) Stop() { v.proc.Stop() }
+
+// Product is the server's name as a VaultServer's status gives it: Vault
+// or OpenBao.
+func (v *Vault) Product() string {
+	if v.name == "openbao" {
+		return "OpenBao"
+	}
+	return "Vault"
+}
+
+// PinnedVersion is the version hack/versions.env pins for this server, as
+// the server reports it (no leading v).
+func (v *Vault) PinnedVersion(t testing.TB) string {
+	t.Helper()
+	key := "VAULT_VERSION="
+	if v.name == "openbao" {
+		key = "OPENBAO_VERSION="
+	}
+	pins, err := os.ReadFile(filepath.Join(RepoRoot(), "hack", "versions.env"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(pins), "\n") {
+		if version, ok := strings.CutPrefix(line, key); ok {
+			return strings.TrimPrefix(strings.TrimSpace(version), "v")
+		}
+	}
+	t.Fatalf("hack/versions.env pins no %s", key)
+	return ""
+}
 
 // Env is what a child process needs to reach this Vault.
 func (v *Vault) Env() []string {

@@ -169,6 +169,12 @@ type VaultServerStatus struct {
 	// +listMapKey=type
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
 
+	// Product is the server the operator talks to, as its health answer
+	// tells: Vault, Vault Enterprise or OpenBao (empty when it does not
+	// tell).
+	// +optional
+	Product string `json:"product,omitempty"`
+
 	// Version of Vault, as it reports it.
 	// +optional
 	Version string `json:"version,omitempty"`
@@ -195,6 +201,7 @@ type VaultServerStatus struct {
 // +kubebuilder:printcolumn:name="Address",type=string,JSONPath=`.spec.address`
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
 // +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`
+// +kubebuilder:printcolumn:name="Product",type=string,JSONPath=`.status.product`
 // +kubebuilder:printcolumn:name="Version",type=string,JSONPath=`.status.version`
 // +kubebuilder:printcolumn:name="Cluster",type=string,JSONPath=`.status.cluster`
 // +kubebuilder:printcolumn:name="VaultApps",type=integer,JSONPath=`.status.vaultApps`

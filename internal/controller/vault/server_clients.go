@@ -39,9 +39,9 @@ const DefaultCAKey = "ca.crt"
 // writes through, and the VaultServer controller's check.
 type ServerClient interface {
 	VaultAPI
-	// Check reports Vault's version, and whether it answers and the
-	// operator can log in.
-	Check(ctx context.Context) (string, error)
+	// Check reports what the server says of itself (product, version),
+	// and whether it answers and the operator can log in.
+	Check(ctx context.Context) (vaultclient.ServerInfo, error)
 }
 
 var _ ServerClient = (*vaultclient.Client)(nil)

@@ -39,6 +39,7 @@ import (
 	"github.com/carbogame/vault-keycloak-operator/internal/controller/conditions"
 	"github.com/carbogame/vault-keycloak-operator/internal/controller/finalizers"
 	"github.com/carbogame/vault-keycloak-operator/internal/controller/requeue"
+	"github.com/carbogame/vault-keycloak-operator/internal/vaultclient"
 )
 
 // ServerCheckInterval is how often a VaultServer's connection is checked.
@@ -131,7 +132,7 @@ func (r *VaultServerReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 // status (the caller writes it) and the Event the check is worth (the
 // caller records it once the status is written).
 func (r *VaultServerReconciler) checkNow(ctx context.Context, server *vaultv1beta1.VaultServer) (ctrl.Result, *serverEvent, error) {
-	version, err := r.check(ctx, server)
+	info, err := r.check(ctx, server)
 	r.noteCheck(server, err)
 	apps := server.Status.VaultApps
 	// Read from the API server (a split cache), the count waits for a
@@ -144,7 +145,7 @@ func (r *VaultServerReconciler) checkNow(ctx context.Context, server *vaultv1bet
 		}
 	}
 	var event *serverEvent
-	server.Status, event = decideServerStatus(server, r.ClusterUID, version, err, apps)
+	server.Status, event = decideServerStatus(server, r.ClusterUID, info, err, apps)
 	if err != nil {
 		return ctrl.Result{}, event, err
 	}
@@ -207,10 +208,10 @@ func (r *VaultServerReconciler) noteCount(name string) {
 	}
 }
 
-func (r *VaultServerReconciler) check(ctx context.Context, server *vaultv1beta1.VaultServer) (string, error) {
+func (r *VaultServerReconciler) check(ctx context.Context, server *vaultv1beta1.VaultServer) (vaultclient.ServerInfo, error) {
 	vc, err := r.Clients.For(ctx, server)
 	if err != nil {
-		return "", err
+		return vaultclient.ServerInfo{}, err
 	}
 	return vc.Check(ctx)
 }

@@ -35,17 +35,17 @@ type connection struct{ reason, message string }
 type serverEvent struct{ eventType, reason, message string }
 
 // decideServerStatus is the status a check reports (pure): Connected, and
-// Ready as its summary; the version (kept through an outage, not through a
-// change of server); the cluster's name; the count of VaultApps. An Event
-// when the conditions changed.
-func decideServerStatus(server *vaultv1beta1.VaultServer, clusterUID, version string, checkErr error, apps int32) (vaultv1beta1.VaultServerStatus, *serverEvent) {
+// Ready as its summary; the product and version (kept through an outage,
+// not through a change of server); the cluster's name; the count of
+// VaultApps. An Event when the conditions changed.
+func decideServerStatus(server *vaultv1beta1.VaultServer, clusterUID string, info vaultclient.ServerInfo, checkErr error, apps int32) (vaultv1beta1.VaultServerStatus, *serverEvent) {
 	before := server.Status
 	st := *server.Status.DeepCopy()
-	connected := serverConnection(server.Spec.Address, version, checkErr)
+	connected := serverConnection(server.Spec.Address, info, checkErr)
 	conditions.Set(&st.Conditions, server.Generation, vaultv1beta1.TypeConnected, checkErr == nil, connected.reason, connected.message)
 	conditions.SetSummary(&st.Conditions, server.Generation, vaultv1beta1.TypeReady, vaultv1beta1.TypeConnected)
-	if version != "" || server.Generation != before.ObservedGeneration {
-		st.Version = version
+	if info.Version != "" || server.Generation != before.ObservedGeneration {
+		st.Product, st.Version = info.Product, info.Version
 	}
 	st.Cluster = server.Spec.Cluster
 	if st.Cluster == "" {
@@ -66,11 +66,15 @@ func decideServerStatus(server *vaultv1beta1.VaultServer, clusterUID, version st
 // serverConnection decides the Connected condition from a check: Vault
 // that does not answer, a CA the operator cannot read, a login or request
 // Vault refused, or connected.
-func serverConnection(address, version string, err error) connection {
+func serverConnection(address string, info vaultclient.ServerInfo, err error) connection {
 	var ca *errCA
 	switch {
 	case err == nil:
-		return connection{vaultv1beta1.ReasonConnected, fmt.Sprintf("logged in to Vault %s at %s", version, address)}
+		product := info.Product
+		if product == "" {
+			product = vaultclient.ProductVault
+		}
+		return connection{vaultv1beta1.ReasonConnected, fmt.Sprintf("logged in to %s %s at %s", product, info.Version, address)}
 	case errors.As(err, &ca):
 		return connection{vaultv1beta1.ReasonCAInvalid, err.Error()}
 	case vaultclient.Unavailable(err):

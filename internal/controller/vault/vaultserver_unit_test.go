@@ -49,11 +49,13 @@ import (
 // fakeChecker answers a check as told.
 type fakeChecker struct {
 	*vaultfake.Vault
-	version string
-	err     error
+	product, version string
+	err              error
 }
 
-func (f *fakeChecker) Check(context.Context) (string, error) { return f.version, f.err }
+func (f *fakeChecker) Check(context.Context) (vaultclient.ServerInfo, error) {
+	return vaultclient.ServerInfo{Product: f.product, Version: f.version}, f.err
+}
 
 func centralVault() *vaultv1beta1.VaultServer {
 	return &vaultv1beta1.VaultServer{
@@ -307,7 +309,7 @@ type countingChecker struct {
 	checks *int
 }
 
-func (c *countingChecker) Check(ctx context.Context) (string, error) {
+func (c *countingChecker) Check(ctx context.Context) (vaultclient.ServerInfo, error) {
 	*c.checks++
 	return c.fakeChecker.Check(ctx)
 }
@@ -317,23 +319,24 @@ func (c *countingChecker) Check(ctx context.Context) (string, error) {
 // only a change of the conditions is worth an Event.
 func TestDecideServerStatus(t *testing.T) {
 	s := &vaultv1beta1.VaultServer{ObjectMeta: metav1.ObjectMeta{Name: "eu", Generation: 1}, Spec: vaultv1beta1.VaultServerSpec{Address: "https://vault.eu:8200"}}
-	st, ev := decideServerStatus(s, "uid-1", "1.21.0", nil, 3)
+	st, ev := decideServerStatus(s, "uid-1", vaultclient.ServerInfo{Product: vaultclient.ProductOpenBao, Version: "2.7.2"}, nil, 3)
 	ready := meta.FindStatusCondition(st.Conditions, vaultv1beta1.TypeReady)
-	if ready == nil || ready.Status != metav1.ConditionTrue || st.Version != "1.21.0" || st.Cluster != "uid-1" || st.VaultApps != 3 || ev == nil || ev.eventType != corev1.EventTypeNormal {
+	if ready == nil || ready.Status != metav1.ConditionTrue || st.Product != "OpenBao" || st.Version != "2.7.2" || st.Cluster != "uid-1" || st.VaultApps != 3 || ev == nil || ev.eventType != corev1.EventTypeNormal ||
+		!strings.Contains(ev.message, "logged in to OpenBao 2.7.2 at https://vault.eu:8200") {
 		t.Fatalf("connected: %+v, event %+v", st, ev)
 	}
 	s.Status = st
-	if _, again := decideServerStatus(s, "uid-1", "1.21.0", nil, 3); again != nil {
+	if _, again := decideServerStatus(s, "uid-1", vaultclient.ServerInfo{Product: vaultclient.ProductOpenBao, Version: "2.7.2"}, nil, 3); again != nil {
 		t.Fatalf("an unchanged check recorded %+v", again)
 	}
 	down := fmt.Errorf("read health: %w", vaultclient.ErrUnavailable)
-	st, ev = decideServerStatus(s, "uid-1", "", down, 3)
+	st, ev = decideServerStatus(s, "uid-1", vaultclient.ServerInfo{}, down, 3)
 	ready = meta.FindStatusCondition(st.Conditions, vaultv1beta1.TypeReady)
-	if ready.Status != metav1.ConditionFalse || ready.Reason != vaultv1beta1.ReasonVaultUnavailable || st.Version != "1.21.0" || ev == nil || ev.eventType != corev1.EventTypeWarning {
+	if ready.Status != metav1.ConditionFalse || ready.Reason != vaultv1beta1.ReasonVaultUnavailable || st.Version != "2.7.2" || st.Product != "OpenBao" || ev == nil || ev.eventType != corev1.EventTypeWarning {
 		t.Fatalf("down: Ready %+v, version %q, event %+v; want the version kept and a Warning", ready, st.Version, ev)
 	}
 	s.Status, s.Generation = st, 2 // another server
-	if st, _ = decideServerStatus(s, "uid-1", "", down, 3); st.Version != "" {
+	if st, _ = decideServerStatus(s, "uid-1", vaultclient.ServerInfo{}, down, 3); st.Version != "" || st.Product != "" {
 		t.Fatalf("version %q kept through a change of server", st.Version)
 	}
 }

@@ -56,7 +56,7 @@ func run(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	if vaultServer, err = harness.StartVault(context.Background(), logDir); err != nil {
+	if vaultServer, err = harness.StartVaultUnderTest(context.Background(), logDir); err != nil {
 		fmt.Fprintln(os.Stderr, "start Vault:", err)
 		return 1
 	}
@@ -98,9 +98,6 @@ func startCluster(t *testing.T, name, prefix string) *cluster {
 	}
 	t.Cleanup(op.Stop)
 	c.op = op
-	if err := vaultServer.ConfigureKubernetesAuthAt(ctx, c.mount, op.Client, op.Config); err != nil {
-		t.Fatal(err)
-	}
 	for _, obj := range []client.Object{
 		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: operatorNamespace}},
 		&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: operatorAccount, Namespace: operatorNamespace}},
@@ -109,13 +106,7 @@ func startCluster(t *testing.T, name, prefix string) *cluster {
 			t.Fatal(err)
 		}
 	}
-	policy := strings.ReplaceAll(harness.OperatorVaultPolicy, "auth/kubernetes/", "auth/"+c.mount+"/")
-	if prefix != "" {
-		policy = harness.OperatorVaultPolicyFor(c.mount, prefix)
-	}
-	if err := vaultServer.AllowOperatorAt(ctx, c.mount, "vault-keycloak-operator-"+name, policy, operatorNamespace, operatorAccount); err != nil {
-		t.Fatal(err)
-	}
+	c.trustIn(t, vaultServer, prefix)
 	token, err := harness.ServiceAccountToken(ctx, op.Config, operatorNamespace, operatorAccount)
 	if err != nil {
 		t.Fatal(err)
@@ -124,6 +115,24 @@ func startCluster(t *testing.T, name, prefix string) *cluster {
 		t.Fatal(err)
 	}
 	return c
+}
+
+// trustIn sets the cluster up in v (or in a Vault namespace of it): its
+// Kubernetes auth mount, and the operator's policy and role there, the
+// README's, confined to app-<prefix>.* when prefix is set.
+func (c *cluster) trustIn(t *testing.T, v *harness.Vault, prefix string) {
+	t.Helper()
+	ctx := context.Background()
+	if err := v.ConfigureKubernetesAuthAt(ctx, c.mount, c.op.Client, c.op.Config); err != nil {
+		t.Fatal(err)
+	}
+	policy := strings.ReplaceAll(harness.OperatorVaultPolicy, "auth/kubernetes/", "auth/"+c.mount+"/")
+	if prefix != "" {
+		policy = harness.OperatorVaultPolicyFor(c.mount, prefix)
+	}
+	if err := v.AllowOperatorAt(ctx, c.mount, "vault-keycloak-operator-"+c.name, policy, operatorNamespace, operatorAccount); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // namespace creates a namespace of that name that may read and list.

@@ -75,6 +75,15 @@ func TestVaultServerStatus(t *testing.T) {
 	}
 	t.Cleanup(proxy.Close)
 
+	// Vault OSS ignores the namespace; OpenBao routes by it, so there the
+	// namespace is made and the cluster trusted in it.
+	if vaultServer.Product() == "OpenBao" {
+		inTeam, err := vaultServer.CreateNamespace(ctx, "team-platform")
+		if err != nil {
+			t.Fatal(err)
+		}
+		east.trustIn(t, inTeam, "")
+	}
 	s := vaultServerAt("central", proxy.URL, east.mount)
 	s.Spec.Namespace = "team-platform"
 	if err := east.op.Client.Create(ctx, s); err != nil {
@@ -85,7 +94,8 @@ func TestVaultServerStatus(t *testing.T) {
 	if err := east.op.Client.Get(ctx, client.ObjectKey{Name: metav1.NamespaceSystem}, &kubeSystem); err != nil {
 		t.Fatal(err)
 	}
-	NewWithT(t).Expect(got.Status.Version).To(Equal("1.21.0"))
+	NewWithT(t).Expect(got.Status.Product).To(Equal(vaultServer.Product()))
+	NewWithT(t).Expect(got.Status.Version).To(Equal(vaultServer.PinnedVersion(t)))
 	NewWithT(t).Expect(got.Status.Cluster).To(Equal(string(kubeSystem.UID)), "no spec.cluster: the kube-system UID")
 	NewWithT(t).Expect(meta.IsStatusConditionTrue(got.Status.Conditions, vaultv1beta1.TypeReady)).To(BeTrue())
 	east.op.WaitEvent(t, "", "central", vaultv1beta1.ReasonConnected)
@@ -122,7 +132,7 @@ func TestVaultServerStatus(t *testing.T) {
 
 	// kubectl shows it all.
 	out := east.op.Kubectl(t, "get", "vaultservers")
-	for _, want := range []string{"ADDRESS", "READY", "REASON", "VERSION", "CLUSTER", "central", "Connected", "1.21.0", "VaultUnavailable", "CAInvalid"} {
+	for _, want := range []string{"ADDRESS", "READY", "REASON", "PRODUCT", "VERSION", "CLUSTER", "central", "Connected", vaultServer.Product(), vaultServer.PinnedVersion(t), "VaultUnavailable", "CAInvalid"} {
 		NewWithT(t).Expect(out).To(ContainSubstring(want))
 	}
 }
@@ -172,7 +182,7 @@ func conditionMessage(s *vaultv1beta1.VaultServer, typ string) string {
 func TestTwoVaultsBehindOneManager(t *testing.T) {
 	ctx := context.Background()
 	east := startCluster(t, "east", "")
-	second, err := harness.StartVault(ctx, t.TempDir())
+	second, err := harness.StartVaultUnderTest(ctx, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -132,8 +132,8 @@ func TestAdminSetupsEveryFieldVaultServerOnOpenBao(t *testing.T) {
 	}
 	got := harness.WaitCondition(t, op, client.ObjectKey{Name: server.Name}, func(s *vaultv1beta1.VaultServer) []metav1.Condition { return s.Status.Conditions },
 		vaultv1beta1.TypeConnected, metav1.ConditionTrue, vaultv1beta1.ReasonConnected, 30*time.Second)
-	if !strings.HasPrefix(got.Status.Version, "2.7.2") || got.Status.Cluster != server.Spec.Cluster {
-		t.Errorf("VaultServer status: version %q, cluster %q; want OpenBao 2.7.2 and %q", got.Status.Version, got.Status.Cluster, server.Spec.Cluster)
+	if got.Status.Product != "OpenBao" || !strings.HasPrefix(got.Status.Version, "2.7.2") || got.Status.Cluster != server.Spec.Cluster {
+		t.Errorf("VaultServer status: product %q, version %q, cluster %q; want OpenBao 2.7.2 and %q", got.Status.Product, got.Status.Version, got.Status.Cluster, server.Spec.Cluster)
 	}
 
 	app := &vaultv1beta1.VaultApp{}

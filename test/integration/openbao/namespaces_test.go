@@ -41,8 +41,8 @@ func TestOpenBaoIsAVaultServer(t *testing.T) {
 	c := startCluster(t, "root", "")
 	server := harness.WaitCondition(t, c.op, client.ObjectKey{Name: "openbao"}, func(s *vaultv1beta1.VaultServer) []metav1.Condition { return s.Status.Conditions },
 		vaultv1beta1.TypeConnected, metav1.ConditionTrue, vaultv1beta1.ReasonConnected, 30*time.Second)
-	if !strings.HasPrefix(server.Status.Version, "2.7.2") {
-		t.Errorf("VaultServer status.version %q, want OpenBao's 2.7.2", server.Status.Version)
+	if server.Status.Product != "OpenBao" || !strings.HasPrefix(server.Status.Version, "2.7.2") {
+		t.Errorf("VaultServer status: product %q, version %q, want OpenBao 2.7.2", server.Status.Product, server.Status.Version)
 	}
 	app := c.createApp(t)
 	admin := c.admin(t)

@@ -55,7 +55,7 @@ func run(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	if vaultServer, err = harness.StartVault(ctx, logDir); err != nil {
+	if vaultServer, err = harness.StartVaultUnderTest(ctx, logDir); err != nil {
 		fmt.Fprintln(os.Stderr, "start Vault:", err)
 		return 1
 	}

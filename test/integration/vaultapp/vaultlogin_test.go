@@ -110,15 +110,18 @@ func TestOperatorLogsInThroughKubernetesAuthOnce(t *testing.T) {
 		_, err := asOperator.Logical().WriteWithContext(ctx, "auth/kubernetes/role/app.vko-login.probe", params)
 		return err
 	}
+	// token_policies as one string, as the operator writes it: OpenBao
+	// refuses a list against the policy's allowed_parameters glob.
 	base := func() map[string]any {
 		return map[string]any{"bound_service_account_names": []string{"probe"}, "bound_service_account_namespaces": []string{ns},
-			"token_policies": []string{name}, "token_ttl": 60}
+			"token_policies": name, "token_ttl": 60}
 	}
 	if err := role(base()); err != nil {
 		t.Fatalf("the operator could not write an app.* role: %v", err)
 	}
 	for what, mutate := range map[string]func(map[string]any){
 		"token_policies outside app.*":  func(p map[string]any) { p["token_policies"] = []string{name, "root"} },
+		"a second policy in one string": func(p map[string]any) { p["token_policies"] = name + ",root" },
 		"the deprecated policies alias": func(p map[string]any) { delete(p, "token_policies"); p["policies"] = []string{"default-admin"} },
 		"a parameter it never writes":   func(p map[string]any) { p["token_no_default_policy"] = false; p["audience"] = "x" },
 	} {
@@ -149,13 +152,21 @@ func TestOperatorLogsInThroughKubernetesAuthOnce(t *testing.T) {
 	if got := vaultclient.RequestCount(vaultclient.OpLogin) - logins; got != 2 {
 		t.Fatalf("%v logins in all, want 2 (first, after revocation; none after the policy's refusal)", got)
 	}
-	if got := vaultclient.RequestCount(vaultclient.OpLookupSelf) - lookups; got != 1 {
-		t.Fatalf("%v token lookups in all, want 1: the policy's refusal looks the token up before deciding not to log in, the revoked token's answer needs none", got)
+	// OpenBao answers a revoked token as it answers a policy's refusal
+	// ("permission denied", no "invalid token"): the client asks whether
+	// its token is gone before it logs in again, one lookup more.
+	wantLookups := 1.0
+	if vaultServer.Product() == "OpenBao" {
+		wantLookups = 2
+	}
+	if got := vaultclient.RequestCount(vaultclient.OpLookupSelf) - lookups; got != wantLookups {
+		t.Fatalf("%v token lookups in all on %s, want %v: the policy's refusal looks the token up before deciding not to log in, the revoked token's answer needs none where it says \"invalid token\"", got, vaultServer.Product(), wantLookups)
 	}
 	// What the client tells a revoked token by (its unit tests count the
-	// requests): Vault's own answer to it.
+	// requests): the server's own answer to it.
 	_, err = asOperator.Sys().GetPolicyWithContext(ctx, name)
-	if !errors.As(err, &refused) || refused.StatusCode != 403 || !strings.Contains(strings.Join(refused.Errors, " "), "invalid token") {
-		t.Fatalf("Vault's answer to a revoked token: %v, want a 403 that says \"invalid token\"", err)
+	saysInvalid := errors.As(err, &refused) && strings.Contains(strings.Join(refused.Errors, " "), "invalid token")
+	if !errors.As(err, &refused) || refused.StatusCode != 403 || saysInvalid != (wantLookups == 1) {
+		t.Fatalf("%s's answer to a revoked token: %v, want a 403 (saying \"invalid token\": %v)", vaultServer.Product(), err, wantLookups == 1)
 	}
 }
