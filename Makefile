@@ -152,7 +152,7 @@ bench: manifests generate ## Measure convergence, steady state, logins, repair, 
 	components=$$($(COMPONENTS) services) && eval "$$components" && \
 	VKO_BENCH_OUT="$(BENCH_OUT)" \
 	go -C test run ./harness/cmd/with-services -- \
-		go test ./bench/ -run '^$$' -bench '^BenchmarkFleet$$' -benchtime 1x -count=1 -timeout 45m -v
+		go test ./bench/ -run '^$$' -bench '^(BenchmarkFleet|BenchmarkOpenBao)$$' -benchtime 1x -count=1 -timeout 55m -v
 
 # The single replica's ceiling, opt-in (not in CI): SCALE VaultApps and as
 # many credentials over 5,000 namespaces (10,000: 13 to 23 minutes on the

@@ -48,6 +48,9 @@ type managerFlags struct {
 	operatorNamespace string
 	enableWebhooks    bool
 
+	// maxConcurrent defaults to 8: a burst of 200 repairs (edited or deleted
+	// Secrets) passes a refresh wave of 1,000 objects within a second (make
+	// bench, P4). Each VaultApp reconcile may send Vault two requests at once.
 	maxConcurrent       int
 	maxBackoff          time.Duration
 	migrateOnStart      bool
@@ -99,10 +102,6 @@ func bindFlags(fs *flag.FlagSet) *managerFlags {
 	fs.StringVar(&f.operatorNamespace, "operator-namespace", os.Getenv("OPERATOR_NAMESPACE"),
 		"The namespace of the KeycloakServers' credentials Secrets (default: OPERATOR_NAMESPACE, set from the pod's namespace).")
 	f.enableWebhooks = os.Getenv("ENABLE_WEBHOOKS") != "false"
-
-	// 8: a burst of 200 repairs (edited or deleted Secrets) passes a
-	// refresh wave of 1,000 objects within a second (make bench, P4). Each
-	// VaultApp reconcile may send Vault two requests at once.
 	fs.IntVar(&f.maxConcurrent, "max-concurrent-reconciles", 8, "How many objects of each kind are reconciled at once.")
 	fs.DurationVar(&f.maxBackoff, "max-backoff", 2*time.Minute, "The longest wait between two retries after a Vault or Keycloak failure.")
 	fs.BoolVar(&f.migrateOnStart, "migrate-on-start", true,

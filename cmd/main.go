@@ -23,6 +23,7 @@ import (
 	"context"
 	"crypto/tls"
 	"flag"
+	"fmt"
 	"os"
 	"time"
 
@@ -88,18 +89,8 @@ func main() {
 		setupLog.Error(err, "unable to set up the controllers and webhooks")
 		os.Exit(1)
 	}
-	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
-		setupLog.Error(err, "unable to set up health check")
-		os.Exit(1)
-	}
-	// Ready only once the webhook server serves: the API server calls it
-	// for every conversion, so a replica must not take traffic before.
-	ready := healthz.Ping
-	if opts.EnableWebhooks {
-		ready = mgr.GetWebhookServer().StartedChecker()
-	}
-	if err := mgr.AddReadyzCheck("readyz", ready); err != nil {
-		setupLog.Error(err, "unable to set up ready check")
+	if err := addProbes(mgr, opts.EnableWebhooks); err != nil {
+		setupLog.Error(err, "unable to set up the health and ready checks")
 		os.Exit(1)
 	}
 
@@ -111,6 +102,23 @@ func main() {
 		setupLog.Error(err, "problem running manager")
 		os.Exit(1)
 	}
+}
+
+// addProbes adds the liveness check, and a readiness that waits for the
+// webhook server: the API server calls it for every conversion, so a
+// replica must not take traffic before it serves.
+func addProbes(mgr ctrl.Manager, webhooks bool) error {
+	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
+		return fmt.Errorf("health check: %w", err)
+	}
+	ready := healthz.Ping
+	if webhooks {
+		ready = mgr.GetWebhookServer().StartedChecker()
+	}
+	if err := mgr.AddReadyzCheck("readyz", ready); err != nil {
+		return fmt.Errorf("ready check: %w", err)
+	}
+	return nil
 }
 
 // servesShardedLists says whether the API server sends a sharded replica

@@ -41,14 +41,7 @@ func setupVaultControllers(mgr ctrl.Manager, opts Options, recorder func(control
 	if err != nil {
 		return err
 	}
-	everyVaultApp := vaultcontroller.EveryVaultApp{Reader: mgr.GetClient()}
-	var countInterval time.Duration
-	if opts.SplitCache {
-		// A server's count reads every VaultApp from the API server: once
-		// per check, not after each burst of its own shard's VaultApps.
-		everyVaultApp = vaultcontroller.EveryVaultApp{Reader: mgr.GetAPIReader(), Paged: true}
-		countInterval = vaultcontroller.ServerCheckInterval
-	}
+	everyVaultApp, countInterval := vaultAppCounting(mgr, opts)
 	if clusterJobs {
 		if err := (&vaultcontroller.VaultServerReconciler{
 			Client:        mgr.GetClient(),
@@ -94,4 +87,15 @@ func setupVaultControllers(mgr ctrl.Manager, opts Options, recorder func(control
 		return fmt.Errorf("vault orphan sweep: %w", err)
 	}
 	return nil
+}
+
+// vaultAppCounting is where the VaultServers' counts and the orphan sweep
+// read every VaultApp, and how often a server's count is taken again.
+func vaultAppCounting(mgr ctrl.Manager, opts Options) (vaultcontroller.EveryVaultApp, time.Duration) {
+	if opts.SplitCache {
+		// A server's count reads every VaultApp from the API server: once
+		// per check, not after each burst of its own shard's VaultApps.
+		return vaultcontroller.EveryVaultApp{Reader: mgr.GetAPIReader(), Paged: true}, vaultcontroller.ServerCheckInterval
+	}
+	return vaultcontroller.EveryVaultApp{Reader: mgr.GetClient()}, 0
 }

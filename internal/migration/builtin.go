@@ -89,6 +89,17 @@ func (m *Migrator) builtinAvailable(ctx context.Context) error {
 // CRD: it creates (or finds) the CRD's StorageVersionMigration and waits
 // for its Succeeded or Failed condition.
 func (m *Migrator) migrateBuiltin(ctx context.Context, crd *apiextensionsv1.CustomResourceDefinition, storage string) error {
+	svm, err := m.ensureMigration(ctx, crd, storage)
+	if err != nil {
+		return err
+	}
+	return m.waitMigration(ctx, svm)
+}
+
+// ensureMigration returns the operator's StorageVersionMigration of the
+// CRD for storage: the one a previous run left under way, or a new one
+// (replacing one that finished or was made for another storage version).
+func (m *Migrator) ensureMigration(ctx context.Context, crd *apiextensionsv1.CustomResourceDefinition, storage string) (*svmv1.StorageVersionMigration, error) {
 	name := MigrationName(crd.Name)
 	log := m.Log.WithValues("crd", crd.Name, "storageVersionMigration", name)
 	resource := metav1.GroupResource{Group: crd.Spec.Group, Resource: crd.Spec.Names.Plural}
@@ -96,12 +107,11 @@ func (m *Migrator) migrateBuiltin(ctx context.Context, crd *apiextensionsv1.Cust
 	err := m.Client.Get(ctx, client.ObjectKey{Name: name}, svm)
 	switch {
 	case apierrors.IsNotFound(err):
-		svm = nil
 	case err != nil:
-		return fmt.Errorf("read StorageVersionMigration %s: %w", name, err)
+		return nil, fmt.Errorf("read StorageVersionMigration %s: %w", name, err)
 	case svm.Labels[managedByLabel] != managedByValue || svm.Spec.Resource != resource:
 		// Never touched: someone else's object under the operator's name.
-		return fmt.Errorf("StorageVersionMigration %s exists and is not the operator's (label %s=%q, resource %s)",
+		return nil, fmt.Errorf("StorageVersionMigration %s exists and is not the operator's (label %s=%q, resource %s)",
 			name, managedByLabel, svm.Labels[managedByLabel], svm.Spec.Resource)
 	case finished(svm) || svm.Annotations[storageVersionAnnotation] != storage:
 		// Done before (by an earlier release's migration, or it failed),
@@ -109,24 +119,29 @@ func (m *Migrator) migrateBuiltin(ctx context.Context, crd *apiextensionsv1.Cust
 		// the storage version of its time. It is replaced.
 		log.Info("replacing a StorageVersionMigration", "conditions", svm.Status.Conditions, "madeFor", svm.Annotations[storageVersionAnnotation])
 		if err := m.deleteMigration(ctx, svm); err != nil {
-			return err
+			return nil, err
 		}
-		svm = nil
 	default:
 		log.Info("waiting for the StorageVersionMigration a previous run created")
+		return svm, nil
 	}
-	if svm == nil {
-		svm = &svmv1.StorageVersionMigration{
-			ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{managedByLabel: managedByValue},
-				Annotations: map[string]string{storageVersionAnnotation: storage}},
-			Spec: svmv1.StorageVersionMigrationSpec{Resource: resource},
-		}
-		if err := m.Client.Create(ctx, svm); err != nil {
-			return fmt.Errorf("create StorageVersionMigration %s: %w", name, err)
-		}
-		log.Info("created a StorageVersionMigration; kube-controller-manager rewrites the objects", "storageVersion", storage)
+	svm = &svmv1.StorageVersionMigration{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{managedByLabel: managedByValue},
+			Annotations: map[string]string{storageVersionAnnotation: storage}},
+		Spec: svmv1.StorageVersionMigrationSpec{Resource: resource},
 	}
+	if err := m.Client.Create(ctx, svm); err != nil {
+		return nil, fmt.Errorf("create StorageVersionMigration %s: %w", name, err)
+	}
+	log.Info("created a StorageVersionMigration; kube-controller-manager rewrites the objects", "storageVersion", storage)
+	return svm, nil
+}
 
+// waitMigration waits for svm's Succeeded or Failed condition; one that no
+// controller takes up within BuiltinStartTimeout is deleted and reported
+// as errNoMigrationController.
+func (m *Migrator) waitMigration(ctx context.Context, svm *svmv1.StorageVersionMigration) error {
+	name := svm.Name
 	startTimeout := m.BuiltinStartTimeout
 	if startTimeout == 0 {
 		startTimeout = DefaultBuiltinStartTimeout
@@ -151,7 +166,7 @@ func (m *Migrator) migrateBuiltin(ctx context.Context, crd *apiextensionsv1.Cust
 			// Not left behind for a controller that may start one day
 			// (unless it just did: the delete is for this very version).
 			if err := m.deleteMigration(ctx, svm); err != nil {
-				log.Error(err, "delete the StorageVersionMigration nobody took up")
+				m.Log.Error(err, "delete the StorageVersionMigration nobody took up", "storageVersionMigration", name)
 			}
 			return fmt.Errorf("%w: %s has no status %s after its creation; is kube-controller-manager's %s controller running (with the garbage collector)?",
 				errNoMigrationController, name, startTimeout, "storage-version-migrator")

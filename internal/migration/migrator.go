@@ -151,13 +151,36 @@ func (m *Migrator) MigrateCRD(ctx context.Context, name string) (Result, error) 
 		pending.WithLabelValues(name).Set(0)
 		return res, nil
 	}
-	log := m.Log.WithValues("crd", name, "storageVersion", storage, "storedVersions", crd.Status.StoredVersions)
-	if res.Path, err = m.choosePath(ctx); err != nil {
+	if err := m.rewriteStored(ctx, crd, storage, &res); err != nil {
 		return res, m.fail(name, crd, err)
+	}
+	trimmed, err := m.trimStoredVersions(ctx, name, storage)
+	if err != nil {
+		return res, m.fail(name, crd, err)
+	}
+	// The CRD as it is now (the versions served now, not when the run began).
+	if err := m.cleanRetired(ctx, trimmed, storage, &res); err != nil {
+		return res, err
+	}
+	runs.WithLabelValues(name, "migrated", string(res.Path)).Inc()
+	pending.WithLabelValues(name).Set(0)
+	m.Log.Info("migrated stored objects", "crd", name, "storageVersion", storage, "migrated", res.Migrated, "path", res.Path)
+	m.recordMigrated(crd, storage, res)
+	return res, nil
+}
+
+// rewriteStored has every stored object of crd rewritten in storage: by
+// kube-controller-manager (a StorageVersionMigration) or, without one, by
+// the operator; res says which path and how many it rewrote.
+func (m *Migrator) rewriteStored(ctx context.Context, crd *apiextensionsv1.CustomResourceDefinition, storage string, res *Result) error {
+	log := m.Log.WithValues("crd", crd.Name, "storageVersion", storage, "storedVersions", crd.Status.StoredVersions)
+	var err error
+	if res.Path, err = m.choosePath(ctx); err != nil {
+		return err
 	}
 	log.Info("migrating stored objects to the storage version", "path", res.Path)
 	if err := m.waitStorageServed(ctx, crd, storage); err != nil {
-		return res, m.fail(name, crd, err)
+		return err
 	}
 	if res.Path == PathBuiltin {
 		err := m.migrateBuiltin(ctx, crd, storage)
@@ -167,20 +190,24 @@ func (m *Migrator) MigrateCRD(ctx context.Context, name string) (Result, error) 
 			log.Info("falling back to the operator's own rewrites", "reason", err.Error())
 			res.Path = PathOperator
 		default:
-			return res, m.fail(name, crd, err)
+			return err
 		}
 	}
 	if res.Path == PathOperator {
 		if res.Migrated, err = m.rewriteAll(ctx, crd, storage); err != nil {
-			return res, m.fail(name, crd, err)
+			return err
 		}
 	}
+	return nil
+}
 
-	// kube-controller-manager trims storedVersions itself after a
-	// StorageVersionMigration, unless the CRD changed meanwhile; trimming
-	// again is harmless, and covers that case.
+// trimStoredVersions sets the CRD's storedVersions to storage alone.
+// kube-controller-manager trims them itself after a StorageVersionMigration,
+// unless the CRD changed meanwhile; trimming again is harmless, and covers
+// that case. It returns the CRD as written.
+func (m *Migrator) trimStoredVersions(ctx context.Context, name, storage string) (*apiextensionsv1.CustomResourceDefinition, error) {
 	var trimmed *apiextensionsv1.CustomResourceDefinition
-	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		fresh, now, err := m.storage(ctx, name)
 		if err != nil {
 			return err
@@ -193,24 +220,23 @@ func (m *Migrator) MigrateCRD(ctx context.Context, name string) (Result, error) 
 		return m.Client.Status().Update(ctx, fresh)
 	})
 	if err != nil {
-		return res, m.fail(name, crd, fmt.Errorf("set storedVersions of %s: %w", name, err))
+		return nil, fmt.Errorf("set storedVersions of %s: %w", name, err)
 	}
-	// The CRD as it is now (the versions served now, not when the run began).
-	if err := m.cleanRetired(ctx, trimmed, storage, &res); err != nil {
-		return res, err
+	return trimmed, nil
+}
+
+// recordMigrated records the Migrated Event on the CRD, saying who
+// rewrote its objects.
+func (m *Migrator) recordMigrated(crd *apiextensionsv1.CustomResourceDefinition, storage string, res Result) {
+	if m.Recorder == nil {
+		return
 	}
-	runs.WithLabelValues(name, "migrated", string(res.Path)).Inc()
-	pending.WithLabelValues(name).Set(0)
-	log.Info("migrated stored objects", "migrated", res.Migrated, "path", res.Path)
-	if m.Recorder != nil {
-		who := fmt.Sprintf("rewrote %d object(s)", res.Migrated)
-		if res.Path == PathBuiltin {
-			who = "kube-controller-manager rewrote every object (StorageVersionMigration " + MigrationName(name) + ")"
-		}
-		m.Recorder.Eventf(crd, nil, corev1.EventTypeNormal, ReasonMigrated, "Migrate",
-			"%s in %s; storedVersions is now [%s]", who, storage, storage)
+	who := fmt.Sprintf("rewrote %d object(s)", res.Migrated)
+	if res.Path == PathBuiltin {
+		who = "kube-controller-manager rewrote every object (StorageVersionMigration " + MigrationName(crd.Name) + ")"
 	}
-	return res, nil
+	m.Recorder.Eventf(crd, nil, corev1.EventTypeNormal, ReasonMigrated, "Migrate",
+		"%s in %s; storedVersions is now [%s]", who, storage, storage)
 }
 
 // cleanRetired cleans the managedFields of versions the CRD no longer

@@ -423,7 +423,7 @@ func (f *fleet) limitOne(vc *vaultapi.Client, app *vaultv1beta1.VaultApp) error 
 	_, roleErr := vc.Logical().WriteWithContext(ctx, "auth/kubernetes/role/"+name, map[string]any{
 		"bound_service_account_names":      []string{app.Name},
 		"bound_service_account_namespaces": []string{app.Namespace},
-		"token_policies":                   []string{name},
+		"token_policies":                   name, // one string, as the operator writes it (OpenBao refuses a list against the policy's glob)
 		"token_ttl":                        3600,
 	})
 	if err := errors.Join(<-policyWritten, roleErr); err != nil {

@@ -139,7 +139,14 @@ func classifyKeycloak(r *http.Request) string {
 	return "write"
 }
 
+// newFleet is the fleet on the Vault make bench started (VAULT_ADDR).
 func newFleet(b *testing.B) *fleet {
+	b.Helper()
+	return newFleetOn(b, func(*testing.B, string) (*harness.Vault, error) { return harness.VaultFromEnv() })
+}
+
+// newFleetOn is the fleet on the server vault gives (dir is the fleet's).
+func newFleetOn(b *testing.B, vault func(b *testing.B, dir string) (*harness.Vault, error)) *fleet {
 	b.Helper()
 	ctx := context.Background()
 	f := &fleet{dir: memoryDir(b), spent: newTimeSpent()}
@@ -154,7 +161,7 @@ func newFleet(b *testing.B) *fleet {
 	// log is its process's, in the fleet's directory.
 	logf.SetLogger(zap.New(zap.WriteTo(os.Stderr)))
 	var err error
-	if f.vault, err = harness.VaultFromEnv(); err != nil {
+	if f.vault, err = vault(b, f.dir); err != nil {
 		b.Fatal(err)
 	}
 	if f.keycloak, err = harness.KeycloakFromEnv(); err != nil {

@@ -78,11 +78,20 @@ func (r *report) table() string {
 // bin/bench.json in the clone); it fails the benchmark for every missed
 // target.
 func (r *report) write(b *testing.B) {
+	r.writeAs(b, "")
+}
+
+// writeAs writes the report as write does, to a file named for suffix
+// beside VKO_BENCH_OUT (bench-openbao.json for "openbao").
+func (r *report) writeAs(b *testing.B, suffix string) {
 	fmt.Println()
 	fmt.Println(r.table())
 	out := os.Getenv("VKO_BENCH_OUT")
 	if out == "" {
 		out = filepath.Join(harness.RepoRoot(), "bin", "bench.json")
+	}
+	if suffix != "" {
+		out = strings.TrimSuffix(out, ".json") + "-" + suffix + ".json"
 	}
 	data, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
