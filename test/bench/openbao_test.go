@@ -22,7 +22,6 @@ import (
 	"testing"
 	"time"
 
-	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
 	"github.com/carbogame/vault-keycloak-operator/test/harness"
 )
 
@@ -52,11 +51,9 @@ func BenchmarkOpenBao(b *testing.B) {
 	r.add("P1", fmt.Sprintf("OpenBao: %d VaultApps created at once → all Ready, %d workers: operator / limit, one pair (reported)", shape.Size, defaultWorkers), true, "—",
 		"%.2f× (%s / %s)", p1.Ratio(), p1.Operator.Round(time.Millisecond), p1.Limit.Round(time.Millisecond))
 	f.spent.lap("P1")
-	// In step means the servers' counts too: the leader writes them at
-	// most every 5 s, so one written just before the restart would be the
-	// new leader's to write (in BenchmarkFleet, P6 and the credentials
-	// come between).
-	f.waitServersCounted(b)
+	// In step means the servers' counts too (in BenchmarkFleet, P6 and the
+	// credentials come between).
+	f.waitServersCounted(b, shape.Size)
 	p2 := f.restartInStep(b)
 	r.Raw["P2"] = p2
 	apiWrites := 0
@@ -68,24 +65,4 @@ func BenchmarkOpenBao(b *testing.B) {
 	f.spent.lap("P2")
 	r.add("—", "the OpenBao run (reported; where its time went)", true, "—", "%s (%s)", time.Since(started).Round(time.Second), f.spent)
 	r.writeAs(b, "openbao")
-}
-
-// waitServersCounted waits until the VaultServers' counts add up to the
-// fleet's VaultApps.
-func (f *fleet) waitServersCounted(b *testing.B) {
-	b.Helper()
-	harness.Eventually(b, time.Minute, func() error {
-		var servers vaultv1beta1.VaultServerList
-		if err := f.c.List(context.Background(), &servers); err != nil {
-			return err
-		}
-		var counted int32
-		for _, s := range servers.Items {
-			counted += s.Status.VaultApps
-		}
-		if int(counted) != shape.Size {
-			return fmt.Errorf("the VaultServers count %d VaultApps, want %d", counted, shape.Size)
-		}
-		return nil
-	})
 }
