@@ -68,6 +68,13 @@ package controller
 // +kubebuilder:rbac:groups=monitoring.coreos.com,namespace=system,resources=servicemonitors,verbs=get;patch,resourceNames=vault-keycloak-operator-controller-manager-metrics-monitor
 // +kubebuilder:rbac:groups=monitoring.coreos.com,namespace=system,resources=prometheusrules,verbs=get;patch,resourceNames=vault-keycloak-operator-alerts
 
+// A rotation's consumers (spec.rotation.consumers): the workloads of a
+// target namespace that accepts the Secret, whose pods read it, are
+// listed and read from the API server (not cached: no watch) and
+// restarted by a patch of their pod template's annotation, as kubectl
+// rollout restart does. The operator patches nothing else of them.
+// +kubebuilder:rbac:groups=apps,resources=deployments;statefulsets;daemonsets,verbs=get;list;patch
+
 // Namespaces carry the cluster admin's grants: the Vault capabilities a
 // namespace may use, and consent to receive Secrets from other namespaces.
 // +kubebuilder:rbac:groups="",resources=namespaces,verbs=get;list;watch

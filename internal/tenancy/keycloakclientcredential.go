@@ -23,6 +23,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -147,6 +148,28 @@ func validateRotation(path *field.Path, r *secretsv1beta1.RotationSpec) field.Er
 	case r.Interval.Duration >= secretsv1beta1.MinRotationInterval && g.Duration >= r.Interval.Duration:
 		// (an interval refused above is not compared with)
 		errs = append(errs, field.Invalid(path.Child("gracePeriod"), g.Duration.String(), fmt.Sprintf("must be shorter than spec.rotation.interval (%s)", r.Interval.Duration)))
+	}
+	if c := r.Consumers; c != nil {
+		errs = append(errs, validateConsumers(path.Child("consumers"), c)...)
+	}
+	return errs
+}
+
+// validateConsumers: a label selector that parses, and a rollout timeout
+// within its bounds.
+func validateConsumers(path *field.Path, c *secretsv1beta1.RotationConsumers) field.ErrorList {
+	var errs field.ErrorList
+	if c.Selector != nil {
+		if _, err := metav1.LabelSelectorAsSelector(c.Selector); err != nil {
+			errs = append(errs, field.Invalid(path.Child("selector"), c.Selector.String(), err.Error()))
+		}
+	}
+	if t := c.RolloutTimeout; t != nil && (t.Duration < secretsv1beta1.MinRolloutTimeout || t.Duration > secretsv1beta1.MaxRolloutTimeout) {
+		errs = append(errs, field.Invalid(path.Child("rolloutTimeout"), t.Duration.String(),
+			fmt.Sprintf("must be between %s and %s", secretsv1beta1.MinRolloutTimeout, secretsv1beta1.MaxRolloutTimeout)))
+	}
+	if len(c.Workloads) == 0 && c.Selector == nil && !c.Discover {
+		errs = append(errs, field.Required(path, "name workloads, a selector, or discover: true"))
 	}
 	return errs
 }

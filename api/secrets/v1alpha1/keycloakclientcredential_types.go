@@ -19,6 +19,8 @@ package v1alpha1
 import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
 )
 
 // Source is the Keycloak client whose secret is copied.
@@ -124,6 +126,11 @@ type RotationStatus struct {
 	GraceEndsTime *metav1.Time `json:"graceEndsTime,omitempty"`
 	// +optional
 	CompletedTime *metav1.Time `json:"completedTime,omitempty"`
+	// +optional
+	// +listType=atomic
+	Consumers []v1beta1.ConsumerStatus `json:"consumers,omitempty"`
+	// +optional
+	ConsumersDeadline *metav1.Time `json:"consumersDeadline,omitempty"`
 }
 
 // KeycloakClientCredentialStatus is what the operator observed and did.

@@ -21,6 +21,7 @@ limitations under the License.
 package v1alpha1
 
 import (
+	"github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1"
 	runtime "k8s.io/apimachinery/pkg/runtime"
 )
@@ -329,6 +330,17 @@ func (in *RotationStatus) DeepCopyInto(out *RotationStatus) {
 	}
 	if in.CompletedTime != nil {
 		in, out := &in.CompletedTime, &out.CompletedTime
+		*out = (*in).DeepCopy()
+	}
+	if in.Consumers != nil {
+		in, out := &in.Consumers, &out.Consumers
+		*out = make([]v1beta1.ConsumerStatus, len(*in))
+		for i := range *in {
+			(*in)[i].DeepCopyInto(&(*out)[i])
+		}
+	}
+	if in.ConsumersDeadline != nil {
+		in, out := &in.ConsumersDeadline, &out.ConsumersDeadline
 		*out = (*in).DeepCopy()
 	}
 }

@@ -134,4 +134,20 @@ const (
 	// client secret was read from Keycloak and written to every target
 	// that accepts it (SecretsSynced says which do not).
 	ReasonRefreshed = "Refreshed"
+	// ReasonConsumersRestarted: every target holds the new secret, and the
+	// workloads named as the rotation's consumers were restarted; the
+	// previous secret stays valid until each has rolled out.
+	ReasonConsumersRestarted = "ConsumersRestarted"
+	// ReasonConsumerRolledOut: a consumer's rollout finished: all of its
+	// pods run on the new secret.
+	ReasonConsumerRolledOut = "ConsumerRolledOut"
+	// ReasonConsumersTimedOut: the rollout timeout ran out before every
+	// consumer rolled out; the previous secret was invalidated all the
+	// same, and the consumers still on it fail to log in. The app team
+	// looks at the named workloads' rollouts.
+	ReasonConsumersTimedOut = "ConsumersTimedOut"
+	// ReasonConsumerIgnored: a workload the spec names as a consumer was
+	// not restarted: it does not exist in a target namespace that accepts
+	// the Secret, or its pods do not read the Secret.
+	ReasonConsumerIgnored = "ConsumerIgnored"
 )

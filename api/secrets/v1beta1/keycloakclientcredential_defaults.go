@@ -32,6 +32,9 @@ const (
 	DefaultGracePeriod     = 10 * time.Minute
 	MinGracePeriod         = time.Minute
 	MaxGracePeriod         = 24 * time.Hour
+	DefaultRolloutTimeout  = 15 * time.Minute
+	MinRolloutTimeout      = time.Minute
+	MaxRolloutTimeout      = 24 * time.Hour
 	DefaultClientIDKey     = "clientId"
 	DefaultClientSecretKey = "clientSecret"
 )
@@ -60,6 +63,14 @@ func (kcc *KeycloakClientCredential) SetDefaults() {
 	if spec.Rotation != nil && spec.Rotation.GracePeriod == nil {
 		spec.Rotation.GracePeriod = &metav1.Duration{Duration: DefaultGracePeriod}
 	}
+}
+
+// RolloutTimeout bounds a rotation's wait for its consumers' rollouts.
+func (kcc *KeycloakClientCredential) RolloutTimeout() time.Duration {
+	if r := kcc.Spec.Rotation; r != nil && r.Consumers != nil && r.Consumers.RolloutTimeout != nil {
+		return r.Consumers.RolloutTimeout.Duration
+	}
+	return DefaultRolloutTimeout
 }
 
 // GracePeriod is how long a rotation keeps the previous secret valid: the

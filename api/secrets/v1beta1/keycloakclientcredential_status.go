@@ -95,7 +95,51 @@ type RotationStatus struct {
 	// CompletedTime is when the previous secret was invalidated.
 	// +optional
 	CompletedTime *metav1.Time `json:"completedTime,omitempty"`
+
+	// Consumers are the workloads this rotation restarted, and how each
+	// rollout stands; the previous secret is invalidated once every one
+	// rolled out (or the rollout timeout ran out).
+	// +optional
+	// +listType=atomic
+	Consumers []ConsumerStatus `json:"consumers,omitempty"`
+
+	// ConsumersDeadline is when the wait for the consumers' rollouts ends.
+	// +optional
+	ConsumersDeadline *metav1.Time `json:"consumersDeadline,omitempty"`
 }
+
+// ConsumerStatus is one workload a rotation restarted.
+type ConsumerStatus struct {
+	// Kind, Namespace and Name of the workload.
+	Kind      string `json:"kind"`
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+
+	// State is RollingOut, RolledOut, TimedOut (the rollout timeout ran
+	// out first) or Gone (the workload was deleted).
+	// +kubebuilder:validation:Enum=RollingOut;RolledOut;TimedOut;Gone
+	State string `json:"state"`
+
+	// Message says how the rollout stands, as kubectl rollout status does.
+	// +optional
+	Message string `json:"message,omitempty"`
+
+	// RestartedTime is when the operator restarted the workload.
+	// +optional
+	RestartedTime *metav1.Time `json:"restartedTime,omitempty"`
+
+	// FinishedTime is when its rollout was seen finished.
+	// +optional
+	FinishedTime *metav1.Time `json:"finishedTime,omitempty"`
+}
+
+// The states of a consumer's rollout.
+const (
+	ConsumerRollingOut = "RollingOut"
+	ConsumerRolledOut  = "RolledOut"
+	ConsumerTimedOut   = "TimedOut"
+	ConsumerGone       = "Gone"
+)
 
 // TargetStatus is the outcome for one target namespace.
 type TargetStatus struct {

@@ -141,6 +141,55 @@ type RotationSpec struct {
 	// (condition RotationReady, reason GraceUnavailable).
 	// +optional
 	AcceptDowntime bool `json:"acceptDowntime,omitempty"`
+
+	// Consumers are the workloads that read the target Secrets once (an
+	// environment variable, a file read at start): once every target holds
+	// the new secret, the operator restarts them as kubectl rollout restart
+	// does, and keeps the previous secret valid until each runs on the new
+	// one (or consumers.rolloutTimeout runs out), however short the grace
+	// period.
+	// +optional
+	Consumers *RotationConsumers `json:"consumers,omitempty"`
+}
+
+// RotationConsumers names the workloads a rotation restarts: Deployments,
+// StatefulSets and DaemonSets of the target namespaces whose pod template
+// references the target Secret (env, envFrom, a volume or a projected
+// volume). A workload that does not reference it is never touched.
+type RotationConsumers struct {
+	// Workloads by kind and name, looked for in every target namespace.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=32
+	Workloads []WorkloadReference `json:"workloads,omitempty"`
+
+	// Selector picks workloads by label in every target namespace.
+	// +optional
+	Selector *metav1.LabelSelector `json:"selector,omitempty"`
+
+	// Discover adds every workload of a target namespace whose pod template
+	// references the target Secret.
+	// +optional
+	Discover bool `json:"discover,omitempty"`
+
+	// RolloutTimeout bounds the wait for the consumers' rollouts: past it
+	// the previous secret is invalidated all the same, and the consumers
+	// not yet rolled out are named in a Warning. Between 1m and 24h;
+	// defaults to 15m.
+	// +optional
+	RolloutTimeout *metav1.Duration `json:"rolloutTimeout,omitempty"`
+}
+
+// WorkloadReference names a workload of a target namespace.
+type WorkloadReference struct {
+	// Kind of the workload.
+	// +kubebuilder:validation:Enum=Deployment;StatefulSet;DaemonSet
+	Kind string `json:"kind"`
+
+	// Name of the workload.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name"`
 }
 
 // KeycloakClientCredentialSpec says which client secret goes into which Secrets.

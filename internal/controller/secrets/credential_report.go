@@ -174,7 +174,11 @@ func reportRotation(kcc *secretsv1beta1.KeycloakClientCredential, st *secretsv1b
 	case waits != "":
 		conditions.Set(&st.Conditions, gen, secretsv1beta1.TypeRotationReady, true, secretsv1beta1.ReasonRotationWaiting, waits)
 	case rot != nil && rot.Phase != secretsv1beta1.RotationCompleted:
-		conditions.Set(&st.Conditions, gen, secretsv1beta1.TypeRotationReady, true, rot.Phase, rotationMessage(rot))
+		conditions.Set(&st.Conditions, gen, secretsv1beta1.TypeRotationReady, true, rot.Phase, rotationMessage(kcc, rot))
+	case rot != nil && len(timedOut(rot)) > 0:
+		// Until the next rotation: the app team looks at these rollouts.
+		conditions.Set(&st.Conditions, gen, secretsv1beta1.TypeRotationReady, false, secretsv1beta1.ReasonConsumersTimedOut,
+			fmt.Sprintf("the last rotation invalidated the previous secret before %s rolled out", strings.Join(timedOut(rot), ", ")))
 	case kcc.Spec.Rotation != nil || rot != nil:
 		msg := "no rotation in progress"
 		if due, ok := kcc.RotationDueAt(); ok {
@@ -187,7 +191,7 @@ func reportRotation(kcc *secretsv1beta1.KeycloakClientCredential, st *secretsv1b
 	return nil
 }
 
-func rotationMessage(rot *secretsv1beta1.RotationStatus) string {
+func rotationMessage(kcc *secretsv1beta1.KeycloakClientCredential, rot *secretsv1beta1.RotationStatus) string {
 	switch rot.Phase {
 	case secretsv1beta1.RotationRegenerating:
 		return "asking Keycloak for a new secret"
@@ -197,7 +201,11 @@ func rotationMessage(rot *secretsv1beta1.RotationStatus) string {
 		}
 		return "writing the new secret to every target; the previous one stays valid"
 	}
-	return "every target holds the new secret; the previous one stays valid until " + rot.GraceEndsTime.UTC().Format(time.RFC3339)
+	msg := "every target holds the new secret; the previous one stays valid until " + rot.GraceEndsTime.UTC().Format(time.RFC3339)
+	if consumersOf(kcc) != nil {
+		msg += consumersMessage(rot)
+	}
+	return msg
 }
 
 // allAccepted: every target that accepts the Secret holds it. A namespace

@@ -114,6 +114,9 @@ func (r *KeycloakClientCredentialReconciler) rotateStep(ctx context.Context, ser
 		}
 		return true, r.regenerate(ctx, kcc, kc, src, out)
 	case stepInvalidate:
+		if n, late := timeOutConsumers(kcc, kcc.Status.Rotation); late {
+			out.notices = append(out.notices, n)
+		}
 		if err := r.invalidate(ctx, kcc, kc, src, out); err != nil {
 			return false, err
 		}

@@ -72,6 +72,7 @@ func (r *KeycloakClientCredentialReconciler) source(ctx context.Context, kcc *se
 		return sourced{}, notGranted(errs)
 	}
 	var out sourced
+	r.tendConsumers(ctx, kcc, &out)
 	rotate := r.allowedRotation(kcc, server, access, login, &out)
 	if kcErr != nil {
 		return out, classify(kcErr, server.Name)

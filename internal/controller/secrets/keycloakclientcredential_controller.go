@@ -204,6 +204,9 @@ func (r *KeycloakClientCredentialReconciler) nextCheck(kcc *secretsv1beta1.Keycl
 		if rot.Phase == secretsv1beta1.RotationGracePeriod && rot.GraceEndsTime != nil {
 			soon(rot.GraceEndsTime.Time)
 		}
+		if rot.Phase == secretsv1beta1.RotationGracePeriod && consumersPending(kcc, rot, r.now()) {
+			next = min(next, consumerPoll) // their rollouts are followed, up to the deadline
+		}
 		return next
 	}
 	ready := meta.FindStatusCondition(kcc.Status.Conditions, secretsv1beta1.TypeRotationReady)

@@ -19,6 +19,7 @@ package secrets
 import (
 	"context"
 	"fmt"
+	appsv1 "k8s.io/api/apps/v1"
 	"slices"
 	"strings"
 	"testing"
@@ -73,6 +74,7 @@ func newKCCWorld(t *testing.T, kcc *secretsv1beta1.KeycloakClientCredential, ext
 	t.Helper()
 	scheme := runtime.NewScheme()
 	_ = corev1.AddToScheme(scheme)
+	_ = appsv1.AddToScheme(scheme)
 	_ = secretsv1beta1.AddToScheme(scheme)
 	objs := append([]client.Object{
 		testServer(), kcc,

@@ -77,7 +77,7 @@ func decideRotation(kcc *secretsv1beta1.KeycloakClientCredential, now time.Time)
 		case secretsv1beta1.RotationDistributing:
 			return rotation{step: stepDistribute}
 		case secretsv1beta1.RotationGracePeriod:
-			if st.GraceEndsTime != nil && now.Before(st.GraceEndsTime.Time) {
+			if consumersPending(kcc, st, now) || st.GraceEndsTime != nil && now.Before(st.GraceEndsTime.Time) {
 				return rotation{step: stepWait}
 			}
 			return rotation{step: stepInvalidate}
@@ -159,7 +159,7 @@ const (
 	stepRegenerate
 	// stepDistribute: the new secret goes to every target.
 	stepDistribute
-	// stepWait: the grace period runs.
+	// stepWait: the grace period runs, or the consumers roll out.
 	stepWait
 	// stepInvalidate: the grace period is over.
 	stepInvalidate
