@@ -50,6 +50,13 @@ var overdueDesc = prometheus.NewDesc(OverdueName,
 	"KeycloakClientCredentials by namespace whose scheduled rotation is due and not under way (a rotation refused for want of a grace period, or failing, stays here).",
 	[]string{"namespace"}, nil)
 
+// WaitingName is the gauge of rotations waiting for their consumers.
+const WaitingName = "vko_rotations_waiting_for_consumers"
+
+var waitingDesc = prometheus.NewDesc(WaitingName,
+	"KeycloakClientCredentials by namespace whose rotation's grace period is over and whose previous secret waits for consumers still rolling out (spec.rotation.consumers).",
+	[]string{"namespace"}, nil)
+
 // source is the cache the collector lists from, and when it may: nil
 // until the manager is set up (then nothing is reported).
 var source atomic.Pointer[cacheSource]
@@ -81,7 +88,7 @@ func (src *cacheSource) reports(kind, namespace string) bool {
 
 type collector struct{}
 
-func (collector) Describe(ch chan<- *prometheus.Desc) { ch <- desc; ch <- overdueDesc }
+func (collector) Describe(ch chan<- *prometheus.Desc) { ch <- desc; ch <- overdueDesc; ch <- waitingDesc }
 
 // Collect lists each kind from the cache; a kind the cache cannot list yet
 // (not synced) is left out of this scrape.
@@ -109,11 +116,18 @@ func (collector) Collect(ch chan<- prometheus.Metric) {
 			ch <- prometheus.MustNewConstMetric(desc, prometheus.GaugeValue, float64(n), key.Kind, key.Namespace, key.Ready, key.Reason)
 		}
 		if credentials, ok := list.(*secretsv1beta1.KeycloakClientCredentialList); ok {
-			for ns, n := range Overdue(credentials, time.Now()) {
+			now := time.Now()
+			for ns, n := range Overdue(credentials, now) {
 				if !src.reports("KeycloakClientCredential", ns) {
 					continue
 				}
 				ch <- prometheus.MustNewConstMetric(overdueDesc, prometheus.GaugeValue, float64(n), ns)
+			}
+			for ns, n := range WaitingForConsumers(credentials, now) {
+				if !src.reports("KeycloakClientCredential", ns) {
+					continue
+				}
+				ch <- prometheus.MustNewConstMetric(waitingDesc, prometheus.GaugeValue, float64(n), ns)
 			}
 		}
 	}
@@ -185,3 +199,29 @@ func Count(kind string, list client.ObjectList) map[Key]int {
 }
 
 func init() { metrics.Registry.MustRegister(collector{}) }
+
+// WaitingForConsumers counts, by namespace, the credentials whose
+// rotation's grace period ended and whose previous secret still waits for
+// a consumer's rollout. A namespace whose credentials name consumers is
+// reported at 0 when none waits, so that an alert's series resolves.
+func WaitingForConsumers(list *secretsv1beta1.KeycloakClientCredentialList, now time.Time) map[string]int {
+	out := map[string]int{}
+	for i := range list.Items {
+		k := &list.Items[i]
+		if k.Spec.Rotation == nil || k.Spec.Rotation.Consumers == nil {
+			continue
+		}
+		out[k.Namespace] += 0
+		rot := k.Status.Rotation
+		if rot == nil || rot.Phase != secretsv1beta1.RotationGracePeriod || rot.GraceEndsTime == nil || now.Before(rot.GraceEndsTime.Time) {
+			continue
+		}
+		for _, c := range rot.Consumers {
+			if c.State == secretsv1beta1.ConsumerRollingOut {
+				out[k.Namespace]++
+				break
+			}
+		}
+	}
+	return out
+}

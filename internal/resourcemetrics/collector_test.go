@@ -151,3 +151,29 @@ func TestOverdueRotationsByNamespace(t *testing.T) {
 		t.Fatalf("overdue %v, want %v", got, want)
 	}
 }
+
+func TestRotationsWaitingForConsumersByNamespace(t *testing.T) {
+	now := time.Now()
+	kcc := func(ns string, consumers bool, graceLeft time.Duration, states ...string) secretsv1beta1.KeycloakClientCredential {
+		k := secretsv1beta1.KeycloakClientCredential{ObjectMeta: metav1.ObjectMeta{Namespace: ns}}
+		k.Spec.Rotation = &secretsv1beta1.RotationSpec{}
+		if consumers {
+			k.Spec.Rotation.Consumers = &secretsv1beta1.RotationConsumers{Discover: true}
+		}
+		ends := metav1.NewTime(now.Add(graceLeft))
+		k.Status.Rotation = &secretsv1beta1.RotationStatus{Phase: secretsv1beta1.RotationGracePeriod, GraceEndsTime: &ends}
+		for _, s := range states {
+			k.Status.Rotation.Consumers = append(k.Status.Rotation.Consumers, secretsv1beta1.ConsumerStatus{State: s})
+		}
+		return k
+	}
+	list := &secretsv1beta1.KeycloakClientCredentialList{Items: []secretsv1beta1.KeycloakClientCredential{
+		kcc("shop", true, -time.Minute, secretsv1beta1.ConsumerRolledOut, secretsv1beta1.ConsumerRollingOut), // waiting
+		kcc("shop", true, time.Minute, secretsv1beta1.ConsumerRollingOut),                                    // in its grace
+		kcc("web", true, -time.Minute, secretsv1beta1.ConsumerRolledOut),                                     // done
+		kcc("none", false, -time.Minute),                                                                     // no consumers
+	}}
+	if got, want := WaitingForConsumers(list, now), map[string]int{"shop": 1, "web": 0}; !maps.Equal(got, want) {
+		t.Fatalf("waiting %v, want %v", got, want)
+	}
+}

@@ -94,29 +94,18 @@ func StartOLMCluster(ctx context.Context, logDir string) (*OLMCluster, error) {
 		return fail(err)
 	}
 
-	kube, kwokBin, olmDir := os.Getenv(EnvKubeDir), os.Getenv(EnvKwokBin), os.Getenv(EnvOLMDir)
-	kwokStages, err := moduleDir("kwok", "sigs.k8s.io/kwok")
+	procs, err := startWorkloadProcesses(c.Kubeconfig, logDir, "deployment,replicaset,endpointslice")
+	c.procs = append(c.procs, procs...)
 	if err != nil {
 		return fail(err)
 	}
+	olmDir := os.Getenv(EnvOLMDir)
 	for _, p := range []struct {
 		name string
 		env  []string
 		bin  string
 		args []string
 	}{
-		{"kube-controller-manager", nil, filepath.Join(kube, "kube-controller-manager"), []string{
-			"--kubeconfig=" + c.Kubeconfig, "--controllers=deployment,replicaset,endpointslice",
-			"--leader-elect=false", "--use-service-account-credentials=false", "--secure-port=0"}},
-		{"kube-scheduler", nil, filepath.Join(kube, "kube-scheduler"), []string{
-			"--kubeconfig=" + c.Kubeconfig, "--leader-elect=false", "--secure-port=0"}},
-		{"kwok", nil, kwokBin, []string{
-			"--kubeconfig=" + c.Kubeconfig, "--manage-all-nodes=true", "--cidr=" + PodCIDR,
-			"--config=" + filepath.Join(kwokStages, "kustomize", "stage", "node", "fast", "node-initialize.yaml"),
-			"--config=" + filepath.Join(kwokStages, "kustomize", "stage", "node", "heartbeat", "node-heartbeat.yaml"),
-			"--config=" + filepath.Join(kwokStages, "kustomize", "stage", "pod", "fast", "pod-ready.yaml"),
-			"--config=" + filepath.Join(kwokStages, "kustomize", "stage", "pod", "fast", "pod-complete.yaml"),
-			"--config=" + filepath.Join(kwokStages, "kustomize", "stage", "pod", "fast", "pod-delete.yaml")}},
 		// OLM reads KUBECONFIG from the environment only; with CI set, its
 		// own validating round-tripper panics on objects it did not label.
 		{"olm", []string{"KUBECONFIG=" + c.Kubeconfig, "OPERATOR_NAMESPACE=" + OLMNamespace, "OPERATOR_NAME=olm-operator", "CI="},

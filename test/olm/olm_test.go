@@ -35,7 +35,6 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -140,7 +139,9 @@ func newEnv(t *testing.T) *env {
 	if e.c, err = client.New(e.cluster.Config, client.Options{Scheme: scheme}); err != nil {
 		t.Fatal(err)
 	}
-	addNode(t, e.c)
+	if err := harness.AddKwokNode(ctx, e.c); err != nil {
+		t.Fatal(err)
+	}
 	return e
 }
 
@@ -338,43 +339,6 @@ func checkGrants(t *testing.T, c client.Client, csv *operatorsv1alpha1.ClusterSe
 		if !has(declared, r) && !has(olmAdds, r) {
 			t.Errorf("%s was granted %+v, which neither the CSV nor OLM's webhook support asks for", sa, r)
 		}
-	}
-}
-
-// addNode creates the one fake Node kwok manages, and clears the
-// not-ready taint the API server's admission puts on a new Node.
-func addNode(t *testing.T, c client.Client) {
-	t.Helper()
-	ctx := context.Background()
-	node := &corev1.Node{
-		ObjectMeta: metav1.ObjectMeta{Name: "kwok-node-0",
-			Annotations: map[string]string{"node.alpha.kubernetes.io/ttl": "0", "kwok.x-k8s.io/node": "fake"},
-			Labels:      map[string]string{"kubernetes.io/hostname": "kwok-node-0", "type": "kwok"}},
-		Status: corev1.NodeStatus{Allocatable: corev1.ResourceList{
-			corev1.ResourceCPU: resource.MustParse("32"), corev1.ResourceMemory: resource.MustParse("256Gi"), corev1.ResourcePods: resource.MustParse("110"),
-		}},
-	}
-	if err := c.Create(ctx, node); err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(time.Minute)
-	for {
-		if err := c.Get(ctx, client.ObjectKeyFromObject(node), node); err == nil {
-			ready := false
-			for _, cond := range node.Status.Conditions {
-				ready = ready || (cond.Type == corev1.NodeReady && cond.Status == corev1.ConditionTrue)
-			}
-			if ready {
-				node.Spec.Taints = nil
-				if err := c.Update(ctx, node); err == nil {
-					return
-				}
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("node %s not Ready: %+v", node.Name, node.Status.Conditions)
-		}
-		time.Sleep(500 * time.Millisecond)
 	}
 }
 
