@@ -23,7 +23,11 @@ import (
 	"time"
 
 	"github.com/Nerzal/gocloak/v13"
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -136,3 +140,25 @@ func podReady(pod *corev1.Pod) bool {
 
 // Stop ends every pod's consumer and waits for them.
 func (c *PodConsumers) Stop() { c.stop(); c.done.Wait() }
+
+// ConsumerDeployment is a Deployment of one pod that takes the client
+// secret of Secret secret from an environment variable (PodConsumers stand
+// for its container), rolled out one new pod before the old one goes, a
+// new pod counting as available only minReady seconds after it is Ready.
+func ConsumerDeployment(ns, name, secret string, minReady int32) *appsv1.Deployment {
+	labels := map[string]string{"app": name}
+	return &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Spec: appsv1.DeploymentSpec{
+			Replicas: ptr.To[int32](1), MinReadySeconds: minReady,
+			Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Strategy: appsv1.DeploymentStrategy{Type: appsv1.RollingUpdateDeploymentStrategyType, RollingUpdate: &appsv1.RollingUpdateDeployment{
+				MaxSurge: ptr.To(intstr.FromInt32(1)), MaxUnavailable: ptr.To(intstr.FromInt32(0))}},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "app", Env: []corev1.EnvVar{{Name: "CLIENT_SECRET",
+					ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: secret}, Key: "secret"}}}}}}},
+			},
+		},
+	}
+}

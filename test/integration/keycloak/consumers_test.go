@@ -27,37 +27,11 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/intstr"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
 	"github.com/carbogame/vault-keycloak-operator/test/harness"
 )
-
-// consumerDeployment is a Deployment of one pod that takes the client
-// secret of Secret secret from an environment variable, rolled out one new
-// pod before the old one goes, a new pod counting as available only
-// minReady after it is Ready; pending, when set, keeps its new pods from
-// being scheduled (a rollout that never finishes).
-func consumerDeployment(ns, name, secret string, minReady int32, pending bool) *appsv1.Deployment {
-	labels := map[string]string{"app": name}
-	d := &appsv1.Deployment{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
-		Spec: appsv1.DeploymentSpec{
-			Replicas: ptr.To[int32](1), MinReadySeconds: minReady,
-			Selector: &metav1.LabelSelector{MatchLabels: labels},
-			Strategy: appsv1.DeploymentStrategy{Type: appsv1.RollingUpdateDeploymentStrategyType, RollingUpdate: &appsv1.RollingUpdateDeployment{
-				MaxSurge: ptr.To(intstr.FromInt32(1)), MaxUnavailable: ptr.To(intstr.FromInt32(0))}},
-			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: labels},
-				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "app", Env: []corev1.EnvVar{{Name: "CLIENT_SECRET",
-					ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: secret}, Key: "secret"}}}}}}},
-			},
-		},
-	}
-	return d
-}
 
 // TestARotationWaitsForItsConsumersRollouts: a rotation with a one-minute
 // grace whose consumer takes longer than that to roll out (minReadySeconds)
@@ -108,9 +82,9 @@ func TestARotationWaitsForItsConsumersRollouts(t *testing.T) {
 
 	consumers := map[string]*harness.PodConsumers{}
 	for name, d := range map[string]*appsv1.Deployment{
-		"api":     consumerDeployment(ns, "api", "app-creds", 75, false),
-		"control": consumerDeployment(ns, "control", "app-creds", 0, false),
-		"stuck":   consumerDeployment(ns, "stuck", "app-creds", 0, false),
+		"api":     harness.ConsumerDeployment(ns, "api", "app-creds", 75),
+		"control": harness.ConsumerDeployment(ns, "control", "app-creds", 0),
+		"stuck":   harness.ConsumerDeployment(ns, "stuck", "app-creds", 0),
 	} {
 		if err := op.Client.Create(ctx, d); err != nil {
 			t.Fatal(err)
@@ -136,7 +110,7 @@ func TestARotationWaitsForItsConsumersRollouts(t *testing.T) {
 	changeCredential(t, key, func(k *secretsv1beta1.KeycloakClientCredential) {
 		k.Annotations = map[string]string{secretsv1beta1.RotationRequestAnnotation: "consumers-1"}
 	})
-	NewWithT(t).Eventually(phaseOf(t, key)).WithTimeout(20*time.Second).Should(Equal(secretsv1beta1.RotationGracePeriod))
+	NewWithT(t).Eventually(phaseOf(t, key)).WithTimeout(20 * time.Second).Should(Equal(secretsv1beta1.RotationGracePeriod))
 	op.WaitEvent(t, ns, "app", secretsv1beta1.ReasonConsumersRestarted)
 	// The grace ends after a minute; api's rollout takes longer: the
 	// previous secret stays until it is done.
@@ -147,13 +121,13 @@ func TestARotationWaitsForItsConsumersRollouts(t *testing.T) {
 			}
 		}
 		return ""
-	}).WithTimeout(3*time.Minute).WithPolling(time.Second).Should(Equal(secretsv1beta1.ConsumerRolledOut))
+	}).WithTimeout(3 * time.Minute).WithPolling(time.Second).Should(Equal(secretsv1beta1.ConsumerRolledOut))
 	rot := rotationOf(t, key)
 	NewWithT(t).Expect(rot.Phase).To(Equal(secretsv1beta1.RotationGracePeriod), "the previous secret was invalidated before api rolled out")
 	NewWithT(t).Expect(time.Since(rot.DistributedTime.Time)).To(BeNumerically(">", time.Minute), "api rolled out inside the grace: the test proves nothing")
 
 	// stuck never rolls out: the timeout ends the wait.
-	NewWithT(t).Eventually(phaseOf(t, key)).WithTimeout(2*time.Minute).WithPolling(time.Second).Should(Equal(secretsv1beta1.RotationCompleted))
+	NewWithT(t).Eventually(phaseOf(t, key)).WithTimeout(2 * time.Minute).WithPolling(time.Second).Should(Equal(secretsv1beta1.RotationCompleted))
 	op.WaitEvent(t, ns, "app", secretsv1beta1.ReasonConsumersTimedOut)
 	rot = rotationOf(t, key)
 	NewWithT(t).Expect(rot.CompletedTime.Sub(rot.Consumers[0].RestartedTime.Time)).To(BeNumerically(">=", 2*time.Minute-time.Second))
