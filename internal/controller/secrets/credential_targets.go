@@ -35,19 +35,20 @@ import (
 // The target Secrets of a KeycloakClientCredential: written, repaired,
 // pruned, each only where the operator wrote it.
 
-// syncTarget brings one target Secret in step. The error is for a failure
-// worth retrying; a refusal (no consent, foreign Secret) is only reported,
-// in the status, with a Warning when it is new (recorded once the status
-// is written).
-func (r *KeycloakClientCredentialReconciler) syncTarget(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential, ns string, data map[string][]byte, before *secretsv1beta1.KeycloakClientCredentialStatus) (secretsv1beta1.TargetStatus, []notice, error) {
-	res := secretsv1beta1.TargetStatus{Namespace: ns}
-	fail := func(reason, msg string, err error) (secretsv1beta1.TargetStatus, []notice, error) {
+// syncTarget brings one target Secret in step; changed says its client
+// secret changed outside a rotation. The error is for a failure worth
+// retrying; a refusal (no consent, foreign Secret) is only reported, in the
+// status, with a Warning when it is new (recorded once the status is
+// written).
+func (r *KeycloakClientCredentialReconciler) syncTarget(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential, ns string, data map[string][]byte, before *secretsv1beta1.KeycloakClientCredentialStatus) (res secretsv1beta1.TargetStatus, warnings []notice, changed bool, err error) {
+	res = secretsv1beta1.TargetStatus{Namespace: ns}
+	fail := func(reason, msg string, err error) (secretsv1beta1.TargetStatus, []notice, bool, error) {
 		res.Reason, res.Message = reason, msg
 		if slices.Contains(before.Targets, res) {
-			return res, nil, err
+			return res, nil, false, err
 		}
 		warning := notice{corev1.EventTypeWarning, reason, fmt.Sprintf("namespace %s: %s", ns, msg)}
-		return res, []notice{warning}, err
+		return res, []notice{warning}, false, err
 	}
 	if refused := r.targetRefusal(ctx, kcc, ns); refused != nil {
 		return fail(refused.reason, refused.msg, refused.err)
@@ -58,16 +59,31 @@ func (r *KeycloakClientCredentialReconciler) syncTarget(ctx context.Context, kcc
 		return fail(secretsv1beta1.ReasonTargetFailed, err.Error(), err)
 	case done:
 		res.Synced, res.Reason = true, secretsv1beta1.ReasonSynced
-		return res, nil, nil
+		return res, nil, false, nil
 	}
 	if msg := r.claimTarget(current, kcc, data); msg != "" {
 		return fail(secretsv1beta1.ReasonSecretNotOwned, msg, nil)
 	}
+	changed = secretChangedOutsideRotation(current, kcc, data, before)
 	if err := r.updateTarget(ctx, current, kcc, data); err != nil {
 		return fail(secretsv1beta1.ReasonTargetFailed, err.Error(), err)
 	}
 	res.Synced, res.Reason = true, secretsv1beta1.ReasonSynced
-	return res, nil, nil
+	return res, nil, changed, nil
+}
+
+// secretChangedOutsideRotation: the Secret held what the operator last
+// wrote, the spec is the one it was written for, no rotation is under way,
+// and the client secret to write now differs: the secret was regenerated
+// in Keycloak by someone else (a tenant's edit of the Secret is a repair,
+// not a change).
+func secretChangedOutsideRotation(current *corev1.Secret, kcc *secretsv1beta1.KeycloakClientCredential, data map[string][]byte, before *secretsv1beta1.KeycloakClientCredentialStatus) bool {
+	key := kcc.Spec.Target.Keys.ClientSecret
+	held, ok := current.Data[key]
+	if !ok || edited(current) || inProgress(kcc) != nil || kcc.Generation != before.ObservedGeneration {
+		return false
+	}
+	return string(held) != string(valueDigest(data[key]))
 }
 
 // targetProblem is why a target namespace gets no Secret: the reason, its

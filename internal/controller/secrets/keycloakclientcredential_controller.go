@@ -153,12 +153,17 @@ func (r *KeycloakClientCredentialReconciler) act(ctx context.Context, kcc *secre
 	}
 	out := outcome{serves: src.serves, refreshed: src.refreshed, rotationRefused: src.rotationRefused, graceRefused: src.graceRefused, rotationWaits: src.rotationWaits, notices: src.notices,
 		targets: make([]secretsv1beta1.TargetStatus, 0, len(tenancy.TargetNamespaces(kcc)))}
+	var changed []string
 	for _, ns := range tenancy.TargetNamespaces(kcc) {
-		res, warnings, err := r.syncTarget(ctx, kcc, ns, src.data, before)
+		res, warnings, secretChanged, err := r.syncTarget(ctx, kcc, ns, src.data, before)
+		if secretChanged {
+			changed = append(changed, ns)
+		}
 		out.targets = append(out.targets, res)
 		out.retry = errors.Join(out.retry, err)
 		out.notices = append(out.notices, warnings...)
 	}
+	out.notices = append(out.notices, r.restartOnChange(ctx, kcc, changed)...)
 	if err := r.pruneUntargeted(ctx, kcc, before); err != nil {
 		out.retry = errors.Join(out.retry, err)
 	}

@@ -19,6 +19,7 @@ package secrets
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -137,6 +138,34 @@ func (r *KeycloakClientCredentialReconciler) followConsumer(ctx context.Context,
 	c.State, c.FinishedTime = secretsv1beta1.ConsumerRolledOut, &at
 	out.notices = append(out.notices, notice{corev1.EventTypeNormal, secretsv1beta1.ReasonConsumerRolledOut,
 		fmt.Sprintf("%s rolled out with the new secret of client %q (%s)", consumerName(*c), kcc.Spec.Source.ClientID, message)})
+}
+
+// restartOnChange restarts the consumers of the namespaces whose client
+// secret changed outside a rotation (regenerated in Keycloak by hand): no
+// grace kept the previous secret, so they are not waited for.
+func (r *KeycloakClientCredentialReconciler) restartOnChange(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential, namespaces []string) []notice {
+	if consumersOf(kcc) == nil || len(namespaces) == 0 {
+		return nil
+	}
+	found, _ := r.findConsumers(ctx, kcc)
+	at := metav1.NewTime(r.now())
+	var names []string
+	for _, w := range found {
+		if !slices.Contains(namespaces, w.obj.GetNamespace()) {
+			continue
+		}
+		c := secretsv1beta1.ConsumerStatus{Kind: w.kind, Namespace: w.obj.GetNamespace(), Name: w.obj.GetName()}
+		r.restartConsumer(ctx, &secretsv1beta1.RotationStatus{DistributedTime: &at}, w.obj, &c, at.Time)
+		if c.RestartedTime != nil {
+			names = append(names, consumerName(c))
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	return []notice{{corev1.EventTypeNormal, secretsv1beta1.ReasonConsumersRestarted,
+		fmt.Sprintf("the secret of client %q changed in Keycloak outside a rotation: restarted %s (no grace period kept the previous secret: their pods could not log in until they restarted)",
+			kcc.Spec.Source.ClientID, strings.Join(names, ", "))}}
 }
 
 // workload is a consumer found, with its kind.

@@ -182,3 +182,39 @@ func TestDiscoveredConsumersAreTheWorkloadsThatReadTheSecret(t *testing.T) {
 		t.Fatal("a Deployment that reads another Secret was restarted")
 	}
 }
+
+// A secret regenerated in Keycloak by hand reaches the Secret at the next
+// refresh, and the consumers restart then (no grace to wait in); a
+// tenant's edit of the Secret is repaired and restarts nothing.
+func TestASecretChangedByHandRestartsTheConsumers(t *testing.T) {
+	k := consuming(20*time.Minute, "api")
+	w := newKCCWorld(t, k, deployment("team-a", "api", "rot-creds"))
+	w.reconcile("rot")
+	w.drainEvents()
+
+	edited := w.secret("team-a", "rot-creds")
+	edited.Data["secret"] = []byte("typed-by-hand")
+	if err := w.client.Update(context.Background(), edited); err != nil {
+		t.Fatal(err)
+	}
+	w.reconcile("rot")
+	if got := string(w.secret("team-a", "rot-creds").Data["secret"]); got != "r0t" {
+		t.Fatalf("the edited Secret holds %q, want it repaired", got)
+	}
+	if _, restarted := w.deployment("team-a", "api").Spec.Template.Annotations[rollout.RestartedAtAnnotation]; restarted {
+		t.Fatal("a repair of an edited Secret restarted the consumers")
+	}
+
+	w.kc.Secrets["apps/team-a-rot"] = "regenerated-by-hand"
+	w.request("rot", secretsv1beta1.RefreshRequestAnnotation, "after-hand")
+	w.reconcile("rot")
+	if got := string(w.secret("team-a", "rot-creds").Data["secret"]); got != "regenerated-by-hand" {
+		t.Fatalf("the Secret holds %q, want Keycloak's new secret", got)
+	}
+	if _, restarted := w.deployment("team-a", "api").Spec.Template.Annotations[rollout.RestartedAtAnnotation]; !restarted {
+		t.Fatal("the consumers were not restarted after the secret changed in Keycloak")
+	}
+	if ev := w.drainEvents(); !hasEvent(ev, "Normal ConsumersRestarted") {
+		t.Fatalf("events %v, want ConsumersRestarted", ev)
+	}
+}
