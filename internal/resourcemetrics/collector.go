@@ -43,19 +43,22 @@ var desc = prometheus.NewDesc(Name,
 	"Resources by kind, namespace (empty for cluster-scoped kinds), Ready status (True, False, Unknown; Unknown also before the first report; Connected for KeycloakServers) and its reason.",
 	[]string{"kind", "namespace", "ready", "reason"}, nil)
 
+// namespaceLabel is the label of the per-namespace gauges.
+const namespaceLabel = "namespace"
+
 // OverdueName is the gauge of scheduled rotations past due.
 const OverdueName = "vko_rotations_overdue"
 
 var overdueDesc = prometheus.NewDesc(OverdueName,
 	"KeycloakClientCredentials by namespace whose scheduled rotation is due and not under way (a rotation refused for want of a grace period, or failing, stays here).",
-	[]string{"namespace"}, nil)
+	[]string{namespaceLabel}, nil)
 
 // WaitingName is the gauge of rotations waiting for their consumers.
 const WaitingName = "vko_rotations_waiting_for_consumers"
 
 var waitingDesc = prometheus.NewDesc(WaitingName,
 	"KeycloakClientCredentials by namespace whose rotation's grace period is over and whose previous secret waits for consumers still rolling out (spec.rotation.consumers).",
-	[]string{"namespace"}, nil)
+	[]string{namespaceLabel}, nil)
 
 // source is the cache the collector lists from, and when it may: nil
 // until the manager is set up (then nothing is reported).
@@ -88,7 +91,11 @@ func (src *cacheSource) reports(kind, namespace string) bool {
 
 type collector struct{}
 
-func (collector) Describe(ch chan<- *prometheus.Desc) { ch <- desc; ch <- overdueDesc; ch <- waitingDesc }
+func (collector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- desc
+	ch <- overdueDesc
+	ch <- waitingDesc
+}
 
 // Collect lists each kind from the cache; a kind the cache cannot list yet
 // (not synced) is left out of this scrape.

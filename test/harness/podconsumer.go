@@ -146,6 +146,7 @@ func (c *PodConsumers) Stop() { c.stop(); c.done.Wait() }
 // for its container), rolled out one new pod before the old one goes, a
 // new pod counting as available only minReady seconds after it is Ready.
 func ConsumerDeployment(ns, name, secret string, minReady int32) *appsv1.Deployment {
+	const container = "app"
 	labels := map[string]string{"app": name}
 	return &appsv1.Deployment{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
@@ -156,7 +157,7 @@ func ConsumerDeployment(ns, name, secret string, minReady int32) *appsv1.Deploym
 				MaxSurge: ptr.To(intstr.FromInt32(1)), MaxUnavailable: ptr.To(intstr.FromInt32(0))}},
 			Template: corev1.PodTemplateSpec{
 				ObjectMeta: metav1.ObjectMeta{Labels: labels},
-				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "app", Env: []corev1.EnvVar{{Name: "CLIENT_SECRET",
+				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: container, Image: container, Env: []corev1.EnvVar{{Name: "CLIENT_SECRET",
 					ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: secret}, Key: "secret"}}}}}}},
 			},
 		},

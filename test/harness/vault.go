@@ -70,6 +70,9 @@ func StartVault(ctx context.Context, logDir string) (*Vault, error) {
 	return startDevServer(ctx, "vault", EnvVaultBin, logDir)
 }
 
+// openBao is OpenBao's name in logs and in EnvVaultServer.
+const openBao = "openbao"
+
 // EnvVaultServer picks the server StartVaultUnderTest starts: "vault" (the
 // default) or "openbao". make test runs the Vault suites once with each.
 const EnvVaultServer = "VKO_VAULT_SERVER"
@@ -81,7 +84,7 @@ func StartVaultUnderTest(ctx context.Context, logDir string) (*Vault, error) {
 	switch server := os.Getenv(EnvVaultServer); server {
 	case "", "vault":
 		return StartVault(ctx, logDir)
-	case "openbao":
+	case openBao:
 		return StartOpenBao(ctx, logDir)
 	default:
 		return nil, fmt.Errorf("%s=%q: want vault or openbao", EnvVaultServer, server)
@@ -91,14 +94,14 @@ func StartVaultUnderTest(ctx context.Context, logDir string) (*Vault, error) {
 // StartOpenBao starts "bao server -dev", OpenBao's, as StartVault does
 // Vault's: the same API, and namespaces in its open-source server.
 func StartOpenBao(ctx context.Context, logDir string) (*Vault, error) {
-	return startDevServer(ctx, "openbao", EnvBaoBin, logDir)
+	return startDevServer(ctx, openBao, EnvBaoBin, logDir)
 }
 
 // StartOpenBaoTLS is StartOpenBao serving HTTPS only, with the certificate
 // and CA the dev server generates (-dev-tls): Addr is https://, CACert the
 // CA's PEM file, as an admin hands it to a VaultServer's caSecretRef.
 func StartOpenBaoTLS(ctx context.Context, logDir string) (*Vault, error) {
-	return startServer(ctx, "openbao", EnvBaoBin, logDir, true)
+	return startServer(ctx, openBao, EnvBaoBin, logDir, true)
 }
 
 func startDevServer(ctx context.Context, name, binEnv, logDir string) (*Vault, error) {
@@ -167,7 +170,7 @@ func (v *Vault) Stop() { v.proc.Stop() }
 // Product is the server's name as a VaultServer's status gives it: Vault
 // or OpenBao.
 func (v *Vault) Product() string {
-	if v.name == "openbao" {
+	if v.name == openBao {
 		return "OpenBao"
 	}
 	return "Vault"
@@ -178,7 +181,7 @@ func (v *Vault) Product() string {
 func (v *Vault) PinnedVersion(t testing.TB) string {
 	t.Helper()
 	key := "VAULT_VERSION="
-	if v.name == "openbao" {
+	if v.name == openBao {
 		key = "OPENBAO_VERSION="
 	}
 	pins, err := os.ReadFile(filepath.Join(RepoRoot(), "hack", "versions.env"))

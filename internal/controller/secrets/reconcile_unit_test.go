@@ -19,13 +19,13 @@ package secrets
 import (
 	"context"
 	"fmt"
-	appsv1 "k8s.io/api/apps/v1"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/Nerzal/gocloak/v13"
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"

@@ -75,7 +75,7 @@ func (r *KeycloakClientCredentialReconciler) restartConsumers(ctx context.Contex
 		out.notices = append(out.notices, notice{corev1.EventTypeWarning, secretsv1beta1.ReasonConsumerIgnored, why})
 	}
 	rot.Consumers = nil
-	var names []string
+	names := make([]string, 0, len(found))
 	for _, w := range found {
 		c := secretsv1beta1.ConsumerStatus{Kind: w.kind, Namespace: w.obj.GetNamespace(), Name: w.obj.GetName(), State: secretsv1beta1.ConsumerRollingOut}
 		r.restartConsumer(ctx, rot, w.obj, &c, now)
