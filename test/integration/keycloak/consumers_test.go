@@ -48,17 +48,7 @@ func TestARotationWaitsForItsConsumersRollouts(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(workloads.Stop)
-	realm := fmt.Sprintf("consumers-%04d", rand.IntN(10000))
-	if err := createRealm(ctx, kc, realm); err != nil {
-		t.Fatal(err)
-	}
-	admin, err := kc.Admin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := admin.RotateWithGrace(ctx, realm, time.Hour); err != nil {
-		t.Fatal(err)
-	}
+	realm := realmRotatingWithGrace(t, "consumers")
 	ns := op.NewNamespace(t, nil)
 	if err := op.Client.Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "default"}}); client.IgnoreAlreadyExists(err) != nil {
 		t.Fatal(err)

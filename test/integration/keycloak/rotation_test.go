@@ -85,6 +85,25 @@ func phaseOf(t *testing.T, key client.ObjectKey) func() string {
 	}
 }
 
+// realmRotatingWithGrace makes a realm <prefix>-NNNN whose clients rotate
+// with a grace of an hour, as the admin setup has it.
+func realmRotatingWithGrace(t *testing.T, prefix string) string {
+	t.Helper()
+	ctx := context.Background()
+	realm := fmt.Sprintf("%s-%04d", prefix, rand.IntN(10000))
+	if err := createRealm(ctx, kc, realm); err != nil {
+		t.Fatal(err)
+	}
+	admin, err := kc.Admin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := admin.RotateWithGrace(ctx, realm, time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	return realm
+}
+
 // TestRotationWithGraceCostsNoLogin: a rotation on request and a scheduled
 // one, in a realm that rotates with grace, each watched by a consumer
 // logging in several times a second with a pod's view of its Secret: zero
@@ -92,17 +111,7 @@ func phaseOf(t *testing.T, key client.ObjectKey) func() string {
 // grace and invalidated after it.
 func TestRotationWithGraceCostsNoLogin(t *testing.T) {
 	ctx := context.Background()
-	graceRealm := fmt.Sprintf("grace-%04d", rand.IntN(10000))
-	if err := createRealm(ctx, kc, graceRealm); err != nil {
-		t.Fatal(err)
-	}
-	admin, err := kc.Admin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := admin.RotateWithGrace(ctx, graceRealm, time.Hour); err != nil {
-		t.Fatal(err)
-	}
+	graceRealm := realmRotatingWithGrace(t, "grace")
 	ns := op.NewNamespace(t, nil)
 	server := newServerInRealm(t, kc, graceRealm, ns)
 	type rotated struct {
