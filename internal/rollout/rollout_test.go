@@ -90,3 +90,22 @@ func TestStatusIsKubectlRolloutStatus(t *testing.T) {
 		})
 	}
 }
+
+func TestRestartableSaysWhenARestartLeavesOldPods(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		obj  client.Object
+		want bool
+	}{
+		{"a Deployment", &appsv1.Deployment{}, true},
+		{"a StatefulSet rolling", &appsv1.StatefulSet{}, true},
+		{"a StatefulSet on delete", &appsv1.StatefulSet{Spec: appsv1.StatefulSetSpec{UpdateStrategy: appsv1.StatefulSetUpdateStrategy{Type: appsv1.OnDeleteStatefulSetStrategyType}}}, false},
+		{"a StatefulSet with a partition", &appsv1.StatefulSet{Spec: appsv1.StatefulSetSpec{UpdateStrategy: appsv1.StatefulSetUpdateStrategy{
+			Type: appsv1.RollingUpdateStatefulSetStrategyType, RollingUpdate: &appsv1.RollingUpdateStatefulSetStrategy{Partition: ptr.To[int32](1)}}}}, false},
+		{"a DaemonSet on delete", &appsv1.DaemonSet{Spec: appsv1.DaemonSetSpec{UpdateStrategy: appsv1.DaemonSetUpdateStrategy{Type: appsv1.OnDeleteDaemonSetStrategyType}}}, false},
+	} {
+		if got, why := Restartable(tt.obj); got != tt.want || (!got && why == "") {
+			t.Errorf("%s: Restartable = %v (%q), want %v", tt.name, got, why, tt.want)
+		}
+	}
+}

@@ -107,3 +107,24 @@ func replicas(n *int32) int32 {
 	}
 	return *n
 }
+
+// Restartable says whether a restart moves every pod of the workload to a
+// new template; why not, otherwise: an OnDelete update strategy keeps the
+// old pods until someone deletes them, and a StatefulSet's partition keeps
+// those below it.
+func Restartable(obj client.Object) (bool, string) {
+	switch w := obj.(type) {
+	case *appsv1.StatefulSet:
+		if w.Spec.UpdateStrategy.Type == appsv1.OnDeleteStatefulSetStrategyType {
+			return false, "its updateStrategy is OnDelete: a restart replaces no pod"
+		}
+		if ru := w.Spec.UpdateStrategy.RollingUpdate; ru != nil && ru.Partition != nil && *ru.Partition > 0 {
+			return false, "its rolling update has a partition: the pods below it would keep the previous secret"
+		}
+	case *appsv1.DaemonSet:
+		if w.Spec.UpdateStrategy.Type == appsv1.OnDeleteDaemonSetStrategyType {
+			return false, "its updateStrategy is OnDelete: a restart replaces no pod"
+		}
+	}
+	return true, ""
+}

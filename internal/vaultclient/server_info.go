@@ -54,8 +54,11 @@ type health struct {
 // sys/health nowhere else), with the codes that make every state a 2xx
 // answer, as vault/api's own Health does.
 func (c *Client) readHealth(ctx context.Context) (health, error) {
-	ctx, cancel := context.WithTimeout(ctx, c.root.ClientTimeout())
-	defer cancel()
+	if timeout := c.root.ClientTimeout(); timeout > 0 { // 0: none, as vault/api has it
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
 	codes := map[string][]string{}
 	for _, state := range []string{"uninitcode", "sealedcode", "standbycode", "drsecondarycode", "performancestandbycode", "removedcode", "haunhealthycode"} {
 		codes[state] = []string{"299"}

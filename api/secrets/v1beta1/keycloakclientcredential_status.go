@@ -116,8 +116,11 @@ type ConsumerStatus struct {
 	Name      string `json:"name"`
 
 	// State is RollingOut, RolledOut, TimedOut (the rollout timeout ran
-	// out first) or Gone (the workload was deleted).
-	// +kubebuilder:validation:Enum=RollingOut;RolledOut;TimedOut;Gone
+	// out first), Gone (the workload was deleted), Dropped (no longer
+	// followed: its namespace stopped accepting the Secret, or its pods
+	// stopped reading it) or Restarted (restarted, not waited for: the
+	// rotation kept no previous secret, or the secret changed by hand).
+	// +kubebuilder:validation:Enum=RollingOut;RolledOut;TimedOut;Gone;Dropped;Restarted
 	State string `json:"state"`
 
 	// Message says how the rollout stands, as kubectl rollout status does.
@@ -139,6 +142,8 @@ const (
 	ConsumerRolledOut  = "RolledOut"
 	ConsumerTimedOut   = "TimedOut"
 	ConsumerGone       = "Gone"
+	ConsumerDropped    = "Dropped"
+	ConsumerRestarted  = "Restarted"
 )
 
 // TargetStatus is the outcome for one target namespace.

@@ -153,9 +153,11 @@ type RotationSpec struct {
 }
 
 // RotationConsumers names the workloads a rotation restarts: Deployments,
-// StatefulSets and DaemonSets of the target namespaces whose pod template
-// references the target Secret (env, envFrom, a volume or a projected
-// volume). A workload that does not reference it is never touched.
+// StatefulSets and DaemonSets of the target namespaces that accept the
+// Secret, whose pod template references it (env, envFrom, a volume or a
+// projected volume). A workload that does not reference it is never
+// touched; one whose update strategy would leave pods on the previous
+// secret (OnDelete, a StatefulSet partition) is not restarted.
 type RotationConsumers struct {
 	// Workloads by kind and name, looked for in every target namespace.
 	// +optional
@@ -172,10 +174,12 @@ type RotationConsumers struct {
 	// +optional
 	Discover bool `json:"discover,omitempty"`
 
-	// RolloutTimeout bounds the wait for the consumers' rollouts: past it
-	// the previous secret is invalidated all the same, and the consumers
-	// not yet rolled out are named in a Warning. Between 1m and 24h;
-	// defaults to 15m.
+	// RolloutTimeout bounds the wait for the consumers' rollouts, counted
+	// from when every target held the new secret: past it the previous
+	// secret is invalidated all the same, and the consumers not yet rolled
+	// out are named in a Warning. Keycloak's own expiry of the previous
+	// secret (the realm's rotated-expiration-period) ends the wait too.
+	// Between 1m and 24h; defaults to 15m.
 	// +optional
 	RolloutTimeout *metav1.Duration `json:"rolloutTimeout,omitempty"`
 }

@@ -114,11 +114,11 @@ func (r *KeycloakClientCredentialReconciler) rotateStep(ctx context.Context, ser
 		}
 		return true, r.regenerate(ctx, kcc, kc, src, out)
 	case stepInvalidate:
-		if n, late := timeOutConsumers(kcc, kcc.Status.Rotation); late {
-			out.notices = append(out.notices, n)
-		}
 		if err := r.invalidate(ctx, kcc, kc, src, out); err != nil {
 			return false, err
+		}
+		if n, late := timeOutConsumers(kcc, kcc.Status.Rotation); late {
+			out.notices = append(out.notices, n)
 		}
 		r.releaseClaim(ctx, server, src.Realm, src.ClientID, kcc.UID)
 	case stepAbandon:

@@ -25,6 +25,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
@@ -72,7 +73,11 @@ func (r *KeycloakClientCredentialReconciler) source(ctx context.Context, kcc *se
 		return sourced{}, notGranted(errs)
 	}
 	var out sourced
-	r.tendConsumers(ctx, kcc, &out)
+	if err := r.tendConsumers(ctx, kcc, &out); err != nil {
+		// Looked at again within consumerPoll (nextCheck): the wait for
+		// the consumers has not begun.
+		logf.FromContext(ctx).Info("the rotation's consumers could not be restarted yet", "error", err.Error())
+	}
 	rotate := r.allowedRotation(kcc, server, access, login, &out)
 	if kcErr != nil {
 		return out, classify(kcErr, server.Name)

@@ -26,7 +26,6 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -163,7 +162,9 @@ func (r *KeycloakClientCredentialReconciler) act(ctx context.Context, kcc *secre
 		out.retry = errors.Join(out.retry, err)
 		out.notices = append(out.notices, warnings...)
 	}
-	out.notices = append(out.notices, r.restartOnChange(ctx, kcc, changed)...)
+	restarts, err := r.restartOnChange(ctx, kcc, changed, src.data)
+	out.notices = append(out.notices, restarts...)
+	out.retry = errors.Join(out.retry, err)
 	if err := r.pruneUntargeted(ctx, kcc, before); err != nil {
 		out.retry = errors.Join(out.retry, err)
 	}
@@ -183,11 +184,35 @@ func (r *KeycloakClientCredentialReconciler) next(req ctrl.Request, kcc *secrets
 	case out.retry != nil:
 		return ctrl.Result{}, out.retry
 	case out.serves > 0:
-		return r.refresh.After(req, max(time.Second, min(r.nextCheck(kcc), out.serves))), nil
+		return r.refresh.After(req, max(time.Second, min(r.nextCheck(kcc), r.consumersPoll(kcc), out.serves))), nil
 	}
-	res := r.refresh.After(req, max(time.Second, r.nextCheck(kcc)))
+	check := max(time.Second, r.nextCheck(kcc))
+	if poll := r.consumersPoll(kcc); poll < check {
+		// The secret just read serves until the check, not the poll: a
+		// rollout followed every few seconds costs Keycloak nothing.
+		r.recent.serveUntil(req.NamespacedName, r.now().Add(check))
+		return r.refresh.After(req, poll), nil
+	}
+	res := r.refresh.After(req, check)
 	r.recent.serveUntil(req.NamespacedName, r.now().Add(res.RequeueAfter))
 	return res, nil
+}
+
+// consumersPoll is how soon the rotation's consumers need a look: every
+// consumerPoll while they are to be restarted or followed; never else.
+func (r *KeycloakClientCredentialReconciler) consumersPoll(kcc *secretsv1beta1.KeycloakClientCredential) time.Duration {
+	rot := kcc.Status.Rotation
+	never := time.Duration(1<<63 - 1)
+	switch {
+	case rot == nil || consumersOf(kcc) == nil:
+		return never
+	case rot.Phase == secretsv1beta1.RotationGracePeriod && consumersPending(kcc, rot, r.now()):
+		return consumerPoll
+	case rot.Phase == secretsv1beta1.RotationCompleted && !rot.WithGrace && rot.ConsumersDeadline == nil &&
+		rot.CompletedTime != nil && r.now().Sub(rot.CompletedTime.Time) < noGraceRestartWindow:
+		return consumerPoll
+	}
+	return never
 }
 
 func (r *KeycloakClientCredentialReconciler) now() time.Time {
@@ -209,14 +234,11 @@ func (r *KeycloakClientCredentialReconciler) nextCheck(kcc *secretsv1beta1.Keycl
 		if rot.Phase == secretsv1beta1.RotationGracePeriod && rot.GraceEndsTime != nil {
 			soon(rot.GraceEndsTime.Time)
 		}
-		if rot.Phase == secretsv1beta1.RotationGracePeriod && consumersPending(kcc, rot, r.now()) {
-			next = min(next, consumerPoll) // their rollouts are followed, up to the deadline
-		}
 		return next
 	}
 	ready := meta.FindStatusCondition(kcc.Status.Conditions, secretsv1beta1.TypeRotationReady)
 	switch {
-	case ready != nil && ready.Status == metav1.ConditionFalse:
+	case ready != nil && ready.Reason == secretsv1beta1.ReasonGraceUnavailable:
 	case ready != nil && ready.Reason == secretsv1beta1.ReasonRotationWaiting:
 		next = min(next, 30*time.Second)
 	default:

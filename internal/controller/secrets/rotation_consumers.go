@@ -18,6 +18,7 @@ package secrets
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -27,7 +28,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
 	"github.com/carbogame/vault-keycloak-operator/internal/rollout"
@@ -48,74 +48,116 @@ import (
 // their rollouts.
 const consumerPoll = 5 * time.Second
 
-// tendConsumers restarts the consumers of a rotation that just entered its
-// grace period, and follows their rollouts afterwards.
-func (r *KeycloakClientCredentialReconciler) tendConsumers(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential, out *sourced) {
-	rot := inProgress(kcc)
-	if rot == nil || rot.Phase != secretsv1beta1.RotationGracePeriod || consumersOf(kcc) == nil || !sameClient(kcc, rot) {
-		return
+// noGraceRestartWindow: a rotation without grace restarts its consumers in
+// a pass after it completed, within this long (a rotation completed before
+// consumers were named is not one to restart for).
+const noGraceRestartWindow = 10 * time.Minute
+
+// tendConsumers restarts the consumers of a rotation that entered its
+// grace period (or completed without one), and follows their rollouts
+// afterwards; an error leaves the restart to the next pass.
+func (r *KeycloakClientCredentialReconciler) tendConsumers(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential, out *sourced) error {
+	rot := kcc.Status.Rotation
+	if rot == nil || consumersOf(kcc) == nil || !sameClient(kcc, rot) || rot.DistributedTime == nil {
+		return nil
 	}
-	if rot.ConsumersDeadline == nil {
-		r.restartConsumers(ctx, kcc, rot, out)
-		return
+	now := r.now()
+	switch {
+	case rot.Phase == secretsv1beta1.RotationCompleted && !rot.WithGrace && rot.ConsumersDeadline == nil &&
+		rot.CompletedTime != nil && now.Sub(rot.CompletedTime.Time) < noGraceRestartWindow:
+		return r.restartConsumers(ctx, kcc, rot, false, out)
+	case rot.Phase != secretsv1beta1.RotationGracePeriod:
+		return nil
+	case rot.ConsumersDeadline == nil:
+		return r.restartConsumers(ctx, kcc, rot, true, out)
 	}
 	for i := range rot.Consumers {
 		if c := &rot.Consumers[i]; c.State == secretsv1beta1.ConsumerRollingOut {
 			r.followConsumer(ctx, kcc, rot, c, out)
 		}
 	}
+	return nil
 }
 
-// restartConsumers finds the consumers, restarts them, and starts the
-// wait for their rollouts.
-func (r *KeycloakClientCredentialReconciler) restartConsumers(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential, rot *secretsv1beta1.RotationStatus, out *sourced) {
+// restartConsumers finds the consumers and restarts them; wait says the
+// previous secret waits for their rollouts (a rotation with grace), and
+// starts that wait. A failure to look (not a refusal) is retried by the
+// next pass while the grace lasts; then the consumers found are restarted.
+func (r *KeycloakClientCredentialReconciler) restartConsumers(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential, rot *secretsv1beta1.RotationStatus, wait bool, out *sourced) error {
 	now := r.now()
-	found, ignored := r.findConsumers(ctx, kcc)
+	found, ignored, err := r.findConsumers(ctx, kcc)
+	if err != nil && wait && rot.GraceEndsTime != nil && now.Before(rot.GraceEndsTime.Time) {
+		return err
+	}
 	for _, why := range ignored {
 		out.notices = append(out.notices, notice{corev1.EventTypeWarning, secretsv1beta1.ReasonConsumerIgnored, why})
 	}
+	state := secretsv1beta1.ConsumerRollingOut
+	if !wait {
+		state = secretsv1beta1.ConsumerRestarted
+	}
 	rot.Consumers = nil
 	names := make([]string, 0, len(found))
+	var failed error
 	for _, w := range found {
-		c := secretsv1beta1.ConsumerStatus{Kind: w.kind, Namespace: w.obj.GetNamespace(), Name: w.obj.GetName(), State: secretsv1beta1.ConsumerRollingOut}
-		r.restartConsumer(ctx, rot, w.obj, &c, now)
+		c := secretsv1beta1.ConsumerStatus{Kind: w.kind, Namespace: w.obj.GetNamespace(), Name: w.obj.GetName(), State: state}
+		failed = errors.Join(failed, r.restartConsumer(ctx, restartValue(rot), w.obj, &c, now))
 		rot.Consumers = append(rot.Consumers, c)
 		names = append(names, consumerName(c))
 	}
-	deadline := metav1.NewTime(now.Add(kcc.RolloutTimeout()))
-	if exp := rot.PreviousExpiresTime; exp != nil && exp.Before(&deadline) {
+	// Counted from the distribution, so that a pass repeated after a lost
+	// status write never moves it.
+	deadline := metav1.NewTime(rot.DistributedTime.Add(kcc.RolloutTimeout()))
+	if !wait {
+		deadline = metav1.NewTime(now)
+	} else if exp := rot.PreviousExpiresTime; exp != nil && exp.Before(&deadline) {
 		deadline = *exp // Keycloak stops accepting the previous secret then anyway
 	}
 	rot.ConsumersDeadline = &deadline
 	if len(names) > 0 {
-		out.notices = append(out.notices, notice{corev1.EventTypeNormal, secretsv1beta1.ReasonConsumersRestarted,
-			fmt.Sprintf("restarted %s; the previous secret stays valid until they have rolled out, %s at the latest", strings.Join(names, ", "), deadline.UTC().Format(time.RFC3339))})
+		message := fmt.Sprintf("restarted %s; the previous secret stays valid until they have rolled out, %s at the latest", strings.Join(names, ", "), deadline.UTC().Format(time.RFC3339))
+		if !wait {
+			message = fmt.Sprintf("restarted %s; the rotation kept no previous secret, so they are not waited for", strings.Join(names, ", "))
+		}
+		out.notices = append(out.notices, notice{corev1.EventTypeNormal, secretsv1beta1.ReasonConsumersRestarted, message})
 	}
+	return failed
 }
 
-// restartConsumer restarts one workload as kubectl rollout restart does:
-// a new pod template. The annotation's value is the rotation's
-// distribution time, so a pass that repeats the restart (its status write
-// was lost) changes nothing.
-func (r *KeycloakClientCredentialReconciler) restartConsumer(ctx context.Context, rot *secretsv1beta1.RotationStatus, obj client.Object, c *secretsv1beta1.ConsumerStatus, now time.Time) {
+// restartValue is the restart annotation's value for a rotation: its
+// distribution time, so that a pass that repeats a restart (its status
+// write was lost) changes nothing.
+func restartValue(rot *secretsv1beta1.RotationStatus) string {
+	return rot.DistributedTime.UTC().Format(time.RFC3339)
+}
+
+// restartConsumer restarts one workload as kubectl rollout restart does: a
+// new pod template, through its annotation alone.
+func (r *KeycloakClientCredentialReconciler) restartConsumer(ctx context.Context, value string, obj client.Object, c *secretsv1beta1.ConsumerStatus, now time.Time) error {
 	patch := client.MergeFrom(obj.DeepCopyObject().(client.Object))
 	tmpl := rollout.PodTemplate(obj)
 	if tmpl.Annotations == nil {
 		tmpl.Annotations = map[string]string{}
 	}
-	tmpl.Annotations[rollout.RestartedAtAnnotation] = rot.DistributedTime.UTC().Format(time.RFC3339)
+	tmpl.Annotations[rollout.RestartedAtAnnotation] = value
 	if err := r.Patch(ctx, obj, patch, client.FieldOwner(FieldManager)); err != nil {
-		logf.FromContext(ctx).Error(err, "restart a consumer", "kind", c.Kind, "namespace", c.Namespace, "name", c.Name)
-		c.Message = "restart failed, tried again: " + err.Error()
-		return
+		c.Message = "restart failed, tried again"
+		return fmt.Errorf("restart %s: %w", consumerName(*c), err)
 	}
 	at := metav1.NewTime(now)
 	c.RestartedTime, c.Message = &at, "restarted"
+	return nil
 }
 
-// followConsumer reads one consumer and records how its rollout stands
-// (restarting it first if its restart failed).
+// followConsumer reads one consumer and records how its rollout stands,
+// checking first that it is still one: its namespace accepts the Secret
+// and holds the operator's, and its pods read it (else it is dropped,
+// neither restarted nor waited for).
 func (r *KeycloakClientCredentialReconciler) followConsumer(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential, rot *secretsv1beta1.RotationStatus, c *secretsv1beta1.ConsumerStatus, out *sourced) {
+	if r.accepts(ctx, kcc, c.Namespace) != nil {
+		c.State, c.Message = secretsv1beta1.ConsumerDropped, "no longer followed: the namespace no longer accepts the Secret"
+		return
+	}
 	obj := rollout.New(c.Kind)
 	err := r.Reader.Get(ctx, client.ObjectKey{Namespace: c.Namespace, Name: c.Name}, obj)
 	switch {
@@ -123,10 +165,13 @@ func (r *KeycloakClientCredentialReconciler) followConsumer(ctx context.Context,
 		c.State, c.Message = secretsv1beta1.ConsumerGone, "the workload was deleted"
 		return
 	case err != nil:
-		c.Message = "could not read the workload, tried again: " + err.Error()
+		c.Message = "could not read the workload, tried again"
+		return
+	case !rollout.References(rollout.PodTemplate(obj), kcc.Spec.Target.SecretName):
+		c.State, c.Message = secretsv1beta1.ConsumerDropped, "no longer followed: its pods no longer read the Secret"
 		return
 	case c.RestartedTime == nil:
-		r.restartConsumer(ctx, rot, obj, c, r.now())
+		_ = r.restartConsumer(ctx, restartValue(rot), obj, c, r.now()) // its message says so; tried again
 		return
 	}
 	done, message := rollout.Status(obj)
@@ -140,32 +185,59 @@ func (r *KeycloakClientCredentialReconciler) followConsumer(ctx context.Context,
 		fmt.Sprintf("%s rolled out with the new secret of client %q (%s)", consumerName(*c), kcc.Spec.Source.ClientID, message)})
 }
 
-// restartOnChange restarts the consumers of the namespaces whose client
-// secret changed outside a rotation (regenerated in Keycloak by hand): no
-// grace kept the previous secret, so they are not waited for.
-func (r *KeycloakClientCredentialReconciler) restartOnChange(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential, namespaces []string) []notice {
-	if consumersOf(kcc) == nil || len(namespaces) == 0 {
-		return nil
+// accepts is nil when the credential's consumers in ns may be touched: ns
+// accepts the Secret from the credential's namespace, and the Secret there
+// is the one the operator recorded writing (its UID, as the cache holds
+// it); an error says why not, or that it could not tell.
+func (r *KeycloakClientCredentialReconciler) accepts(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential, ns string) error {
+	if refused := r.targetRefusal(ctx, kcc, ns); refused != nil {
+		if refused.err != nil {
+			return refused.err
+		}
+		return errNotAccepted
 	}
-	found, _ := r.findConsumers(ctx, kcc)
-	at := metav1.NewTime(r.now())
+	var s corev1.Secret
+	if err := r.Get(ctx, client.ObjectKey{Namespace: ns, Name: kcc.Spec.Target.SecretName}, &s); err != nil {
+		return errNotAccepted
+	}
+	if !isOwnedBy(&s, &kcc.Status) || !wasSynced(&kcc.Status, ns) {
+		return errNotAccepted
+	}
+	return nil
+}
+
+// errNotAccepted: the namespace's workloads are none of the credential's
+// business (no consent, or the Secret there is not the operator's).
+var errNotAccepted = errors.New("the namespace does not take the Secret from this resource")
+
+// restartOnChange restarts the consumers of the namespaces whose client
+// secret changed outside this resource's rotation (regenerated in Keycloak
+// by hand, or by another resource's rotation): they are not waited for.
+// The restart's value is the new data's digest, so that a pass that
+// repeats the change restarts nothing more.
+func (r *KeycloakClientCredentialReconciler) restartOnChange(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential, namespaces []string, data map[string][]byte) ([]notice, error) {
+	if consumersOf(kcc) == nil || len(namespaces) == 0 {
+		return nil, nil
+	}
+	found, _, err := r.findConsumers(ctx, kcc)
+	value := "secret-" + dataHash(data)[:16]
 	var names []string
 	for _, w := range found {
-		if !slices.Contains(namespaces, w.obj.GetNamespace()) {
+		if !slices.Contains(namespaces, w.obj.GetNamespace()) || rollout.PodTemplate(w.obj).Annotations[rollout.RestartedAtAnnotation] == value {
 			continue
 		}
 		c := secretsv1beta1.ConsumerStatus{Kind: w.kind, Namespace: w.obj.GetNamespace(), Name: w.obj.GetName()}
-		r.restartConsumer(ctx, &secretsv1beta1.RotationStatus{DistributedTime: &at}, w.obj, &c, at.Time)
-		if c.RestartedTime != nil {
-			names = append(names, consumerName(c))
+		if restartErr := r.restartConsumer(ctx, value, w.obj, &c, r.now()); restartErr != nil {
+			err = errors.Join(err, restartErr)
+			continue
 		}
+		names = append(names, consumerName(c))
 	}
 	if len(names) == 0 {
-		return nil
+		return nil, err
 	}
 	return []notice{{corev1.EventTypeNormal, secretsv1beta1.ReasonConsumersRestarted,
-		fmt.Sprintf("the secret of client %q changed in Keycloak outside a rotation: restarted %s (no grace period kept the previous secret: their pods could not log in until they restarted)",
-			kcc.Spec.Source.ClientID, strings.Join(names, ", "))}}
+		fmt.Sprintf("the secret of client %q changed in Keycloak outside this resource's rotation: restarted %s", kcc.Spec.Source.ClientID, strings.Join(names, ", "))}}, err
 }
 
 // workload is a consumer found, with its kind.
@@ -176,87 +248,78 @@ type workload struct {
 
 // findConsumers lists the consumers of every target namespace that
 // accepts the Secret and holds the operator's; ignored says why a named
-// workload was not taken.
-func (r *KeycloakClientCredentialReconciler) findConsumers(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential) (found []workload, ignored []string) {
+// workload was not taken (one message whether it is missing or reads
+// another Secret: a tenant learns nothing of what a namespace holds); err
+// is a failure to look, worth another try.
+func (r *KeycloakClientCredentialReconciler) findConsumers(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential) (found []workload, ignored []string, err error) {
 	spec, secret := consumersOf(kcc), kcc.Spec.Target.SecretName
-	seen, namedSeen := map[string]bool{}, map[string]bool{}
-	defer func() {
-		for _, w := range spec.Workloads {
-			if !namedSeen[w.Kind+"/"+w.Name] {
-				ignored = append(ignored, fmt.Sprintf("%s %s not restarted: found in no target namespace that accepts Secret %s", w.Kind, w.Name, secret))
-			}
-		}
-	}()
+	seen, restarted := map[string]bool{}, map[string]bool{}
 	for _, ns := range tenancy.TargetNamespaces(kcc) {
-		_, owned := recordedUID(&kcc.Status, ns, secret)
-		if !owned || r.targetRefusal(ctx, kcc, ns) != nil {
+		if why := r.accepts(ctx, kcc, ns); why != nil {
+			if !errors.Is(why, errNotAccepted) {
+				err = errors.Join(err, why)
+			}
 			continue // the workloads there are none of this resource's business
 		}
-		candidates, why := r.candidates(ctx, spec, ns)
-		ignored = append(ignored, why...)
+		candidates, lookErr := r.candidates(ctx, spec, ns)
+		err = errors.Join(err, lookErr)
 		for _, w := range candidates {
 			key := w.kind + "/" + ns + "/" + w.obj.GetName()
-			namedSeen[w.kind+"/"+w.obj.GetName()] = true
-			switch {
-			case seen[key]:
-			case !rollout.References(rollout.PodTemplate(w.obj), secret):
-				if named(spec, w.kind, w.obj.GetName()) {
-					ignored = append(ignored, fmt.Sprintf("%s %s/%s not restarted: its pods do not read Secret %s", w.kind, ns, w.obj.GetName(), secret))
-				}
-			default:
-				seen[key] = true
-				found = append(found, w)
+			if seen[key] || !rollout.References(rollout.PodTemplate(w.obj), secret) {
+				continue
 			}
+			seen[key] = true
+			if ok, why := rollout.Restartable(w.obj); !ok {
+				ignored = append(ignored, fmt.Sprintf("%s %s/%s not restarted: %s", w.kind, ns, w.obj.GetName(), why))
+				continue
+			}
+			restarted[w.kind+"/"+w.obj.GetName()] = true
+			found = append(found, w)
 		}
 	}
-	return found, ignored
+	for _, w := range spec.Workloads {
+		if !restarted[w.Kind+"/"+w.Name] {
+			ignored = append(ignored, fmt.Sprintf("%s %s not restarted: no workload of that name in a target namespace that accepts Secret %s reads it", w.Kind, w.Name, secret))
+		}
+	}
+	return found, ignored, err
 }
 
 // candidates are the workloads of ns the spec names, selects or (with
 // discover) all of them; the pod templates are checked by the caller.
-func (r *KeycloakClientCredentialReconciler) candidates(ctx context.Context, spec *secretsv1beta1.RotationConsumers, ns string) (out []workload, ignored []string) {
+func (r *KeycloakClientCredentialReconciler) candidates(ctx context.Context, spec *secretsv1beta1.RotationConsumers, ns string) (out []workload, err error) {
 	for _, w := range spec.Workloads {
 		obj := rollout.New(w.Kind)
-		if err := r.Reader.Get(ctx, client.ObjectKey{Namespace: ns, Name: w.Name}, obj); err != nil {
-			if apierrors.IsNotFound(err) {
-				continue // named for another target namespace, maybe
+		if getErr := r.Reader.Get(ctx, client.ObjectKey{Namespace: ns, Name: w.Name}, obj); getErr != nil {
+			if !apierrors.IsNotFound(getErr) {
+				err = errors.Join(err, fmt.Errorf("read %s %s/%s: %w", w.Kind, ns, w.Name, getErr))
 			}
-			ignored = append(ignored, fmt.Sprintf("%s %s/%s not restarted: %v", w.Kind, ns, w.Name, err))
 			continue
 		}
 		out = append(out, workload{w.Kind, obj})
 	}
 	if spec.Selector == nil && !spec.Discover {
-		return out, ignored
+		return out, err
 	}
 	opts := []client.ListOption{client.InNamespace(ns)}
 	if spec.Selector != nil && !spec.Discover {
-		selector, err := metav1.LabelSelectorAsSelector(spec.Selector)
-		if err != nil {
-			return out, append(ignored, fmt.Sprintf("spec.rotation.consumers.selector: %v", err))
+		selector, selErr := metav1.LabelSelectorAsSelector(spec.Selector)
+		if selErr != nil {
+			return out, errors.Join(err, fmt.Errorf("spec.rotation.consumers.selector: %w", selErr))
 		}
 		opts = append(opts, client.MatchingLabelsSelector{Selector: selector})
 	}
 	for _, kind := range rollout.Kinds {
 		list := rollout.NewList(kind)
-		if err := r.Reader.List(ctx, list, opts...); err != nil {
-			ignored = append(ignored, fmt.Sprintf("list the %ss of namespace %s: %v", kind, ns, err))
+		if listErr := r.Reader.List(ctx, list, opts...); listErr != nil {
+			err = errors.Join(err, fmt.Errorf("list the %ss of namespace %s: %w", kind, ns, listErr))
 			continue
 		}
 		for _, obj := range rollout.Items(list) {
 			out = append(out, workload{kind, obj})
 		}
 	}
-	return out, ignored
-}
-
-func named(spec *secretsv1beta1.RotationConsumers, kind, name string) bool {
-	for _, w := range spec.Workloads {
-		if w.Kind == kind && w.Name == name {
-			return true
-		}
-	}
-	return false
+	return out, err
 }
 
 func consumerName(c secretsv1beta1.ConsumerStatus) string {

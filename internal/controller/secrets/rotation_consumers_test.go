@@ -30,6 +30,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
+	"github.com/carbogame/vault-keycloak-operator/internal/keycloak"
 	"github.com/carbogame/vault-keycloak-operator/internal/rollout"
 )
 
@@ -216,5 +217,84 @@ func TestASecretChangedByHandRestartsTheConsumers(t *testing.T) {
 	}
 	if ev := w.drainEvents(); !hasEvent(ev, "Normal ConsumersRestarted") {
 		t.Fatalf("events %v, want ConsumersRestarted", ev)
+	}
+}
+
+// A rotation that keeps no previous secret (downtime accepted) restarts
+// its consumers once it completed, without waiting for them.
+func TestARotationWithoutGraceRestartsItsConsumersAtOnce(t *testing.T) {
+	k := consuming(20*time.Minute, "api")
+	k.Spec.Rotation.AcceptDowntime = true
+	w := newKCCWorld(t, k, deployment("team-a", "api", "rot-creds"))
+	w.kc.Grace = keycloak.Grace{Why: "Keycloak's feature client-secret-rotation is off"}
+	w.reconcile("rot")
+	w.request("rot", secretsv1beta1.RotationRequestAnnotation, "r1")
+	w.reconcile("rot")
+	if rot := w.status("rot").Rotation; rot == nil || rot.Phase != secretsv1beta1.RotationCompleted || rot.WithGrace {
+		t.Fatalf("rotation %+v, want Completed without grace", rot)
+	}
+	res, _ := w.r.Reconcile(context.Background(), ctrl.Request{NamespacedName: client.ObjectKey{Namespace: "team-a", Name: "rot"}})
+	if _, restarted := w.deployment("team-a", "api").Spec.Template.Annotations[rollout.RestartedAtAnnotation]; !restarted {
+		t.Fatalf("the consumer of a rotation without grace was not restarted (next look in %s)", res.RequeueAfter)
+	}
+	if c := w.status("rot").Rotation.Consumers; len(c) != 1 || c[0].State != secretsv1beta1.ConsumerRestarted {
+		t.Fatalf("consumers %+v, want api Restarted (not waited for)", c)
+	}
+}
+
+// A namespace that stops accepting the Secret during the wait: its
+// consumer is dropped, neither read nor waited for any more.
+func TestAConsumerWhoseNamespaceWithdrawsConsentIsDropped(t *testing.T) {
+	now := time.Now()
+	k := consuming(30*time.Minute, "api")
+	k.Spec.Target.Namespaces = []string{"team-a", "team-b"}
+	w := newKCCWorld(t, k, deployment("team-b", "api", "rot-creds"))
+	consent := func(on bool) {
+		var ns corev1.Namespace
+		if err := w.client.Get(context.Background(), client.ObjectKey{Name: "team-b"}, &ns); err != nil {
+			t.Fatal(err)
+		}
+		ns.Annotations = map[string]string{}
+		if on {
+			ns.Annotations["secrets.carbogame.com/allowed-source-namespaces"] = "team-a"
+		}
+		if err := w.client.Update(context.Background(), &ns); err != nil {
+			t.Fatal(err)
+		}
+	}
+	consent(true)
+	w.r.Now = func() time.Time { return now }
+	inGrace(t, w)
+	w.reconcile("rot")
+	if rot := w.status("rot").Rotation; len(rot.Consumers) != 1 || rot.Consumers[0].Namespace != "team-b" {
+		t.Fatalf("consumers %+v, want team-b/api", rot.Consumers)
+	}
+	consent(false)
+	w.reconcile("rot")
+	if c := w.status("rot").Rotation.Consumers[0]; c.State != secretsv1beta1.ConsumerDropped {
+		t.Fatalf("consumer %+v after the namespace withdrew its consent, want Dropped", c)
+	}
+	now = now.Add(11 * time.Minute)
+	w.reconcile("rot")
+	if w.calls("invalidate ") != 1 {
+		t.Fatal("the rotation waited for a consumer its namespace no longer lets it follow")
+	}
+}
+
+// Following a rollout every few seconds reads Keycloak at the refresh,
+// not at each look.
+func TestFollowingARolloutCostsKeycloakNothing(t *testing.T) {
+	now := time.Now()
+	w := newKCCWorld(t, consuming(30*time.Minute, "api"), deployment("team-a", "api", "rot-creds"))
+	w.r.Now = func() time.Time { return now }
+	inGrace(t, w)
+	w.reconcile("rot")
+	reads := w.calls("read ")
+	for range 5 {
+		now = now.Add(consumerPoll)
+		w.reconcile("rot")
+	}
+	if got := w.calls("read ") - reads; got != 0 {
+		t.Fatalf("%d Keycloak reads in 5 looks at the rollout, want none", got)
 	}
 }
