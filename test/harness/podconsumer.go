@@ -149,7 +149,7 @@ func ConsumerDeployment(ns, name, secret string, minReady int32) *appsv1.Deploym
 	const container = "app"
 	labels := map[string]string{"app": name}
 	return &appsv1.Deployment{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: labels},
 		Spec: appsv1.DeploymentSpec{
 			Replicas: ptr.To[int32](1), MinReadySeconds: minReady,
 			Selector: &metav1.LabelSelector{MatchLabels: labels},

@@ -24,6 +24,7 @@ import (
 	"time"
 
 	. "github.com/onsi/gomega"
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -38,7 +39,9 @@ import (
 	vaultv1alpha1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1alpha1"
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
 	vaultcontroller "github.com/carbogame/vault-keycloak-operator/internal/controller/vault"
+	"github.com/carbogame/vault-keycloak-operator/internal/rollout"
 	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
+	"github.com/carbogame/vault-keycloak-operator/test/harness"
 )
 
 // attempt is one way a tenant may try to get more than it was granted.
@@ -225,6 +228,45 @@ func TestTenantCannotEscalate(t *testing.T) {
 					t.Fatal("the Secret no longer holds the granted client's secret")
 				}
 			}},
+		// A rotation's consumers: a workload named that lives in a namespace
+		// that does not take the Secret, and one of her own that does not
+		// read it, are never restarted (the rotation goes ahead without
+		// grace: the realm keeps no previous secret).
+		{name: "restart workloads that are not the rotation's consumers", try: func(t *testing.T) error {
+			for _, d := range []*appsv1.Deployment{harness.ConsumerDeployment(victim, "victim-api", "k-consumers-creds", 0), harness.ConsumerDeployment(own, "bystander", "other-secret", 0)} {
+				if err := op.Client.Create(ctx, d); err != nil {
+					t.Fatal(err)
+				}
+			}
+			k := credential(own, "k-consumers", appsRealm, "team-a-rot")
+			k.Spec.Rotation = &secretsv1beta1.RotationSpec{AcceptDowntime: true, Consumers: &secretsv1beta1.RotationConsumers{Workloads: []secretsv1beta1.WorkloadReference{
+				{Kind: "Deployment", Name: "victim-api"}, {Kind: "Deployment", Name: "bystander"}}}}
+			if err := tenant.Create(ctx, k); err != nil {
+				return err
+			}
+			waitCredential(t, client.ObjectKeyFromObject(k), secretsv1beta1.TypeReady, metav1.ConditionTrue, secretsv1beta1.ReasonSynced)
+			return update(ctx, k, func() { k.Annotations = map[string]string{secretsv1beta1.RotationRequestAnnotation: "consumers-1"} })
+		}, inert: func(t *testing.T) {
+			key := client.ObjectKey{Namespace: own, Name: "k-consumers"}
+			NewWithT(t).Eventually(func() bool {
+				var k secretsv1beta1.KeycloakClientCredential
+				if err := op.Client.Get(ctx, key, &k); err != nil {
+					return false
+				}
+				rot := k.Status.Rotation
+				return rot != nil && rot.Phase == secretsv1beta1.RotationCompleted && rot.ConsumersDeadline != nil
+			}).WithTimeout(settle).Should(BeTrue(), "the rotation's pass over its consumers never ran")
+			op.WaitEvent(t, own, "k-consumers", secretsv1beta1.ReasonConsumerIgnored)
+			for _, key := range []client.ObjectKey{{Namespace: victim, Name: "victim-api"}, {Namespace: own, Name: "bystander"}} {
+				var d appsv1.Deployment
+				if err := op.Client.Get(ctx, key, &d); err != nil {
+					t.Fatal(err)
+				}
+				if _, restarted := d.Spec.Template.Annotations[rollout.RestartedAtAnnotation]; restarted {
+					t.Fatalf("Deployment %s was restarted by another namespace's rotation", key)
+				}
+			}
+		}},
 		{name: "webhook down: another team's client", try: create(credential(bypass, "k-bypass", appsRealm, "team-b-web")),
 			inert: func(t *testing.T) {
 				k := waitCredential(t, client.ObjectKey{Namespace: bypass, Name: "k-bypass"}, secretsv1beta1.TypeReady, metav1.ConditionFalse, secretsv1beta1.ReasonAccessNotGranted)

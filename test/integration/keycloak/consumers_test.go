@@ -69,12 +69,28 @@ func TestARotationWaitsForItsConsumersRollouts(t *testing.T) {
 	}
 	key := client.ObjectKeyFromObject(k)
 	waitCredential(t, key, secretsv1beta1.TypeReady, metav1.ConditionTrue, secretsv1beta1.ReasonSynced, readyWithin)
+	// A second client, rotated on schedule, its consumer as slow as api.
+	schedClient := fmt.Sprintf("scheduled-%04d", rand.IntN(10000))
+	if err := createClient(ctx, kc, realm, schedClient, ""); err != nil {
+		t.Fatal(err)
+	}
+	sched := credential(ns, "sched", server, schedClient)
+	sched.Spec.Source.Realm = realm
+	sched.Spec.RefreshInterval = &metav1.Duration{Duration: time.Hour}
+	sched.Spec.Rotation = &secretsv1beta1.RotationSpec{Interval: metav1.Duration{Duration: time.Hour}, GracePeriod: &metav1.Duration{Duration: time.Minute},
+		Consumers: &secretsv1beta1.RotationConsumers{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "sched-api"}}}}
+	if err := op.Client.Create(ctx, sched); err != nil {
+		t.Fatal(err)
+	}
+	schedKey := client.ObjectKeyFromObject(sched)
+	waitCredential(t, schedKey, secretsv1beta1.TypeReady, metav1.ConditionTrue, secretsv1beta1.ReasonSynced, readyWithin)
 
 	consumers := map[string]*harness.PodConsumers{}
 	for name, d := range map[string]*appsv1.Deployment{
-		"api":     harness.ConsumerDeployment(ns, "api", "app-creds", 75),
-		"control": harness.ConsumerDeployment(ns, "control", "app-creds", 0),
-		"stuck":   harness.ConsumerDeployment(ns, "stuck", "app-creds", 0),
+		"api":       harness.ConsumerDeployment(ns, "api", "app-creds", 75),
+		"control":   harness.ConsumerDeployment(ns, "control", "app-creds", 0),
+		"stuck":     harness.ConsumerDeployment(ns, "stuck", "app-creds", 0),
+		"sched-api": harness.ConsumerDeployment(ns, "sched-api", "sched-creds", 75),
 	} {
 		if err := op.Client.Create(ctx, d); err != nil {
 			t.Fatal(err)
@@ -84,8 +100,8 @@ func TestARotationWaitsForItsConsumersRollouts(t *testing.T) {
 		defer consumers[name].Stop()
 	}
 	NewWithT(t).Eventually(func() int64 {
-		return consumers["api"].Pods.Load() + consumers["control"].Pods.Load() + consumers["stuck"].Pods.Load()
-	}).WithTimeout(time.Minute).Should(BeEquivalentTo(3), "the Deployments' pods did not start")
+		return consumers["api"].Pods.Load() + consumers["control"].Pods.Load() + consumers["stuck"].Pods.Load() + consumers["sched-api"].Pods.Load()
+	}).WithTimeout(time.Minute).Should(BeEquivalentTo(4), "the Deployments' pods did not start")
 	// The stuck Deployment's next pods will not be scheduled.
 	var stuck appsv1.Deployment
 	if err := op.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "stuck"}, &stuck); err != nil {
@@ -99,6 +115,19 @@ func TestARotationWaitsForItsConsumersRollouts(t *testing.T) {
 
 	changeCredential(t, key, func(k *secretsv1beta1.KeycloakClientCredential) {
 		k.Annotations = map[string]string{secretsv1beta1.RotationRequestAnnotation: "consumers-1"}
+	})
+	// The scheduled one falls due: its last rotation two hours ago, and a
+	// spec change brings the pass now.
+	var due secretsv1beta1.KeycloakClientCredential
+	if err := op.Client.Get(ctx, schedKey, &due); err != nil {
+		t.Fatal(err)
+	}
+	due.Status.LastRotationTime = &metav1.Time{Time: time.Now().Add(-2 * time.Hour)}
+	if err := op.Client.Status().Update(ctx, &due); err != nil {
+		t.Fatal(err)
+	}
+	changeCredential(t, schedKey, func(k *secretsv1beta1.KeycloakClientCredential) {
+		k.Spec.RefreshInterval = &metav1.Duration{Duration: 59 * time.Minute}
 	})
 	NewWithT(t).Eventually(phaseOf(t, key)).WithTimeout(20 * time.Second).Should(Equal(secretsv1beta1.RotationGracePeriod))
 	op.WaitEvent(t, ns, "app", secretsv1beta1.ReasonConsumersRestarted)
@@ -126,6 +155,16 @@ func TestARotationWaitsForItsConsumersRollouts(t *testing.T) {
 
 	for _, c := range consumers {
 		c.Stop()
+	}
+	// The scheduled rotation: its consumer rolled out past the grace, then
+	// the previous secret ended.
+	schedRot := rotationOf(t, schedKey)
+	if schedRot == nil || schedRot.Phase != secretsv1beta1.RotationCompleted || schedRot.Request != "" || len(schedRot.Consumers) != 1 ||
+		schedRot.Consumers[0].State != secretsv1beta1.ConsumerRolledOut || schedRot.CompletedTime.Before(schedRot.Consumers[0].FinishedTime) {
+		t.Fatalf("the scheduled rotation: %+v; want Completed after sched-api rolled out", schedRot)
+	}
+	if s := consumers["sched-api"]; s.Failures.Load() != 0 || s.Pods.Load() < 2 {
+		t.Fatalf("sched-api: %d failed logins (first: %v) by %d pods; want none, and its pod replaced", s.Failures.Load(), s.FirstFailure.Load(), s.Pods.Load())
 	}
 	api, control := consumers["api"], consumers["control"]
 	t.Logf("api: %d logins by %d pods, %d failed; control: %d logins, %d failed", api.Logins.Load(), api.Pods.Load(), api.Failures.Load(), control.Logins.Load(), control.Failures.Load())
