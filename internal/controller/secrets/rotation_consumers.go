@@ -154,8 +154,12 @@ func (r *KeycloakClientCredentialReconciler) restartConsumer(ctx context.Context
 // and holds the operator's, and its pods read it (else it is dropped,
 // neither restarted nor waited for).
 func (r *KeycloakClientCredentialReconciler) followConsumer(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential, rot *secretsv1beta1.RotationStatus, c *secretsv1beta1.ConsumerStatus, out *sourced) {
-	if r.accepts(ctx, kcc, c.Namespace) != nil {
+	switch err := r.accepts(ctx, kcc, c.Namespace); {
+	case errors.Is(err, errNotAccepted):
 		c.State, c.Message = secretsv1beta1.ConsumerDropped, "no longer followed: the namespace no longer accepts the Secret"
+		return
+	case err != nil:
+		c.Message = "could not tell whether the namespace still accepts the Secret, tried again"
 		return
 	}
 	obj := rollout.New(c.Kind)
