@@ -175,10 +175,10 @@ func reportRotation(kcc *secretsv1beta1.KeycloakClientCredential, st *secretsv1b
 		conditions.Set(&st.Conditions, gen, secretsv1beta1.TypeRotationReady, true, secretsv1beta1.ReasonRotationWaiting, waits)
 	case rot != nil && rot.Phase != secretsv1beta1.RotationCompleted:
 		conditions.Set(&st.Conditions, gen, secretsv1beta1.TypeRotationReady, true, rot.Phase, rotationMessage(kcc, rot))
-	case rot != nil && consumersOf(kcc) != nil && len(timedOut(rot)) > 0:
+	case rot != nil && consumersOf(kcc) != nil && len(consumersIn(rot, secretsv1beta1.ConsumerTimedOut)) > 0:
 		// Until the next rotation: the app team looks at these rollouts.
 		conditions.Set(&st.Conditions, gen, secretsv1beta1.TypeRotationReady, false, secretsv1beta1.ReasonConsumersTimedOut,
-			fmt.Sprintf("the last rotation invalidated the previous secret before %s rolled out", strings.Join(timedOut(rot), ", ")))
+			fmt.Sprintf("the last rotation invalidated the previous secret before %s rolled out", strings.Join(consumersIn(rot, secretsv1beta1.ConsumerTimedOut), ", ")))
 	case kcc.Spec.Rotation != nil || rot != nil:
 		msg := "no rotation in progress"
 		if due, ok := kcc.RotationDueAt(); ok {

@@ -45,14 +45,14 @@ func consumersPending(kcc *secretsv1beta1.KeycloakClientCredential, rot *secrets
 	if rot.ConsumersDeadline == nil {
 		return true
 	}
-	return len(rollingOut(rot)) > 0 && now.Before(rot.ConsumersDeadline.Time)
+	return len(consumersIn(rot, secretsv1beta1.ConsumerRollingOut)) > 0 && now.Before(rot.ConsumersDeadline.Time)
 }
 
-// rollingOut names the consumers whose rollout is not done.
-func rollingOut(rot *secretsv1beta1.RotationStatus) []string {
+// consumersIn names the rotation's consumers in state.
+func consumersIn(rot *secretsv1beta1.RotationStatus, state string) []string {
 	var names []string
 	for _, c := range rot.Consumers {
-		if c.State == secretsv1beta1.ConsumerRollingOut {
+		if c.State == state {
 			names = append(names, consumerName(c))
 		}
 	}
@@ -62,7 +62,7 @@ func rollingOut(rot *secretsv1beta1.RotationStatus) []string {
 // timeOutConsumers marks the consumers still rolling out when the previous
 // secret is invalidated, and says so in a Warning naming them.
 func timeOutConsumers(kcc *secretsv1beta1.KeycloakClientCredential, rot *secretsv1beta1.RotationStatus) (notice, bool) {
-	late := rollingOut(rot)
+	late := consumersIn(rot, secretsv1beta1.ConsumerRollingOut)
 	if len(late) == 0 {
 		return notice{}, false
 	}
@@ -74,18 +74,6 @@ func timeOutConsumers(kcc *secretsv1beta1.KeycloakClientCredential, rot *secrets
 	return notice{corev1.EventTypeWarning, secretsv1beta1.ReasonConsumersTimedOut,
 		fmt.Sprintf("the previous secret of client %q was invalidated before %s rolled out (spec.rotation.consumers.rolloutTimeout): their pods still on it fail to log in until they restart",
 			kcc.Spec.Source.ClientID, strings.Join(late, ", "))}, true
-}
-
-// timedOut names the consumers the last rotation invalidated the previous
-// secret before.
-func timedOut(rot *secretsv1beta1.RotationStatus) []string {
-	var names []string
-	for _, c := range rot.Consumers {
-		if c.State == secretsv1beta1.ConsumerTimedOut {
-			names = append(names, consumerName(c))
-		}
-	}
-	return names
 }
 
 // consumersMessage says how the consumers' rollouts stand, for the
