@@ -38,6 +38,7 @@ import (
 // client each (shared with the VaultServer controller: one login per
 // server), and the environment's Vault when the operator has an address.
 func vaultDestinations(mgr ctrl.Manager, opts Options, clusterUID string) (*vaultcontroller.ClusterDestinations, error) {
+	tokens := &vaultcontroller.ServiceAccountTokens{Client: mgr.GetClient(), TokenPath: opts.Vault.ServiceAccountTokenPath}
 	servers := &vaultcontroller.ClusterDestinations{
 		Reader:     mgr.GetClient(),
 		ClusterUID: clusterUID,
@@ -45,7 +46,8 @@ func vaultDestinations(mgr ctrl.Manager, opts Options, clusterUID string) (*vaul
 			Reader:    mgr.GetAPIReader(),
 			Namespace: opts.OperatorNamespace,
 			Base:      opts.Vault,
-			Tokens:    &vaultcontroller.ServiceAccountTokens{Client: mgr.GetClient(), TokenPath: opts.Vault.ServiceAccountTokenPath},
+			Tokens:    tokens,
+			Issuer:    tokens.Issuer,
 		},
 	}
 	if opts.Vault.Address == "" {

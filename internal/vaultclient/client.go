@@ -61,6 +61,10 @@ type Config struct {
 	// bound to this audience and to their ServiceAccounts' subjects;
 	// KubernetesAuthMount is then a JWT auth mount.
 	AppRoleAudience string
+	// AppRoleIssuer, with AppRoleAudience, binds the JWT roles to tokens
+	// of this issuer too (bound_claims iss): one mount may trust several
+	// clusters, whose ServiceAccounts' subjects are alike. None when empty.
+	AppRoleIssuer string
 	// Timeout of one request.
 	Timeout time.Duration
 	// Namespace is the Vault Enterprise or OpenBao namespace every request

@@ -162,6 +162,7 @@ func seconds(v any) time.Duration {
 const (
 	roleTypeJWT = "jwt"
 	claimSub    = "sub"
+	claimIss    = "iss"
 )
 
 // subjectPrefix starts the subject (sub claim) of every ServiceAccount
@@ -175,12 +176,16 @@ func (c *Client) jwtRoleData(r Role) map[string]any {
 	for i, sa := range r.ServiceAccounts {
 		subjects[i] = subjectPrefix + r.Namespace + ":" + sa
 	}
+	// A list: the sub claim must be one of them.
+	claims := map[string]any{claimSub: subjects}
+	if c.cfg.AppRoleIssuer != "" {
+		claims[claimIss] = c.cfg.AppRoleIssuer
+	}
 	return map[string]any{
-		"role_type":       roleTypeJWT,
-		"user_claim":      claimSub,
-		"bound_audiences": []string{c.cfg.AppRoleAudience},
-		// A list: the sub claim must be one of them.
-		"bound_claims":      map[string]any{claimSub: subjects},
+		"role_type":         roleTypeJWT,
+		"user_claim":        claimSub,
+		"bound_audiences":   []string{c.cfg.AppRoleAudience},
+		"bound_claims":      claims,
 		"bound_claims_type": "string",
 		"token_policies":    tokenPolicies(r.Policies),
 		"token_ttl":         int(r.TTL.Seconds()),
@@ -227,9 +232,26 @@ func (c *Client) jwtRoleOf(data map[string]any) Role {
 	typ, _ := data["role_type"].(string)
 	claim, _ := data["user_claim"].(string)
 	claimsType, _ := data["bound_claims_type"].(string)
-	if len(namespaces) != 1 || typ != roleTypeJWT || claim != claimSub || claimsType != "string" || len(claims) != 1 ||
+	if len(namespaces) != 1 || typ != roleTypeJWT || claim != claimSub || claimsType != "string" || !c.boundIssuerIs(claims) ||
 		len(audiences) != 1 || audiences[0] != c.cfg.AppRoleAudience {
 		role.Namespace = fmt.Sprintf("(drift: role_type %q, user_claim %q, bound_audiences %v, bound_claims %v)", typ, claim, audiences, claims)
 	}
 	return role
+}
+
+// boundIssuerIs reports whether a role's bound claims are sub and, when an
+// issuer is configured, iss with that issuer alone (a string, or a list of
+// it: Vault may answer either).
+func (c *Client) boundIssuerIs(claims map[string]any) bool {
+	if c.cfg.AppRoleIssuer == "" {
+		return len(claims) == 1
+	}
+	var issuers []string
+	switch iss := claims[claimIss].(type) {
+	case string:
+		issuers = []string{iss}
+	case []any:
+		issuers = stringList(iss)
+	}
+	return len(claims) == 2 && slices.Equal(issuers, []string{c.cfg.AppRoleIssuer})
 }

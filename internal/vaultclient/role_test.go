@@ -26,26 +26,28 @@ import (
 
 // A JWT role reads back equal to what was written, and anything the
 // operator would not write reads as drift.
+// roundTrip is what Vault answers: the written data, through JSON,
+// token_policies (written as one comma-separated string) read back as its
+// list.
+func roundTrip(data map[string]any) map[string]any {
+	raw, _ := json.Marshal(data)
+	var out map[string]any
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	_ = d.Decode(&out)
+	if s, ok := out["token_policies"].(string); ok {
+		var list []any
+		for _, p := range strings.Split(s, ",") {
+			list = append(list, p)
+		}
+		out["token_policies"] = list
+	}
+	return out
+}
+
 func TestJWTRoleReadsBackAsWritten(t *testing.T) {
 	c := &Client{cfg: Config{AppRoleAudience: "vault.example.com"}}
 	want := Role{ServiceAccounts: []string{"api", "worker"}, Namespace: "shop", Policies: []string{"app.shop.api"}, TTL: time.Hour}
-	// What Vault answers: the written data, through JSON, token_policies
-	// (written as one comma-separated string) read back as its list.
-	roundTrip := func(data map[string]any) map[string]any {
-		raw, _ := json.Marshal(data)
-		var out map[string]any
-		d := json.NewDecoder(bytes.NewReader(raw))
-		d.UseNumber()
-		_ = d.Decode(&out)
-		if s, ok := out["token_policies"].(string); ok {
-			var list []any
-			for _, p := range strings.Split(s, ",") {
-				list = append(list, p)
-			}
-			out["token_policies"] = list
-		}
-		return out
-	}
 	if p, ok := c.jwtRoleData(want)["token_policies"].(string); !ok || p != "app.shop.api" {
 		t.Fatalf("token_policies written as %#v, want the one policy as a string (OpenBao refuses a list against the admin's glob)", c.jwtRoleData(want)["token_policies"])
 	}
@@ -79,5 +81,53 @@ func TestJWTRoleReadsBackAsWritten(t *testing.T) {
 				t.Fatalf("drift not seen: %+v", got)
 			}
 		})
+	}
+}
+
+// A JWT role of a server with an issuer binds it beside the subjects, and
+// an issuer taken away, changed or widened by hand is drift.
+func TestJWTRoleBindsTheIssuer(t *testing.T) {
+	const issuer = "https://cluster-a.example.com"
+	c := &Client{cfg: Config{AppRoleAudience: "vault.example.com", AppRoleIssuer: issuer}}
+	want := Role{ServiceAccounts: []string{"api"}, Namespace: "shop", Policies: []string{"app.shop.api"}, TTL: time.Hour}
+	written := c.jwtRoleData(want)
+	if got := written["bound_claims"].(map[string]any)["iss"]; got != issuer {
+		t.Fatalf("bound_claims iss %v, want %s", got, issuer)
+	}
+	if got := c.jwtRoleOf(roundTrip(written)); !got.Equal(want) {
+		t.Fatalf("read back %+v, want %+v", got, want)
+	}
+	// Vault may answer the issuer as a list of one.
+	asList := roundTrip(written)
+	asList["bound_claims"].(map[string]any)["iss"] = []any{issuer}
+	if got := c.jwtRoleOf(asList); !got.Equal(want) {
+		t.Fatalf("an issuer read back as a list of one: %+v, want %+v", got, want)
+	}
+	for _, tt := range []struct {
+		name string
+		iss  any
+	}{
+		{"no issuer", nil},
+		{"another issuer", "https://cluster-b.example.com"},
+		{"a second issuer", []any{issuer, "https://cluster-b.example.com"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			d := roundTrip(written)
+			claims := d["bound_claims"].(map[string]any)
+			if tt.iss == nil {
+				delete(claims, "iss")
+			} else {
+				claims["iss"] = tt.iss
+			}
+			if got := c.jwtRoleOf(d); got.Equal(want) {
+				t.Fatalf("drift not seen: %+v", got)
+			}
+		})
+	}
+	// A server without an issuer reads a role that binds one as drift too:
+	// the setting was taken away.
+	unbound := &Client{cfg: Config{AppRoleAudience: "vault.example.com"}}
+	if got := unbound.jwtRoleOf(roundTrip(written)); got.Equal(want) {
+		t.Fatalf("an issuer no longer configured is not seen: %+v", got)
 	}
 }

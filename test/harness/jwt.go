@@ -74,10 +74,10 @@ func OperatorVaultJWTPolicyFor(mount, namePrefix string) string {
 }
 
 // ConfigureJWTAuthAt enables a JWT auth mount that trusts the tokens of the
-// cluster at cfg: it checks their signatures with the public keys the API
+// clusters at cfgs: it checks their signatures with the public keys each API
 // server publishes (/openid/v1/jwks), as a Vault that cannot reach the API
-// server is configured, and never calls the cluster.
-func (v *Vault) ConfigureJWTAuthAt(ctx context.Context, mount string, cfg *rest.Config) error {
+// servers is configured, and never calls the clusters.
+func (v *Vault) ConfigureJWTAuthAt(ctx context.Context, mount string, cfgs ...*rest.Config) error {
 	admin, err := v.AdminClient()
 	if err != nil {
 		return err
@@ -86,9 +86,13 @@ func (v *Vault) ConfigureJWTAuthAt(ctx context.Context, mount string, cfg *rest.
 		!strings.Contains(err.Error(), "path is already in use") {
 		return fmt.Errorf("enable jwt auth at %s: %w", mount, err)
 	}
-	keys, err := ClusterPublicKeys(ctx, cfg)
-	if err != nil {
-		return err
+	var keys []string
+	for _, cfg := range cfgs {
+		more, err := ClusterPublicKeys(ctx, cfg)
+		if err != nil {
+			return err
+		}
+		keys = append(keys, more...)
 	}
 	if _, err := admin.Logical().WriteWithContext(ctx, "auth/"+mount+"/config", map[string]any{"jwt_validation_pubkeys": keys}); err != nil {
 		return fmt.Errorf("configure jwt auth at %s: %w", mount, err)

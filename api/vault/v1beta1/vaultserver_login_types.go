@@ -109,4 +109,15 @@ type VaultJWTAuthMount struct {
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=256
 	Audience string `json:"audience"`
+
+	// Issuer the workloads' tokens carry (the roles' bound_claims iss):
+	// a mount trusted by several clusters then keeps each cluster's
+	// workloads to their own roles, though a subject such as
+	// system:serviceaccount:shop:api is the same in every cluster.
+	// Defaults to the issuer of this cluster's ServiceAccount tokens, as
+	// the operator's own token says (status.appAuthIssuer).
+	// +optional
+	// +kubebuilder:validation:MaxLength=512
+	// +kubebuilder:validation:Pattern=`^\S+$`
+	Issuer string `json:"issuer,omitempty"`
 }

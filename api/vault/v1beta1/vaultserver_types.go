@@ -183,6 +183,11 @@ type VaultServerStatus struct {
 	// +optional
 	Cluster string `json:"cluster,omitempty"`
 
+	// AppAuthIssuer is the issuer the JWT app roles bind (bound_claims
+	// iss): spec.appAuth.jwt.issuer, or this cluster's.
+	// +optional
+	AppAuthIssuer string `json:"appAuthIssuer,omitempty"`
+
 	// VaultApps is how many VaultApps have written to this server.
 	// +optional
 	VaultApps int32 `json:"vaultApps,omitempty"`

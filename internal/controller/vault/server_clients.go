@@ -60,6 +60,10 @@ type ServerClients struct {
 	// Tokens requests the operator's ServiceAccount tokens for a
 	// VaultServer's JWT login.
 	Tokens vaultclient.TokenSource
+	// Issuer is the issuer of this cluster's ServiceAccount tokens: what
+	// JWT app roles bind when the VaultServer names none. None is bound
+	// when nil.
+	Issuer func() (string, error)
 	// New builds a client; vaultclient.New when nil.
 	New func(vaultclient.Config) (ServerClient, error)
 
@@ -85,7 +89,7 @@ func ConfigOf(base vaultclient.Config, s *vaultv1beta1.VaultServer, ca []byte) v
 	cfg.KVMount = tenancy.KVMountOf(s)
 	switch app := s.Spec.AppAuth; {
 	case app.JWT != nil:
-		cfg.KubernetesAuthMount, cfg.AppRoleAudience = app.JWT.Mount, app.JWT.Audience
+		cfg.KubernetesAuthMount, cfg.AppRoleAudience, cfg.AppRoleIssuer = app.JWT.Mount, app.JWT.Audience, app.JWT.Issuer
 	case app.Kubernetes != nil:
 		cfg.KubernetesAuthMount, cfg.AppRoleAudience = app.Kubernetes.Mount, ""
 	}
@@ -100,6 +104,9 @@ func (c *ServerClients) For(ctx context.Context, s *vaultv1beta1.VaultServer) (S
 	}
 	cfg := ConfigOf(c.Base, s, ca)
 	cfg.Tokens = c.Tokens
+	if cfg.AppRoleIssuer, err = c.AppRoleIssuer(s); err != nil {
+		return nil, err
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if have, ok := c.clients[s.Name]; ok && reflect.DeepEqual(have.cfg, cfg) {
@@ -118,6 +125,20 @@ func (c *ServerClients) For(ctx context.Context, s *vaultv1beta1.VaultServer) (S
 	}
 	c.clients[s.Name] = serverClient{cfg: cfg, client: vc}
 	return vc, nil
+}
+
+// AppRoleIssuer is the issuer a server's JWT app roles bind: the one it
+// names, else this cluster's; none for Kubernetes-auth roles.
+func (c *ServerClients) AppRoleIssuer(s *vaultv1beta1.VaultServer) (string, error) {
+	jwt := s.Spec.AppAuth.JWT
+	if jwt == nil || jwt.Issuer != "" || c.Issuer == nil {
+		return ConfigOf(vaultclient.Config{}, s, nil).AppRoleIssuer, nil
+	}
+	issuer, err := c.Issuer()
+	if err != nil {
+		return "", fmt.Errorf("tell the issuer JWT app roles bind (set spec.appAuth.jwt.issuer, or mount the operator's ServiceAccount token): %w", err)
+	}
+	return issuer, nil
 }
 
 // Forget drops the client of a server that is gone.

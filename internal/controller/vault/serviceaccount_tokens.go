@@ -65,28 +65,26 @@ func (t *ServiceAccountTokens) Token(ctx context.Context, audience string) (stri
 	return req.Status.Token, nil
 }
 
+// Issuer is the issuer of this cluster's ServiceAccount tokens, as the
+// operator's own token says (its iss claim): what a JWT app role binds
+// when the VaultServer names no issuer.
+func (t *ServiceAccountTokens) Issuer() (string, error) {
+	claims, err := tokenClaimsOf(t.TokenPath)
+	if err != nil {
+		return "", err
+	}
+	if claims.Iss == "" {
+		return "", fmt.Errorf("the token at %s names no issuer", t.TokenPath)
+	}
+	return claims.Iss, nil
+}
+
 // serviceAccountOf reads the namespace and name of the ServiceAccount a
 // token was issued to from its subject (system:serviceaccount:<ns>:<name>).
-// The token is the operator's own, mounted by the kubelet: its claims are
-// read, not verified.
 func serviceAccountOf(path string) (string, string, error) {
-	raw, err := os.ReadFile(path)
+	claims, err := tokenClaimsOf(path)
 	if err != nil {
-		return "", "", fmt.Errorf("read the operator's ServiceAccount token: %w", err)
-	}
-	parts := strings.Split(strings.TrimSpace(string(raw)), ".")
-	if len(parts) != 3 {
-		return "", "", fmt.Errorf("the token at %s is not a JWT", path)
-	}
-	payload, err := base64.RawURLEncoding.DecodeString(parts[1])
-	if err != nil {
-		return "", "", fmt.Errorf("the token at %s: %w", path, err)
-	}
-	var claims struct {
-		Sub string `json:"sub"`
-	}
-	if err := json.Unmarshal(payload, &claims); err != nil {
-		return "", "", fmt.Errorf("the token at %s: %w", path, err)
+		return "", "", err
 	}
 	rest, ok := strings.CutPrefix(claims.Sub, "system:serviceaccount:")
 	namespace, name, ok2 := strings.Cut(rest, ":")
@@ -94,4 +92,33 @@ func serviceAccountOf(path string) (string, string, error) {
 		return "", "", fmt.Errorf("the token at %s is not a ServiceAccount's (subject %q)", path, claims.Sub)
 	}
 	return namespace, name, nil
+}
+
+// tokenClaims are the claims of the operator's token it reads.
+type tokenClaims struct {
+	Sub string `json:"sub"`
+	Iss string `json:"iss"`
+}
+
+// tokenClaimsOf reads the claims of the token at path. The token is the
+// operator's own, mounted by the kubelet: its claims are read, not
+// verified.
+func tokenClaimsOf(path string) (tokenClaims, error) {
+	var claims tokenClaims
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return claims, fmt.Errorf("read the operator's ServiceAccount token: %w", err)
+	}
+	parts := strings.Split(strings.TrimSpace(string(raw)), ".")
+	if len(parts) != 3 {
+		return claims, fmt.Errorf("the token at %s is not a JWT", path)
+	}
+	payload, err := base64.RawURLEncoding.DecodeString(parts[1])
+	if err != nil {
+		return claims, fmt.Errorf("the token at %s: %w", path, err)
+	}
+	if err := json.Unmarshal(payload, &claims); err != nil {
+		return claims, fmt.Errorf("the token at %s: %w", path, err)
+	}
+	return claims, nil
 }

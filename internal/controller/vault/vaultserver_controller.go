@@ -145,7 +145,8 @@ func (r *VaultServerReconciler) checkNow(ctx context.Context, server *vaultv1bet
 		}
 	}
 	var event *serverEvent
-	server.Status, event = decideServerStatus(server, r.ClusterUID, info, err, apps)
+	issuer, _ := r.Clients.AppRoleIssuer(server) // its error failed the check
+	server.Status, event = decideServerStatus(server, serverCheckOutcome{clusterUID: r.ClusterUID, info: info, err: err, apps: apps, issuer: issuer})
 	if err != nil {
 		return ctrl.Result{}, event, err
 	}

@@ -34,11 +34,23 @@ type connection struct{ reason, message string }
 // serverEvent is the Event a check's outcome is worth.
 type serverEvent struct{ eventType, reason, message string }
 
+// serverCheckOutcome is what a check of a server observed.
+type serverCheckOutcome struct {
+	clusterUID string
+	info       vaultclient.ServerInfo
+	err        error
+	apps       int32
+	// issuer the JWT app roles bind; empty for Kubernetes-auth roles.
+	issuer string
+}
+
 // decideServerStatus is the status a check reports (pure): Connected, and
 // Ready as its summary; the product and version (kept through an outage,
-// not through a change of server); the cluster's name; the count of
-// VaultApps. An Event when the conditions changed.
-func decideServerStatus(server *vaultv1beta1.VaultServer, clusterUID string, info vaultclient.ServerInfo, checkErr error, apps int32) (vaultv1beta1.VaultServerStatus, *serverEvent) {
+// not through a change of server); the cluster's name; the issuer JWT app
+// roles bind; the count of VaultApps. An Event when the conditions
+// changed.
+func decideServerStatus(server *vaultv1beta1.VaultServer, seen serverCheckOutcome) (vaultv1beta1.VaultServerStatus, *serverEvent) {
+	clusterUID, info, checkErr, apps := seen.clusterUID, seen.info, seen.err, seen.apps
 	before := server.Status
 	st := *server.Status.DeepCopy()
 	connected := serverConnection(server.Spec.Address, info, checkErr)
@@ -52,6 +64,9 @@ func decideServerStatus(server *vaultv1beta1.VaultServer, clusterUID string, inf
 		st.Cluster = clusterUID
 	}
 	st.VaultApps = apps
+	if checkErr == nil || server.Spec.AppAuth.JWT == nil {
+		st.AppAuthIssuer = seen.issuer
+	}
 	st.ObservedGeneration = server.Generation
 	if equality.Semantic.DeepEqual(before.Conditions, st.Conditions) {
 		return st, nil

@@ -23,10 +23,13 @@ import (
 	"crypto/rand"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"encoding/base64"
 	"encoding/pem"
 	"errors"
 	"fmt"
 	"math/big"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -78,6 +81,50 @@ func TestConfigOfVaultServer(t *testing.T) {
 	want.AuthMount, want.AuthRole, want.KubernetesAuthMount, want.KVMount, want.Isolated = "kubernetes-eu-1", "vko", "kubernetes-eu-1", "secret", true
 	if fmt.Sprint(cfg) != fmt.Sprint(want) {
 		t.Fatalf("ConfigOf = %+v\nwant %+v", cfg, want)
+	}
+}
+
+// JWT app roles bind the issuer the VaultServer names, else this cluster's
+// (the operator's own token's); Kubernetes-auth roles none; an issuer that
+// cannot be told fails the client, naming the field.
+func TestAppRoleIssuer(t *testing.T) {
+	dir := t.TempDir()
+	token := filepath.Join(dir, "token")
+	payload := base64.RawURLEncoding.EncodeToString([]byte(`{"iss":"https://cluster-a.example.com","sub":"system:serviceaccount:vko:manager"}`))
+	if err := os.WriteFile(token, []byte("e30."+payload+".sig"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	own := &ServiceAccountTokens{TokenPath: token}
+	jwt := centralVault()
+	jwt.Spec.AppAuth = vaultv1beta1.VaultAuthMethod{JWT: &vaultv1beta1.VaultJWTAuthMount{VaultAuthMount: vaultv1beta1.VaultAuthMount{Mount: "jwt"}, Audience: "apps"}}
+	named := jwt.DeepCopy()
+	named.Spec.AppAuth.JWT.Issuer = "https://named.example.com"
+	missing := &ServerClients{Issuer: (&ServiceAccountTokens{TokenPath: filepath.Join(dir, "none")}).Issuer}
+	for _, tt := range []struct {
+		name    string
+		clients *ServerClients
+		server  *vaultv1beta1.VaultServer
+		want    string
+		err     string
+	}{
+		{"this cluster's", &ServerClients{Issuer: own.Issuer}, jwt, "https://cluster-a.example.com", ""},
+		{"the server's", &ServerClients{Issuer: own.Issuer}, named, "https://named.example.com", ""},
+		{"Kubernetes auth binds none", &ServerClients{Issuer: own.Issuer}, centralVault(), "", ""},
+		{"the server's, though no token is mounted", missing, named, "https://named.example.com", ""},
+		{"no token mounted", missing, jwt, "", "set spec.appAuth.jwt.issuer"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := tt.clients.AppRoleIssuer(tt.server)
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("err %v, want one saying %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil || got != tt.want {
+				t.Fatalf("AppRoleIssuer = %q, %v; want %q", got, err, tt.want)
+			}
+		})
 	}
 }
 
@@ -319,24 +366,24 @@ func (c *countingChecker) Check(ctx context.Context) (vaultclient.ServerInfo, er
 // only a change of the conditions is worth an Event.
 func TestDecideServerStatus(t *testing.T) {
 	s := &vaultv1beta1.VaultServer{ObjectMeta: metav1.ObjectMeta{Name: "eu", Generation: 1}, Spec: vaultv1beta1.VaultServerSpec{Address: "https://vault.eu:8200"}}
-	st, ev := decideServerStatus(s, "uid-1", vaultclient.ServerInfo{Product: vaultclient.ProductOpenBao, Version: "2.7.2"}, nil, 3)
+	st, ev := decideServerStatus(s, serverCheckOutcome{clusterUID: "uid-1", info: vaultclient.ServerInfo{Product: vaultclient.ProductOpenBao, Version: "2.7.2"}, err: nil, apps: 3})
 	ready := meta.FindStatusCondition(st.Conditions, vaultv1beta1.TypeReady)
 	if ready == nil || ready.Status != metav1.ConditionTrue || st.Product != "OpenBao" || st.Version != "2.7.2" || st.Cluster != "uid-1" || st.VaultApps != 3 || ev == nil || ev.eventType != corev1.EventTypeNormal ||
 		!strings.Contains(ev.message, "logged in to OpenBao 2.7.2 at https://vault.eu:8200") {
 		t.Fatalf("connected: %+v, event %+v", st, ev)
 	}
 	s.Status = st
-	if _, again := decideServerStatus(s, "uid-1", vaultclient.ServerInfo{Product: vaultclient.ProductOpenBao, Version: "2.7.2"}, nil, 3); again != nil {
+	if _, again := decideServerStatus(s, serverCheckOutcome{clusterUID: "uid-1", info: vaultclient.ServerInfo{Product: vaultclient.ProductOpenBao, Version: "2.7.2"}, err: nil, apps: 3}); again != nil {
 		t.Fatalf("an unchanged check recorded %+v", again)
 	}
 	down := fmt.Errorf("read health: %w", vaultclient.ErrUnavailable)
-	st, ev = decideServerStatus(s, "uid-1", vaultclient.ServerInfo{}, down, 3)
+	st, ev = decideServerStatus(s, serverCheckOutcome{clusterUID: "uid-1", info: vaultclient.ServerInfo{}, err: down, apps: 3})
 	ready = meta.FindStatusCondition(st.Conditions, vaultv1beta1.TypeReady)
 	if ready.Status != metav1.ConditionFalse || ready.Reason != vaultv1beta1.ReasonVaultUnavailable || st.Version != "2.7.2" || st.Product != "OpenBao" || ev == nil || ev.eventType != corev1.EventTypeWarning {
 		t.Fatalf("down: Ready %+v, version %q, event %+v; want the version kept and a Warning", ready, st.Version, ev)
 	}
 	s.Status, s.Generation = st, 2 // another server
-	if st, _ = decideServerStatus(s, "uid-1", vaultclient.ServerInfo{}, down, 3); st.Version != "" || st.Product != "" {
+	if st, _ = decideServerStatus(s, serverCheckOutcome{clusterUID: "uid-1", info: vaultclient.ServerInfo{}, err: down, apps: 3}); st.Version != "" || st.Product != "" {
 		t.Fatalf("version %q kept through a change of server", st.Version)
 	}
 }

@@ -105,7 +105,7 @@ func TestAdminSetupsEveryFieldVaultServerOnOpenBao(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	shell := baoShell(t, tlsBao, server.Spec.Namespace, dir)
+	shell := baoShell(t, tlsBao, server.Spec.Namespace, dir, op.Kubeconfig)
 	runBlock(t, shell, "vault auth enable -path=kubernetes-eu-1")
 	// "its config, as above", and "the role bound to that policy".
 	if err := in.ConfigureKubernetesAuthAt(ctx, login.Mount, op.Client, op.Config); err != nil {
@@ -226,6 +226,22 @@ func TestAdminSetupsEveryFieldVaultServerOnOpenBao(t *testing.T) {
 	if err != nil || role == nil || role.Data["role_type"] != "jwt" {
 		t.Fatalf("JWT role %s in OpenBao namespace %s: %v, %v", name, server.Spec.Namespace, role, err)
 	}
+	// Bound to this cluster's issuer, as the operator's own role the page
+	// wrote is: the status says which.
+	var jwtServer vaultv1beta1.VaultServer
+	if err := op.Client.Get(ctx, client.ObjectKey{Name: server.Name}, &jwtServer); err != nil {
+		t.Fatal(err)
+	}
+	operatorRole, err := admin.Logical().ReadWithContext(ctx, "auth/"+server.Spec.Login.JWT.Mount+"/role/"+server.Spec.Login.JWT.Role)
+	if err != nil || operatorRole == nil {
+		t.Fatalf("the operator's role: %v, %v", operatorRole, err)
+	}
+	issuer := jwtServer.Status.AppAuthIssuer
+	for what, claims := range map[string]any{"app role " + name: role.Data["bound_claims"], "the operator's role": operatorRole.Data["bound_claims"]} {
+		if got, _ := claims.(map[string]any); issuer == "" || fmt.Sprint(got["iss"]) != issuer && fmt.Sprint(got["iss"]) != "["+issuer+"]" {
+			t.Errorf("%s binds iss %v; want this cluster's issuer %q (status.appAuthIssuer)", what, got["iss"], issuer)
+		}
+	}
 
 	// A workload logs in as the status says, with a token of the appAuth
 	// audience, and reads its secret in the namespace's KV mount.
@@ -258,18 +274,18 @@ func TestAdminSetupsEveryFieldVaultServerOnOpenBao(t *testing.T) {
 
 // baoShell is a terminal of an admin of OpenBao namespace ns, typing the
 // admin setup's commands: bao in the place of vault, VAULT_NAMESPACE set,
-// the server's CA trusted.
-func baoShell(t *testing.T, bao *harness.Vault, ns, dir string) *harness.DocShell {
+// the server's CA trusted, kubectl at the cluster of kubeconfig.
+func baoShell(t *testing.T, bao *harness.Vault, ns, dir, kubeconfig string) *harness.DocShell {
 	t.Helper()
-	bin := filepath.Join(dir, ".bin")
-	if err := os.Mkdir(bin, 0o755); err != nil {
+	bin, err := harness.KubectlBin(dir)
+	if err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Symlink(os.Getenv(harness.EnvBaoBin), filepath.Join(bin, "vault")); err != nil {
 		t.Fatal(err)
 	}
 	shell, err := harness.NewDocShell(dir, []string{"VAULT_ADDR=" + bao.Addr, "VAULT_TOKEN=" + bao.Token,
-		"VAULT_CACERT=" + bao.CACert, "VAULT_NAMESPACE=" + ns}, bin)
+		"VAULT_CACERT=" + bao.CACert, "VAULT_NAMESPACE=" + ns, "KUBECONFIG=" + kubeconfig}, bin)
 	if err != nil {
 		t.Fatal(err)
 	}
