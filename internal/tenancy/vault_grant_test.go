@@ -93,6 +93,32 @@ func TestDecideVaultGrantOnAVaultServer(t *testing.T) {
 	}
 }
 
+// A server keeping clusters apart in its KV mount judges KV rules on the
+// namespace's path under this cluster: a template naming {cluster} grants
+// them, one of the namespace alone (another layout's paths) does not.
+func TestKVRulesUnderTheClustersPath(t *testing.T) {
+	app := &vaultv1beta1.VaultApp{ObjectMeta: metav1.ObjectMeta{Name: "api", Namespace: "shop"},
+		Spec: vaultv1beta1.VaultAppSpec{Policy: vaultv1beta1.PolicySpec{Rules: []vaultv1beta1.PolicyRule{{Path: "db/*", Capabilities: []vaultv1beta1.Capability{"read"}}}}}}
+	for _, tt := range []struct {
+		template, want string
+	}{
+		{"secret/data/{cluster}/{namespace}/*", ""},
+		{"secret/data/eu-1/{namespace}/*", ""},
+		{"secret/data/{namespace}/*", `read on "db/*" (secret/data/eu-1/shop/db/*) not granted`},
+		{"secret/data/eu-2/{namespace}/*", `read on "db/*" (secret/data/eu-1/shop/db/*) not granted`},
+	} {
+		s := vaultServer(vaultv1beta1.VaultAccessGrant{Namespaces: []string{"shop"}, Paths: paths(tt.template)})
+		s.Spec.Cluster, s.Spec.KVPath = "eu-1", "{cluster}/{namespace}"
+		errs := CheckVaultServerAccess(app, s)
+		if tt.want == "" && len(errs) > 0 || tt.want != "" && !strings.Contains(fmt.Sprint(errs), tt.want) {
+			t.Errorf("%s: refusal %v, want %q", tt.template, errs, tt.want)
+		}
+		if got := KVOf(s).Prefix("shop"); got != "eu-1/shop" {
+			t.Errorf("the namespace's prefix %q, want eu-1/shop", got)
+		}
+	}
+}
+
 // On the environment's Vault the namespace's annotations grant, as in
 // every release before VaultServer.
 func TestDecideVaultGrantOnTheEnvironmentsVault(t *testing.T) {

@@ -19,11 +19,13 @@ package tenancy
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
+	"github.com/carbogame/vault-keycloak-operator/internal/vaultclient"
 )
 
 // VaultServerGrantsNamespace reports whether some access entry of the
@@ -63,11 +65,32 @@ func KVMountOf(s *vaultv1beta1.VaultServer) string {
 	return s.Spec.KVMount
 }
 
+// KVPathOf is the path each namespace owns in the server's KV mount,
+// {cluster} rendered, {namespace} kept for the namespace.
+func KVPathOf(s *vaultv1beta1.VaultServer) string {
+	p := s.Spec.KVPath
+	if p == "" {
+		p = vaultv1beta1.DefaultKVPath
+	}
+	return renderCluster(s, p)
+}
+
+// KVOf is where the server keeps the namespaces' secrets.
+func KVOf(s *vaultv1beta1.VaultServer) vaultclient.KV {
+	return vaultclient.KV{Mount: KVMountOf(s), Path: KVPathOf(s)}
+}
+
+// renderCluster puts the server's cluster in the place of {cluster}: the
+// webhook refuses {cluster} where spec.cluster is empty.
+func renderCluster(s *vaultv1beta1.VaultServer, template string) string {
+	return strings.ReplaceAll(template, vaultv1beta1.ClusterVariable, s.Spec.Cluster)
+}
+
 // kvDataPath is the Vault path a KV rule's grant is judged on: its data
 // path. The metadata path that list and delete imply comes with it, as the
 // namespace annotations always gave it.
 func kvDataPath(s *vaultv1beta1.VaultServer, namespace, p string) string {
-	return KVMountOf(s) + "/data/" + namespace + "/" + p
+	return KVMountOf(s) + "/data/" + KVOf(s).Prefix(namespace) + "/" + p
 }
 
 // RetainGranted reports whether some access entry that lists the namespace

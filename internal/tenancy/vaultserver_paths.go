@@ -62,7 +62,7 @@ func pathGrants(s *vaultv1beta1.VaultServer, namespace string) []pathGrant {
 			continue
 		}
 		for _, p := range g.Paths {
-			out = append(out, pathGrant{strings.ReplaceAll(p.Template, vaultv1beta1.NamespaceVariable, namespace), p.Capabilities})
+			out = append(out, pathGrant{strings.ReplaceAll(renderCluster(s, p.Template), vaultv1beta1.NamespaceVariable, namespace), p.Capabilities})
 		}
 	}
 	return out

@@ -38,6 +38,9 @@ func TestValidatePathTemplate(t *testing.T) {
 		{"database/creds/{namespace}-*", ""},
 		{"pki/issue/{namespace}", ""},
 		{"transit/encrypt/{namespace}-*", ""},
+		{"secret/data/{cluster}/{namespace}/*", ""},
+		{"{cluster}/data/*", "no glob or variable in the mount"},
+		{"secret/data/{clusters}/*", "may use only the variables"},
 		{"sys/policies/acl/*", "paths under sys/ are never granted"},
 		{"auth/kubernetes/role/{namespace}", "paths under auth/ are never granted"},
 		{"identity/entity/*", "paths under identity/ are never granted"},
@@ -46,16 +49,16 @@ func TestValidatePathTemplate(t *testing.T) {
 		{"secret/data/{namespace}/../other/*", "must not hold a \".\" or \"..\" segment"},
 		{"secret/data/*/{namespace}", "\"*\" only as its last character"},
 		{"secret//data", "segments separated by single"},
-		{"secret/data/{name}/*", "may use only the variable {namespace}"},
-		{"secret/data/{namespace/*", "may use only the variable {namespace}"},
+		{"secret/data/{name}/*", "may use only the variables {namespace} and {cluster}"},
+		{"secret/data/{namespace/*", "may use only the variables {namespace} and {cluster}"},
 		{"secret/data/a b", "may hold only"},
 		// Ways around a check of the literal first segment.
 		{"+/policies/acl/*", "may hold only"},
 		{"secret/+/x", "may hold only"},
 		{"s*", "must start with a mount's literal name"},
-		{"{namespace}/*", "no glob or {namespace} in the mount"},
-		{"kv-{namespace}/data/*", "no glob or {namespace} in the mount"},
-		{"a{namespace}/x", "no glob or {namespace} in the mount"},
+		{"{namespace}/*", "no glob or variable in the mount"},
+		{"kv-{namespace}/data/*", "no glob or variable in the mount"},
+		{"a{namespace}/x", "no glob or variable in the mount"},
 		{"team-a/sys/policies/acl/*", "paths under sys/ are never granted"},
 		{"ns/{namespace}/auth/kubernetes/role/*", "paths under auth/ are never granted"},
 		{"secret/Identity/x", "paths under Identity/ are never granted"},
@@ -95,6 +98,12 @@ func TestValidateVaultServer(t *testing.T) {
 	if errs := ValidateVaultServer(ok); len(errs) > 0 {
 		t.Fatalf("a plain server refused: %v", errs)
 	}
+	perCluster := ok.DeepCopy()
+	perCluster.Spec.Cluster, perCluster.Spec.KVPath = "eu-1", "apps/{cluster}/{namespace}"
+	perCluster.Spec.Access[0].Paths = paths("secret/data/apps/{cluster}/{namespace}/*")
+	if errs := ValidateVaultServer(perCluster); len(errs) > 0 {
+		t.Fatalf("a server keeping clusters apart refused: %v", errs)
+	}
 	for _, tt := range []struct {
 		name   string
 		mutate func(*vaultv1beta1.VaultServer)
@@ -108,6 +117,18 @@ func TestValidateVaultServer(t *testing.T) {
 		{"CA that is no PEM", func(s *vaultv1beta1.VaultServer) { s.Spec.CABundle = []byte("not a certificate") }, "spec.caBundle"},
 		{"namespace pattern with * inside", func(s *vaultv1beta1.VaultServer) { s.Spec.Access[0].Namespaces = []string{"te*am"} }, "spec.access[0].namespaces[0]"},
 		{"template under sys/", func(s *vaultv1beta1.VaultServer) { s.Spec.Access[0].Paths = paths("sys/mounts") }, "spec.access[0].paths[0].template"},
+		{"{cluster} in a template without spec.cluster", func(s *vaultv1beta1.VaultServer) {
+			s.Spec.Access[0].Paths = paths("secret/data/{cluster}/{namespace}/*")
+		}, "spec.cluster: Required value: spec.access[0].paths[0].template uses {cluster}"},
+		{"{cluster} in kvPath without spec.cluster", func(s *vaultv1beta1.VaultServer) { s.Spec.KVPath = "{cluster}/{namespace}" },
+			"spec.cluster: Required value: spec.kvPath uses {cluster}"},
+		{"kvPath without {namespace}", func(s *vaultv1beta1.VaultServer) { s.Spec.KVPath = "apps" }, "spec.kvPath: Invalid value: \"apps\": must hold {namespace} once"},
+		{"kvPath with {namespace} twice", func(s *vaultv1beta1.VaultServer) { s.Spec.KVPath = "{namespace}/{namespace}" }, "must hold {namespace} once"},
+		{"kvPath with {namespace} inside a segment", func(s *vaultv1beta1.VaultServer) { s.Spec.KVPath = "ns-{namespace}" }, "spec.kvPath"},
+		{"kvPath leaving its mount", func(s *vaultv1beta1.VaultServer) { s.Spec.KVPath = "../{namespace}" }, "no \".\" or \"..\""},
+		{"kvPath with {cluster} twice", func(s *vaultv1beta1.VaultServer) {
+			s.Spec.Cluster, s.Spec.KVPath = "eu-1", "{cluster}/{cluster}/{namespace}"
+		}, "may hold {cluster} once"},
 		{"token TTL over a day", func(s *vaultv1beta1.VaultServer) {
 			s.Spec.Access[0].MaxTokenTTL = &metav1.Duration{Duration: 48 * time.Hour}
 		}, "spec.access[0].maxTokenTTL"},

@@ -59,13 +59,21 @@ func ValidateVaultServer(s *vaultv1beta1.VaultServer) field.ErrorList {
 	if len(s.Spec.CABundle) > 0 && !x509.NewCertPool().AppendCertsFromPEM(s.Spec.CABundle) {
 		errs = append(errs, field.Invalid(spec.Child("caBundle"), "(PEM)", "must hold at least one PEM-encoded certificate"))
 	}
+	errs = append(errs, validateKVPath(spec.Child("kvPath"), s.Spec.KVPath)...)
+	if s.Spec.Cluster == "" && strings.Contains(s.Spec.KVPath, vaultv1beta1.ClusterVariable) {
+		errs = append(errs, field.Required(spec.Child("cluster"), "spec.kvPath uses {cluster}: name the cluster"))
+	}
 	access := spec.Child("access")
 	for i, g := range s.Spec.Access {
 		for j, ns := range g.Namespaces {
 			errs = append(errs, ValidatePattern(access.Index(i).Child("namespaces").Index(j), ns)...)
 		}
 		for j, p := range g.Paths {
-			errs = append(errs, ValidatePathTemplate(access.Index(i).Child("paths").Index(j).Child("template"), p.Template)...)
+			fld := access.Index(i).Child("paths").Index(j).Child("template")
+			errs = append(errs, ValidatePathTemplate(fld, p.Template)...)
+			if s.Spec.Cluster == "" && strings.Contains(p.Template, vaultv1beta1.ClusterVariable) {
+				errs = append(errs, field.Required(spec.Child("cluster"), fmt.Sprintf("%s uses {cluster}: name the cluster", fld)))
+			}
 		}
 		if ttl := g.MaxTokenTTL; ttl != nil && (ttl.Duration < vaultv1beta1.MinTokenTTL || ttl.Duration > vaultv1beta1.MaxTokenTTL) {
 			errs = append(errs, field.Invalid(access.Index(i).Child("maxTokenTTL"), ttl.Duration.String(),
@@ -83,17 +91,17 @@ func ValidateVaultServer(s *vaultv1beta1.VaultServer) field.ErrorList {
 // variable other than {namespace}.
 func ValidatePathTemplate(fld *field.Path, t string) field.ErrorList {
 	segments := strings.Split(strings.TrimSuffix(t, "*"), "/")
-	withoutVar := strings.ReplaceAll(t, vaultv1beta1.NamespaceVariable, "")
+	withoutVar := strings.NewReplacer(vaultv1beta1.NamespaceVariable, "", vaultv1beta1.ClusterVariable, "").Replace(t)
 	mount, _, hasPath := strings.Cut(t, "/")
 	switch {
 	case strings.HasPrefix(t, "/"):
 		return field.ErrorList{field.Invalid(fld, t, "must start with a mount, not \"/\"")}
 	case !templatePattern.MatchString(t):
-		return field.ErrorList{field.Invalid(fld, t, "may hold only letters, digits, \"_\", \".\", \"@\", \"-\" and {namespace}, in segments separated by single \"/\", and \"*\" only as its last character")}
+		return field.ErrorList{field.Invalid(fld, t, "may hold only letters, digits, \"_\", \".\", \"@\", \"-\", {namespace} and {cluster}, in segments separated by single \"/\", and \"*\" only as its last character")}
 	case strings.ContainsAny(withoutVar, "{}"):
-		return field.ErrorList{field.Invalid(fld, t, "may use only the variable {namespace}")}
+		return field.ErrorList{field.Invalid(fld, t, "may use only the variables {namespace} and {cluster}")}
 	case !hasPath || strings.ContainsAny(mount, "*{"):
-		return field.ErrorList{field.Invalid(fld, t, "must start with a mount's literal name and a \"/\" (no glob or {namespace} in the mount)")}
+		return field.ErrorList{field.Invalid(fld, t, "must start with a mount's literal name and a \"/\" (no glob or variable in the mount)")}
 	case slices.Contains(segments, ".") || slices.Contains(segments, ".."):
 		return field.ErrorList{field.Invalid(fld, t, "must not hold a \".\" or \"..\" segment")}
 	}
@@ -134,4 +142,37 @@ func VaultServerWarnings(s *vaultv1beta1.VaultServer) []string {
 		}
 	}
 	return out
+}
+
+// validateKVPath checks the path each namespace owns in the KV mount:
+// {namespace} once, a segment of its own (else one namespace's path is a
+// prefix of another's), {cluster} at most once and also alone in its
+// segment, literal segments otherwise ("." and ".." would leave the path).
+func validateKVPath(fld *field.Path, p string) field.ErrorList {
+	if p == "" {
+		return nil
+	}
+	segments := strings.Split(p, "/")
+	count := func(v string) int {
+		n := 0
+		for _, seg := range segments {
+			if seg == v {
+				n++
+			}
+		}
+		return n
+	}
+	for _, seg := range segments {
+		literal := !strings.ContainsAny(seg, "{}")
+		if seg == "" || seg == "." || seg == ".." || (!literal && seg != vaultv1beta1.NamespaceVariable && seg != vaultv1beta1.ClusterVariable) {
+			return field.ErrorList{field.Invalid(fld, p, "must be segments separated by single \"/\", each a literal name, {namespace} or {cluster} alone (no \".\" or \"..\")")}
+		}
+	}
+	switch {
+	case count(vaultv1beta1.NamespaceVariable) != 1:
+		return field.ErrorList{field.Invalid(fld, p, "must hold {namespace} once, as a segment of its own: each namespace owns its path")}
+	case count(vaultv1beta1.ClusterVariable) > 1:
+		return field.ErrorList{field.Invalid(fld, p, "may hold {cluster} once")}
+	}
+	return nil
 }

@@ -55,6 +55,9 @@ type Config struct {
 	// KVMount is the KV version 2 mount whose <mount>/data/<namespace>/
 	// prefix belongs to each namespace.
 	KVMount string
+	// KVPath is the path each namespace owns in KVMount, {namespace}
+	// standing for the namespace; {namespace} alone when empty.
+	KVPath string
 	// KubernetesAuthMount is the auth mount where VaultApp roles are written.
 	KubernetesAuthMount string
 	// AppRoleAudience, when set, makes the VaultApps' roles JWT-auth roles

@@ -103,33 +103,53 @@ func RetainedText(text string, o Owner) string {
 	return markLine(retainedMark, o) + "\n" + rest
 }
 
-// RenderPolicy renders the ACL policy of a namespace's rules as HCL, marked
-// as written for owner. The output depends only on its input (rules sorted
-// and merged by path, capabilities in a fixed order), so comparing it with
-// what Vault holds tells whether a write is needed.
-func (c *Client) KVMountPath() string { return c.cfg.KVMount }
+// KV is where the namespaces' secrets are: a KV version 2 mount, and the
+// path each namespace owns in it, with {namespace} standing for the
+// namespace ({namespace} alone when empty).
+type KV struct {
+	Mount, Path string
+}
 
-// RenderPolicy is Client.RenderPolicy for a KV mount: a plain function, so
-// that policy text is tested without a Vault.
-func RenderPolicy(kvMount string, owner Owner, rules []Rule) string {
-	namespace := owner.Namespace
-	kv, absolute := map[string][]string{}, map[string][]string{}
+// namespaceVariable stands for the namespace in KV.Path.
+const namespaceVariable = "{namespace}"
+
+// Prefix is the path a namespace owns in the mount, without slashes at
+// either end: its KV rules are relative to it.
+func (k KV) Prefix(namespace string) string {
+	if k.Path == "" {
+		return namespace
+	}
+	return strings.ReplaceAll(k.Path, namespaceVariable, namespace)
+}
+
+// KV is where this client's Vault keeps the namespaces' secrets.
+func (c *Client) KV() KV { return KV{Mount: c.cfg.KVMount, Path: c.cfg.KVPath} }
+
+// RenderPolicy renders the ACL policy of a namespace's rules as HCL, marked
+// as written for owner, its KV rules under the namespace's prefix in kv.
+// The output depends only on its input (rules sorted and merged by path,
+// capabilities in a fixed order), so comparing it with what Vault holds
+// tells whether a write is needed. A plain function, so that policy text is
+// tested without a Vault.
+func RenderPolicy(kv KV, owner Owner, rules []Rule) string {
+	kvMount, prefix := kv.Mount, kv.Prefix(owner.Namespace)
+	relative, absolute := map[string][]string{}, map[string][]string{}
 	for _, r := range rules {
 		if r.Absolute {
 			absolute[r.Path] = append(absolute[r.Path], r.Capabilities...)
 		} else {
-			kv[r.Path] = append(kv[r.Path], r.Capabilities...)
+			relative[r.Path] = append(relative[r.Path], r.Capabilities...)
 		}
 	}
 
 	var b strings.Builder
 	b.WriteString(markLine(managedMark, owner) + "\n")
 	b.WriteString("# Edits made here are reverted at the next refresh.\n")
-	for _, p := range sortedKeys(kv) {
-		caps := ordered(kv[p], capabilityOrder)
-		writePath(&b, fmt.Sprintf("%s/data/%s/%s", kvMount, namespace, p), caps)
+	for _, p := range sortedKeys(relative) {
+		caps := ordered(relative[p], capabilityOrder)
+		writePath(&b, fmt.Sprintf("%s/data/%s/%s", kvMount, prefix, p), caps)
 		if meta := ordered(caps, metadataCapabilities); len(meta) > 0 {
-			writePath(&b, fmt.Sprintf("%s/metadata/%s/%s", kvMount, namespace, p), meta)
+			writePath(&b, fmt.Sprintf("%s/metadata/%s/%s", kvMount, prefix, p), meta)
 		}
 	}
 	// Paths a VaultServer grants, after the KV ones: a policy without any

@@ -20,6 +20,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -34,7 +35,7 @@ func TestRenderPolicyGolden(t *testing.T) {
 		{Path: "db/*", Capabilities: []string{"list", "read"}},
 		{Path: "stripe", Capabilities: []string{"read", "create"}},
 	}
-	got := RenderPolicy("secret", owner, rules)
+	got := RenderPolicy(KV{Mount: "secret"}, owner, rules)
 	golden := filepath.Join("testdata", "policy.golden")
 	if *update {
 		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
@@ -48,14 +49,14 @@ func TestRenderPolicyGolden(t *testing.T) {
 	if got != string(want) {
 		t.Fatalf("policy text changed (go test ./internal/vaultclient -update rewrites the golden file):\n%s", got)
 	}
-	if again := RenderPolicy("secret", owner, []Rule{rules[2], rules[1], rules[0]}); again != got {
+	if again := RenderPolicy(KV{Mount: "secret"}, owner, []Rule{rules[2], rules[1], rules[0]}); again != got {
 		t.Fatalf("rule order changed the text:\n%s", again)
 	}
 }
 
 func TestMarks(t *testing.T) {
 	owner := Owner{Namespace: "shop", Name: "api.v2", UID: "0b6f9c1e-5a4e-4f0b-9a55-1f2d3c4b5a69", Cluster: "eu-prod-1"}
-	text := RenderPolicy("secret", owner, []Rule{{Path: "db", Capabilities: []string{"read"}}})
+	text := RenderPolicy(KV{Mount: "secret"}, owner, []Rule{{Path: "db", Capabilities: []string{"read"}}})
 	if m := MarkOf(text); !m.Managed || m.Retained || m.Owner != owner {
 		t.Fatalf("MarkOf(rendered) = %+v", m)
 	}
@@ -65,7 +66,7 @@ func TestMarks(t *testing.T) {
 	}
 	// The default identity, the kube-system namespace's UID, is a cluster too.
 	byUID := Owner{Namespace: "shop", Name: "api", UID: "u1", Cluster: "5f0c1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b"}
-	if m := MarkOf(RenderPolicy("secret", byUID, nil)); m.Owner != byUID {
+	if m := MarkOf(RenderPolicy(KV{Mount: "secret"}, byUID, nil)); m.Owner != byUID {
 		t.Fatalf("MarkOf(marked by a kube-system UID) = %+v", m)
 	}
 	// What the releases before the cluster identity wrote: the UID alone.
@@ -87,8 +88,8 @@ func TestMarks(t *testing.T) {
 
 func TestRenderPolicyWithGrantedPaths(t *testing.T) {
 	owner := Owner{Namespace: "shop", Name: "api", UID: "u1", Cluster: "eu"}
-	kvOnly := RenderPolicy("secret", owner, []Rule{{Path: "db", Capabilities: []string{"read"}}})
-	got := RenderPolicy("secret", owner, []Rule{
+	kvOnly := RenderPolicy(KV{Mount: "secret"}, owner, []Rule{{Path: "db", Capabilities: []string{"read"}}})
+	got := RenderPolicy(KV{Mount: "secret"}, owner, []Rule{
 		{Path: "pki/issue/shop", Capabilities: []string{"update", "create"}, Absolute: true},
 		{Path: "db", Capabilities: []string{"read"}},
 		{Path: "database/creds/shop", Capabilities: []string{"read"}, Absolute: true},
@@ -97,5 +98,21 @@ func TestRenderPolicyWithGrantedPaths(t *testing.T) {
 		"\npath \"pki/issue/shop\" {\n  capabilities = [\"create\", \"update\"]\n}\n"
 	if got != want {
 		t.Fatalf("policy:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// A KV path naming the cluster puts the namespace's rules under it, data
+// and metadata alike; none renders the namespace alone, as before.
+func TestRenderPolicyUnderAKVPath(t *testing.T) {
+	owner := Owner{Namespace: "shop", Name: "api", UID: "1", Cluster: "eu-1"}
+	rules := []Rule{{Path: "db/*", Capabilities: []string{"read", "list"}}}
+	got := RenderPolicy(KV{Mount: "secret", Path: "eu-1/{namespace}"}, owner, rules)
+	for _, want := range []string{`path "secret/data/eu-1/shop/db/*"`, `path "secret/metadata/eu-1/shop/db/*"`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("policy lacks %s:\n%s", want, got)
+		}
+	}
+	if RenderPolicy(KV{Mount: "secret", Path: "{namespace}"}, owner, rules) != RenderPolicy(KV{Mount: "secret"}, owner, rules) {
+		t.Error("the default path renders otherwise than none")
 	}
 }

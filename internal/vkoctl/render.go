@@ -132,7 +132,7 @@ func renderVaultApp(ctx context.Context, c client.Reader, app *vaultv1beta1.Vaul
 	}
 	name := tenancy.PolicyName(server.Spec.NamePrefix, app.Namespace, app.Name)
 	owner := vaultclient.Owner{Namespace: app.Namespace, Name: app.Name, UID: "<uid once created>", Cluster: cluster}
-	policy, role := vaultcontroller.Desired(app, tenancy.KVMountOf(server), name, owner, granted)
+	policy, role := vaultcontroller.Desired(app, tenancy.KVOf(server), name, owner, granted)
 	o.printf("---\n# Vault ACL policy %s\n%s", name, policy)
 	o.printf("---\n# Vault role %s on auth/%s\n", name, appAuthMount(server))
 	out, err := yaml.Marshal(map[string]any{

@@ -417,7 +417,7 @@ func (f *fleet) limitOne(vc *vaultapi.Client, app *vaultv1beta1.VaultApp) error 
 	ctx := context.Background()
 	name := tenancy.PolicyName("", app.Namespace, app.Name)
 	rules := []vaultclient.Rule{{Path: app.Spec.Policy.Rules[0].Path, Capabilities: []string{"read"}}}
-	policy := vaultclient.RenderPolicy("secret", vaultclient.Owner{Namespace: app.Namespace, Name: app.Name, UID: string(app.UID)}, rules)
+	policy := vaultclient.RenderPolicy(vaultclient.KV{Mount: "secret"}, vaultclient.Owner{Namespace: app.Namespace, Name: app.Name, UID: string(app.UID)}, rules)
 	policyWritten := make(chan error, 1)
 	go func() { policyWritten <- vc.Sys().PutPolicyWithContext(ctx, name, policy) }()
 	_, roleErr := vc.Logical().WriteWithContext(ctx, "auth/kubernetes/role/"+name, map[string]any{

@@ -33,6 +33,14 @@ const ServerFinalizer = "vault.exemple.com/server-cleanup"
 // VaultApp the path is granted to.
 const NamespaceVariable = "{namespace}"
 
+// ClusterVariable stands, in a path template or spec.kvPath, for the
+// server's spec.cluster: clusters sharing one Vault keep apart by it.
+const ClusterVariable = "{cluster}"
+
+// DefaultKVPath is the path each namespace owns in the KV mount when a
+// VaultServer names none.
+const DefaultKVPath = NamespaceVariable
+
 // VaultServerSpec says where a Vault is, how the operator logs in to it,
 // where the VaultApps' roles go, and what each namespace may ask of it.
 // Only the cluster admin writes it: tenants can neither read nor change a
@@ -87,6 +95,18 @@ type VaultServerSpec struct {
 	// +kubebuilder:validation:Pattern=`^[A-Za-z0-9_.-]+(/[A-Za-z0-9_.-]+)*$`
 	KVMount string `json:"kvMount,omitempty"`
 
+	// KVPath is the path each namespace owns in the KV mount, its KV rules
+	// relative to it: <kvMount>/data/<kvPath>/<rule path>. {namespace}, a
+	// segment of its own, stands for the namespace; {cluster} for
+	// spec.cluster, which must then be set. Defaults to {namespace}; give
+	// {cluster}/{namespace} when clusters share the KV mount, or a
+	// namespace of the same name in each reads the other's secrets.
+	// +optional
+	// +kubebuilder:default="{namespace}"
+	// +kubebuilder:validation:MaxLength=128
+	// +kubebuilder:validation:Pattern=`^([A-Za-z0-9_.-]+|\{namespace\}|\{cluster\})(/([A-Za-z0-9_.-]+|\{namespace\}|\{cluster\}))*$`
+	KVPath string `json:"kvPath,omitempty"`
+
 	// AppAuth is the auth mount where the VaultApps' roles are written.
 	AppAuth VaultAuthMethod `json:"appAuth"`
 
@@ -103,7 +123,7 @@ type VaultServerSpec struct {
 	// Access grants namespaces capabilities on paths of this Vault: the
 	// whole of what a VaultApp using this server may have. A KV rule is
 	// granted by a template covering its data path
-	// (<kvMount>/data/<namespace>/<path>, for example
+	// (<kvMount>/data/<kvPath>/<path>, for example
 	// secret/data/{namespace}/*); namespace annotations count only on the
 	// Vault of the operator's environment. Nothing is granted that no entry
 	// grants.
@@ -148,7 +168,8 @@ type VaultAccessGrant struct {
 // VaultPathGrant is a path template and the capabilities granted on it.
 type VaultPathGrant struct {
 	// Template of the path, with {namespace} standing for the VaultApp's
-	// namespace, for example secret/data/{namespace}/* or
+	// namespace and {cluster} for spec.cluster, for example
+	// secret/data/{namespace}/*, secret/data/{cluster}/{namespace}/* or
 	// database/creds/{namespace}-*. Templates under sys/, auth/ and
 	// identity/ are refused.
 	// +kubebuilder:validation:MinLength=1

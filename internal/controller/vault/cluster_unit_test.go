@@ -38,7 +38,7 @@ import (
 const kubeSystemUID = "5f0c1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b"
 
 func marked(cluster, uid string) string {
-	return vaultclient.RenderPolicy("secret", vaultclient.Owner{Namespace: "shop", Name: "api", UID: uid, Cluster: cluster}, nil)
+	return vaultclient.RenderPolicy(vaultclient.KV{Mount: "secret"}, vaultclient.Owner{Namespace: "shop", Name: "api", UID: uid, Cluster: cluster}, nil)
 }
 
 func TestOwnsPolicyByCluster(t *testing.T) {
@@ -64,12 +64,12 @@ func TestOwnsPolicyByCluster(t *testing.T) {
 		{"another cluster's", marked("west", "9"), nil, "policy app.shop.api in Vault belongs to cluster west (its operator wrote it for VaultApp shop/api there)"},
 		{"another cluster's, though this VaultApp had it in step once", marked("west", "9"), synced, "belongs to cluster west"},
 		{"retained by another cluster", vaultclient.RetainedText(marked("west", "9"), other), synced, "belongs to cluster west"},
-		{"another VaultApp's of this cluster", vaultclient.RenderPolicy("secret", vaultclient.Owner{Namespace: "shop", Name: "web", UID: "3", Cluster: testCluster}, nil), nil,
+		{"another VaultApp's of this cluster", vaultclient.RenderPolicy(vaultclient.KV{Mount: "secret"}, vaultclient.Owner{Namespace: "shop", Name: "web", UID: "3", Cluster: testCluster}, nil), nil,
 			"the operator wrote it for VaultApp shop/web"},
 		{"unmarked, in step before (a hand edit)", `path "x" {}`, synced, ""},
 		{"unmarked", `path "x" {}`, nil, "its first line carries no mark of the operator"},
 		{"unmarked, in step under a former name", `path "x" {}`, syncedBefore, "its first line carries no mark of the operator"},
-		{"another VaultApp's, though this one had its name in step", vaultclient.RenderPolicy("secret", vaultclient.Owner{Namespace: "shop", Name: "web", UID: "3", Cluster: testCluster}, nil), synced,
+		{"another VaultApp's, though this one had its name in step", vaultclient.RenderPolicy(vaultclient.KV{Mount: "secret"}, vaultclient.Owner{Namespace: "shop", Name: "web", UID: "3", Cluster: testCluster}, nil), synced,
 			"the operator wrote it for VaultApp shop/web"},
 	}
 	for _, tt := range tests {
@@ -147,7 +147,7 @@ func TestNamingTheClusterAdoptsWhatItsUIDMarked(t *testing.T) {
 
 func TestOrphanSweepTakesOnlyThisClustersMarks(t *testing.T) {
 	gone := func(cluster, name, uid string) string {
-		return vaultclient.RenderPolicy("secret", vaultclient.Owner{Namespace: "shop", Name: "gone", UID: uid, Cluster: cluster}, nil)
+		return vaultclient.RenderPolicy(vaultclient.KV{Mount: "secret"}, vaultclient.Owner{Namespace: "shop", Name: "gone", UID: uid, Cluster: cluster}, nil)
 	}
 	tests := []struct {
 		name, policy, text string

@@ -158,8 +158,8 @@ func TestVaultAppWrittenToItsVaultServer(t *testing.T) {
 	// marked for this VaultApp, which uses eu, is kept: the two servers
 	// may be one Vault, and the VaultApp exists. One of a VaultApp that
 	// is gone is swept.
-	mine := vaultclient.RenderPolicy("secret", vaultclient.Owner{Namespace: "shop", Name: "api", UID: "1111-2222", Cluster: testCluster}, nil)
-	gone := vaultclient.RenderPolicy("secret", vaultclient.Owner{Namespace: "shop", Name: "gone", UID: "3333", Cluster: testCluster}, nil)
+	mine := vaultclient.RenderPolicy(vaultclient.KV{Mount: "secret"}, vaultclient.Owner{Namespace: "shop", Name: "api", UID: "1111-2222", Cluster: testCluster}, nil)
+	gone := vaultclient.RenderPolicy(vaultclient.KV{Mount: "secret"}, vaultclient.Owner{Namespace: "shop", Name: "gone", UID: "3333", Cluster: testCluster}, nil)
 	w.vault.Policies[testPolicy], w.vault.Policies["app.shop.gone"] = mine, gone
 	s := &OrphanSweeper{Reader: w.client, Apps: EveryVaultApp{Reader: w.client}, Destinations: w.r.Destinations, Recorder: w.events}
 	removed, err := s.Sweep(context.Background())

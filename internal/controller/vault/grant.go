@@ -41,8 +41,8 @@ func (g grant) narrows(app *vaultv1beta1.VaultApp) bool {
 // grant: the policy's text (its mark naming owner) and the role. The
 // controller writes them; kubectl vko render shows them before the
 // VaultApp exists.
-func Desired(app *vaultv1beta1.VaultApp, kvMount, policyName string, owner vaultclient.Owner, g tenancy.VaultGrant) (string, vaultclient.Role) {
-	policy := vaultclient.RenderPolicy(kvMount, owner, grant{g}.vaultRules())
+func Desired(app *vaultv1beta1.VaultApp, kv vaultclient.KV, policyName string, owner vaultclient.Owner, g tenancy.VaultGrant) (string, vaultclient.Role) {
+	policy := vaultclient.RenderPolicy(kv, owner, grant{g}.vaultRules())
 	return policy, vaultclient.Role{
 		ServiceAccounts: app.Spec.KubernetesAuth.ServiceAccounts,
 		Namespace:       app.Namespace,

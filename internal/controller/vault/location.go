@@ -31,6 +31,8 @@ type Location struct {
 	Address   string
 	Namespace string
 	KVMount   string
+	// KVPath is each namespace's path in the KV mount ("": the namespace).
+	KVPath string
 	// AppAuthMount is where the VaultApps' roles go; AppAudience the
 	// audience they bind on a JWT mount ("" on a Kubernetes one).
 	AppAuthMount, AppAudience string
@@ -41,7 +43,7 @@ type Location struct {
 // cluster (whose kube-system UID names it where the server names none).
 func LocationOf(s *vaultv1beta1.VaultServer, clusterUID string) Location {
 	id := identityOn(s, clusterUID)
-	l := Location{Address: s.Spec.Address, Namespace: s.Spec.Namespace, KVMount: tenancy.KVMountOf(s),
+	l := Location{Address: s.Spec.Address, Namespace: s.Spec.Namespace, KVMount: tenancy.KVMountOf(s), KVPath: tenancy.KVPathOf(s),
 		Cluster: id.Cluster, NamePrefix: id.NamePrefix}
 	switch auth := s.Spec.AppAuth; {
 	case auth.JWT != nil:
@@ -58,6 +60,9 @@ func (l Location) Same(o Location) bool {
 	norm := func(l Location) Location {
 		l.Address = strings.TrimRight(l.Address, "/")
 		l.KVMount = strings.Trim(l.KVMount, "/")
+		if l.KVPath == vaultv1beta1.DefaultKVPath {
+			l.KVPath = ""
+		}
 		l.AppAuthMount = strings.Trim(l.AppAuthMount, "/")
 		l.Namespace = strings.Trim(l.Namespace, "/")
 		return l

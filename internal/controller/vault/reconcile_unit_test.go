@@ -229,7 +229,7 @@ func TestRevokedGrantRemovesPolicyAndRole(t *testing.T) {
 
 func TestVaultObjectsTheOperatorDidNotWriteAreLeftAlone(t *testing.T) {
 	foreignPolicy := `path "secret/*" { capabilities = ["read"] }`
-	retained := vaultclient.RetainedText(vaultclient.RenderPolicy("secret", vaultclient.Owner{Namespace: "shop", Name: "api", UID: "old"}, nil),
+	retained := vaultclient.RetainedText(vaultclient.RenderPolicy(vaultclient.KV{Mount: "secret"}, vaultclient.Owner{Namespace: "shop", Name: "api", UID: "old"}, nil),
 		vaultclient.Owner{Namespace: "shop", Name: "api", UID: "old"})
 	tests := []struct {
 		name   string
@@ -360,10 +360,10 @@ func TestOrphanSweep(t *testing.T) {
 	w := newWorld(t, nil, shopAPI())
 	w.reconcile() // app.shop.api, whose VaultApp exists
 	gone := vaultclient.Owner{Namespace: "shop", Name: "gone", UID: "3333", Cluster: testCluster}
-	w.vault.Policies["app.shop.gone"] = vaultclient.RenderPolicy("secret", gone, nil)
+	w.vault.Policies["app.shop.gone"] = vaultclient.RenderPolicy(vaultclient.KV{Mount: "secret"}, gone, nil)
 	w.vault.Roles["app.shop.gone"] = vaultclient.Role{Policies: []string{"app.shop.gone"}, Namespace: "shop"}
 	kept := vaultclient.Owner{Namespace: "shop", Name: "kept", UID: "4444"}
-	w.vault.Policies["app.shop.kept"] = vaultclient.RetainedText(vaultclient.RenderPolicy("secret", kept, nil), kept)
+	w.vault.Policies["app.shop.kept"] = vaultclient.RetainedText(vaultclient.RenderPolicy(vaultclient.KV{Mount: "secret"}, kept, nil), kept)
 	w.vault.Policies["app.shop.foreign"] = `path "x" { capabilities = ["read"] }`
 	// 0.1 marked no UID, and did not mark what Retain kept: left alone.
 	w.vault.Policies["app.shop.old"] = "# Managed by vault-keycloak-operator for VaultApp shop/old.\n"

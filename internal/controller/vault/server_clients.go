@@ -86,7 +86,7 @@ func ConfigOf(base vaultclient.Config, s *vaultv1beta1.VaultServer, ca []byte) v
 	case login.Kubernetes != nil:
 		cfg.AuthMount, cfg.AuthRole, cfg.LoginAudience = login.Kubernetes.Mount, login.Kubernetes.Role, ""
 	}
-	cfg.KVMount = tenancy.KVMountOf(s)
+	cfg.KVMount, cfg.KVPath = tenancy.KVMountOf(s), tenancy.KVPathOf(s)
 	switch app := s.Spec.AppAuth; {
 	case app.JWT != nil:
 		cfg.KubernetesAuthMount, cfg.AppRoleAudience, cfg.AppRoleIssuer = app.JWT.Mount, app.JWT.Audience, app.JWT.Issuer

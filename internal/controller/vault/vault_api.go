@@ -26,8 +26,9 @@ import (
 // (policy text is rendered by vaultclient.RenderPolicy); internal/vaultclient's
 // Client is the real one, internal/vaultclient/vaultfake's Vault the unit tests'.
 type VaultAPI interface {
-	// KVMountPath is where the KV engine is mounted (policy paths under it).
-	KVMountPath() string
+	// KV is where the KV engine is mounted and the path each namespace
+	// owns in it (policy paths under them).
+	KV() vaultclient.KV
 	ReadPolicy(ctx context.Context, name string) (string, bool, error)
 	WritePolicy(ctx context.Context, name, text string) error
 	DeletePolicy(ctx context.Context, name string) error

@@ -93,7 +93,7 @@ func (w written) String() string {
 // sync reads the policy and the role, and writes each that differs and is
 // the operator's to write.
 func (r *pass) sync(ctx context.Context, granted grant) (written, error) {
-	wantPolicy, wantRole := Desired(r.app, r.Vault.KVMountPath(), r.name, r.ownerOf(), granted.VaultGrant)
+	wantPolicy, wantRole := Desired(r.app, r.Vault.KV(), r.name, r.ownerOf(), granted.VaultGrant)
 
 	have, err := r.observe(ctx)
 	if err != nil {

@@ -78,7 +78,7 @@ func TestConfigOfVaultServer(t *testing.T) {
 	cfg := ConfigOf(base, centralVault(), []byte("PEM"))
 	want := base
 	want.Address, want.Namespace, want.CACert, want.Token = "https://vault.example.com:8200", "team-platform", []byte("PEM"), ""
-	want.AuthMount, want.AuthRole, want.KubernetesAuthMount, want.KVMount, want.Isolated = "kubernetes-eu-1", "vko", "kubernetes-eu-1", "secret", true
+	want.AuthMount, want.AuthRole, want.KubernetesAuthMount, want.KVMount, want.KVPath, want.Isolated = "kubernetes-eu-1", "vko", "kubernetes-eu-1", "secret", "{namespace}", true
 	if fmt.Sprint(cfg) != fmt.Sprint(want) {
 		t.Fatalf("ConfigOf = %+v\nwant %+v", cfg, want)
 	}
@@ -244,10 +244,10 @@ func TestVaultServerDeletionPolicyDelete(t *testing.T) {
 	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(server).WithStatusSubresource(server).Build()
 	vault := vaultfake.New()
 	ours := vaultclient.Owner{Namespace: "shop", Name: "api", UID: "1", Cluster: "eu-1"}
-	vault.Policies["app.shop.api"] = vaultclient.RenderPolicy("secret", ours, nil)
+	vault.Policies["app.shop.api"] = vaultclient.RenderPolicy(vaultclient.KV{Mount: "secret"}, ours, nil)
 	vault.Roles["app.shop.api"] = vaultclient.Role{ServiceAccounts: []string{"api"}, Namespace: "shop", Policies: []string{"app.shop.api"}}
-	vault.Policies["app.shop.web"] = vaultclient.RenderPolicy("secret", vaultclient.Owner{Namespace: "shop", Name: "web", UID: "2", Cluster: "us-1"}, nil)
-	vault.Policies["app.shop.kept"] = vaultclient.RetainedText(vaultclient.RenderPolicy("secret", vaultclient.Owner{Namespace: "shop", Name: "kept", UID: "3", Cluster: "eu-1"}, nil),
+	vault.Policies["app.shop.web"] = vaultclient.RenderPolicy(vaultclient.KV{Mount: "secret"}, vaultclient.Owner{Namespace: "shop", Name: "web", UID: "2", Cluster: "us-1"}, nil)
+	vault.Policies["app.shop.kept"] = vaultclient.RetainedText(vaultclient.RenderPolicy(vaultclient.KV{Mount: "secret"}, vaultclient.Owner{Namespace: "shop", Name: "kept", UID: "3", Cluster: "eu-1"}, nil),
 		vaultclient.Owner{Namespace: "shop", Name: "kept", UID: "3", Cluster: "eu-1"})
 	vault.Policies["app.shop.hand"] = `path "secret/data/shop/*" { capabilities = ["read"] }`
 	r := &VaultServerReconciler{Client: c, Recorder: events.NewFakeRecorder(10), ClusterUID: "uid-1",

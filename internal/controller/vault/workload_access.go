@@ -19,6 +19,7 @@ package vault
 import (
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
 	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
+	"github.com/carbogame/vault-keycloak-operator/internal/vaultclient"
 )
 
 // workloadAccess is what a workload of a VaultApp in namespace needs to
@@ -36,7 +37,7 @@ func workloadAccess(where Location, granted bool, namespace, role string) *vault
 		Namespace: where.Namespace,
 		Role:      role,
 		KVMount:   where.KVMount,
-		KVPrefix:  namespace + "/",
+		KVPrefix:  vaultclient.KV{Mount: where.KVMount, Path: where.KVPath}.Prefix(namespace) + "/",
 		Audience:  where.AppAudience,
 	}
 	if where.AppAuthMount != "" {

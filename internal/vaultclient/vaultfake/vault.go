@@ -38,6 +38,8 @@ import (
 type Vault struct {
 	// KVMount is where the KV engine is mounted ("secret").
 	KVMount string
+	// KVPath is each namespace's path in it ("": the namespace).
+	KVPath string
 	// mu: the controller reads, and writes, the policy and the role at once.
 	mu       sync.Mutex
 	Policies map[string]string
@@ -66,8 +68,8 @@ func New() *Vault {
 	return &Vault{KVMount: "secret", Policies: map[string]string{}, Roles: map[string]vaultclient.Role{}}
 }
 
-// KVMountPath is where the KV engine is mounted.
-func (f *Vault) KVMountPath() string { return f.KVMount }
+// KV is where the KV engine is mounted, and each namespace's path in it.
+func (f *Vault) KV() vaultclient.KV { return vaultclient.KV{Mount: f.KVMount, Path: f.KVPath} }
 
 func (f *Vault) ReadPolicy(_ context.Context, name string) (string, bool, error) {
 	f.mu.Lock()

@@ -283,9 +283,9 @@ func TestTwoClustersOnOneVaultWithoutPrefixes(t *testing.T) {
 	// What others left in Vault: an earlier release's policy (a UID, no
 	// cluster), a third cluster's orphan (its manager is down), and a
 	// policy of someone else's under an app.* name.
-	legacy := vaultclient.RenderPolicy("secret", vaultclient.Owner{Namespace: "shop", Name: "legacy", UID: "written-by-0.3"}, nil)
+	legacy := vaultclient.RenderPolicy(vaultclient.KV{Mount: "secret"}, vaultclient.Owner{Namespace: "shop", Name: "legacy", UID: "written-by-0.3"}, nil)
 	writePolicy(t, admin, "app.shop.legacy", legacy)
-	writePolicy(t, admin, "app.shop.north", vaultclient.RenderPolicy("secret", vaultclient.Owner{Namespace: "shop", Name: "north", UID: "n1", Cluster: "north"}, nil))
+	writePolicy(t, admin, "app.shop.north", vaultclient.RenderPolicy(vaultclient.KV{Mount: "secret"}, vaultclient.Owner{Namespace: "shop", Name: "north", UID: "n1", Cluster: "north"}, nil))
 	writePolicy(t, admin, "app.shop.by-hand", `path "secret/data/shop/x" { capabilities = ["read"] }`)
 
 	east.namespace(t, "shop")

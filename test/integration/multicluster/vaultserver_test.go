@@ -537,7 +537,7 @@ func TestVaultServerDeletionPolicyDelete(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	other := vaultclient.RenderPolicy("secret", vaultclient.Owner{Namespace: "shop", Name: "api", UID: "9", Cluster: "west"}, nil)
+	other := vaultclient.RenderPolicy(vaultclient.KV{Mount: "secret"}, vaultclient.Owner{Namespace: "shop", Name: "api", UID: "9", Cluster: "west"}, nil)
 	if err := admin.Sys().PutPolicy("app.shop.api", other); err != nil {
 		t.Fatal(err)
 	}
