@@ -93,7 +93,7 @@ func kubeSystemUID(reader client.Reader) (string, error) {
 // others: the admin's name for it, else the kube-system namespace's UID. A
 // named cluster still owns what its UID marked before it was named.
 func clusterIdentity(uid, name, prefix string) (vaultcontroller.Identity, error) {
-	id := vaultcontroller.Identity{Cluster: uid, NamePrefix: prefix}
+	id := vaultcontroller.Identity{Cluster: uid, ID: uid, NamePrefix: prefix}
 	if name != "" {
 		id.Cluster, id.Aliases = name, []string{uid}
 	}

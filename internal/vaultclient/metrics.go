@@ -27,7 +27,7 @@ import (
 // steady-state resync shows up here as reads only.
 var requestsTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
 	Name: "vko_vault_requests_total",
-	Help: "Requests sent to Vault, by operation (login, renew, lookup_self, read_policy, write_policy, delete_policy, list_policies, read_role, write_role, delete_role, list_roles, health) and outcome (success, not_found, error).",
+	Help: "Requests sent to Vault, by operation (login, renew, lookup_self, read_policy, write_policy, delete_policy, list_policies, read_role, write_role, delete_role, list_roles, health, read_registration, write_registration, delete_registration, list_registrations) and outcome (success, not_found, error).",
 }, []string{"operation", "outcome"})
 
 func init() {
@@ -48,6 +48,11 @@ const (
 	OpListPolicies = "list_policies"
 	OpListRoles    = "list_roles"
 	OpHealth       = "health"
+	// A cluster's registration (cluster_registration.go).
+	OpReadRegistration   = "read_registration"
+	OpWriteRegistration  = "write_registration"
+	OpDeleteRegistration = "delete_registration"
+	OpListRegistrations  = "list_registrations"
 )
 
 func observe(op string, err error, found bool) {

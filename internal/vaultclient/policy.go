@@ -52,6 +52,10 @@ type Owner struct {
 	// Cluster is the identity of the writing operator's cluster; empty in
 	// the marks of releases before it was written.
 	Cluster string
+	// ClusterID tells two clusters of one name apart (the kube-system
+	// namespace's UID); in the mark only where it differs from Cluster
+	// (and read back empty where the mark has none).
+	ClusterID string
 }
 
 // Ownership markers: the first line of every policy the operator writes.
@@ -68,7 +72,7 @@ const (
 // the cluster from those of every release before it ("... (uid U)."). The
 // releases before read a mark with a cluster as no mark at all: they
 // neither adopt nor sweep what a newer operator wrote.
-var markPattern = regexp.MustCompile(`^# (Managed|Retained) by vault-keycloak-operator (?:for|from) VaultApp ([a-z0-9-]+)/([^ ]+?)(?: \(uid ([^) ]+)\))?(?: in cluster ([a-z0-9][-a-z0-9]*))?\.$`)
+var markPattern = regexp.MustCompile(`^# (Managed|Retained) by vault-keycloak-operator (?:for|from) VaultApp ([a-z0-9-]+)/([^ ]+?)(?: \(uid ([^) ]+)\))?(?: in cluster ([a-z0-9][-a-z0-9]*)(?: \(id ([^) ]+)\))?)?\.$`)
 
 // PolicyMark is what a policy's first line says of who wrote it.
 type PolicyMark struct {
@@ -85,13 +89,17 @@ func MarkOf(text string) PolicyMark {
 	if m == nil {
 		return PolicyMark{}
 	}
-	return PolicyMark{Owner: Owner{Namespace: m[2], Name: m[3], UID: m[4], Cluster: m[5]}, Managed: m[1] == "Managed", Retained: m[1] == "Retained"}
+	owner := Owner{Namespace: m[2], Name: m[3], UID: m[4], Cluster: m[5], ClusterID: m[6]}
+	return PolicyMark{Owner: owner, Managed: m[1] == "Managed", Retained: m[1] == "Retained"}
 }
 
 func markLine(mark string, o Owner) string {
 	line := fmt.Sprintf("%s%s/%s (uid %s)", mark, o.Namespace, o.Name, o.UID)
 	if o.Cluster != "" {
 		line += " in cluster " + o.Cluster
+		if o.ClusterID != "" && o.ClusterID != o.Cluster {
+			line += " (id " + o.ClusterID + ")"
+		}
 	}
 	return line + "."
 }
@@ -191,9 +199,14 @@ func ordered(in, order []string) []string {
 
 // ReadPolicy returns the policy's text, and false when it does not exist.
 func (c *Client) ReadPolicy(ctx context.Context, name string) (string, bool, error) {
+	return c.readPolicyText(ctx, OpReadPolicy, name)
+}
+
+// readPolicyText reads a policy's text, counted as op.
+func (c *Client) readPolicyText(ctx context.Context, op, name string) (string, bool, error) {
 	var text string
 	var found bool
-	err := c.do(ctx, OpReadPolicy, func() (bool, error) {
+	err := c.do(ctx, op, func() (bool, error) {
 		secret, err := c.api.Logical().ReadWithContext(ctx, "sys/policies/acl/"+name)
 		if err != nil || secret == nil || secret.Data == nil {
 			return false, err

@@ -126,6 +126,7 @@ func (v *Vault) ConfigureKubernetesAuthAt(ctx context.Context, mount string, c c
 const OperatorVaultPolicy = `
 path "sys/policies/acl" { capabilities = ["list"] }
 path "sys/policies/acl/app.*" { capabilities = ["create", "read", "update", "delete"] }
+path "sys/policies/acl/vko-cluster.*" { capabilities = ["create", "read", "update", "delete"] }
 path "auth/token/lookup-self" { capabilities = ["read"] }
 path "auth/token/renew-self" { capabilities = ["update"] }
 path "auth/kubernetes/role" { capabilities = ["list"] }

@@ -45,6 +45,7 @@ import (
 const OperatorVaultJWTPolicy = `
 path "sys/policies/acl" { capabilities = ["list"] }
 path "sys/policies/acl/app.*" { capabilities = ["create", "read", "update", "delete"] }
+path "sys/policies/acl/vko-cluster.*" { capabilities = ["create", "read", "update", "delete"] }
 path "auth/token/lookup-self" { capabilities = ["read"] }
 path "auth/token/renew-self" { capabilities = ["update"] }
 path "auth/jwt/role" { capabilities = ["list"] }

@@ -30,6 +30,15 @@ const (
 	// to the Vault of the operator's environment under its namespace's
 	// annotations (the admin opted in): not to a VaultServer.
 	TypeLegacyConfiguration = "LegacyConfiguration"
+	// TypeRegistered, on a VaultServer, is True when this cluster holds
+	// its name in that Vault (its registration, vko-cluster.<cluster>);
+	// False when another cluster was given the same name.
+	TypeRegistered = "Registered"
+	// TypeKVIsolated, on a VaultServer, is False when another cluster
+	// registered in that Vault keeps its namespaces' secrets at the same
+	// KV paths: a namespace of the same name in each reads the other's.
+	// Not part of Ready: the admin may mean it.
+	TypeKVIsolated = "KVIsolated"
 )
 
 // Reasons, on conditions and on Events. They are part of the API: alerting
@@ -96,6 +105,19 @@ const (
 	ReasonDeleteFailed = "DeleteFailed"
 	// ReasonConnected: the operator logged in to the Keycloak or Vault server.
 	ReasonConnected = "Connected"
+	// ReasonRegistered: this cluster holds its name in the VaultServer's
+	// Vault.
+	ReasonRegistered = "Registered"
+	// ReasonClusterNameClash: another cluster runs under this cluster's
+	// name in the VaultServer's Vault (a copied spec.cluster); each leaves
+	// the other's policies alone until the admin renames one.
+	ReasonClusterNameClash = "ClusterNameClash"
+	// ReasonKVIsolated: no other cluster registered in the Vault keeps its
+	// namespaces' secrets at this cluster's KV paths.
+	ReasonKVIsolated = "KVIsolated"
+	// ReasonKVShared: another cluster keeps its namespaces' secrets at
+	// the same KV paths (no {cluster} in either's spec.kvPath).
+	ReasonKVShared = "KVShared"
 	// ReasonCAInvalid: a VaultServer's caSecretRef names a Secret or key
 	// the operator cannot read.
 	ReasonCAInvalid = "CAInvalid"

@@ -41,8 +41,14 @@ func marked(cluster, uid string) string {
 	return vaultclient.RenderPolicy(vaultclient.KV{Mount: "secret"}, vaultclient.Owner{Namespace: "shop", Name: "api", UID: uid, Cluster: cluster}, nil)
 }
 
+// namesakes is a policy of this cluster's name written by another cluster
+// given the same name (another kube-system UID).
+func namesakes(uid string) string {
+	return vaultclient.RenderPolicy(vaultclient.KV{Mount: "secret"}, vaultclient.Owner{Namespace: "shop", Name: "api", UID: uid, Cluster: testCluster, ClusterID: "another-kube-system-uid"}, nil)
+}
+
 func TestOwnsPolicyByCluster(t *testing.T) {
-	id := Identity{Cluster: testCluster, Aliases: []string{kubeSystemUID}}
+	id := Identity{Cluster: testCluster, ID: kubeSystemUID, Aliases: []string{kubeSystemUID}}
 	synced := &vaultv1beta1.VaultAppStatus{PolicyName: testPolicy, Conditions: []metav1.Condition{{Type: vaultv1beta1.TypePolicySynced, Status: metav1.ConditionTrue}}}
 	// In step under a former name (app.shop.api before the cluster took
 	// the prefix east): says nothing of what holds the new name.
@@ -62,6 +68,9 @@ func TestOwnsPolicyByCluster(t *testing.T) {
 		{"an earlier release's (no cluster): adopted", marked("", "1111-2222"), nil, ""},
 		{"0.1's (no UID, no cluster): adopted", "# Managed by vault-keycloak-operator for VaultApp shop/api.\n", nil, ""},
 		{"another cluster's", marked("west", "9"), nil, "policy app.shop.api in Vault belongs to cluster west (its operator wrote it for VaultApp shop/api there)"},
+		{"this cluster's, its ID in the mark", vaultclient.RenderPolicy(vaultclient.KV{Mount: "secret"}, vaultclient.Owner{Namespace: "shop", Name: "api", UID: "1", Cluster: testCluster, ClusterID: kubeSystemUID}, nil), nil, ""},
+		{"a namesake cluster's", namesakes("9"), nil, "belongs to another cluster given this cluster's name (id another-kube-system-uid"},
+		{"a namesake cluster's, though this VaultApp had it in step once", namesakes("9"), synced, "belongs to another cluster given this cluster's name"},
 		{"another cluster's, though this VaultApp had it in step once", marked("west", "9"), synced, "belongs to cluster west"},
 		{"retained by another cluster", vaultclient.RetainedText(marked("west", "9"), other), synced, "belongs to cluster west"},
 		{"another VaultApp's of this cluster", vaultclient.RenderPolicy(vaultclient.KV{Mount: "secret"}, vaultclient.Owner{Namespace: "shop", Name: "web", UID: "3", Cluster: testCluster}, nil), nil,
@@ -156,6 +165,8 @@ func TestOrphanSweepTakesOnlyThisClustersMarks(t *testing.T) {
 		{"this cluster's", "app.shop.gone", gone(testCluster, "gone", "3"), true},
 		{"this cluster's by its kube-system UID", "app.shop.gone", gone(kubeSystemUID, "gone", "3"), true},
 		{"another cluster's", "app.shop.gone", gone("west", "gone", "3"), false},
+		{"a namesake cluster's", "app.shop.gone", vaultclient.RenderPolicy(vaultclient.KV{Mount: "secret"},
+			vaultclient.Owner{Namespace: "shop", Name: "gone", UID: "3", Cluster: testCluster, ClusterID: "another-kube-system-uid"}, nil), false},
 		{"another cluster's, prefixed", "app-west.shop.gone", gone("west", "gone", "3"), false},
 		{"an earlier release's: maybe another cluster's", "app.shop.gone", gone("", "gone", "3"), false},
 		// Not listed: names of another form are not this cluster's to
@@ -169,7 +180,7 @@ func TestOrphanSweepTakesOnlyThisClustersMarks(t *testing.T) {
 			w := newWorld(t, nil, shopAPI())
 			w.vault.Policies[tt.policy] = tt.text
 			w.vault.Roles[tt.policy] = vaultclient.Role{Policies: []string{tt.policy}}
-			s := &OrphanSweeper{Reader: w.client, Vault: w.vault, Recorder: w.events, Identity: Identity{Cluster: testCluster, Aliases: []string{kubeSystemUID}}}
+			s := &OrphanSweeper{Reader: w.client, Vault: w.vault, Recorder: w.events, Identity: Identity{Cluster: testCluster, ID: kubeSystemUID, Aliases: []string{kubeSystemUID}}}
 			removed, err := s.Sweep(context.Background())
 			if err != nil {
 				t.Fatal(err)

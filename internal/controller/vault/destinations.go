@@ -229,7 +229,7 @@ func (v *ClusterDestinations) serverOf(ctx context.Context, s *vaultv1beta1.Vaul
 // identityOn is this cluster's identity in a VaultServer's Vault: its
 // cluster name, else the kube-system UID (kept as an alias when named).
 func identityOn(s *vaultv1beta1.VaultServer, clusterUID string) Identity {
-	id := Identity{Cluster: clusterUID, NamePrefix: s.Spec.NamePrefix}
+	id := Identity{Cluster: clusterUID, ID: clusterUID, NamePrefix: s.Spec.NamePrefix}
 	if s.Spec.Cluster != "" {
 		id.Cluster, id.Aliases = s.Spec.Cluster, []string{clusterUID}
 	}

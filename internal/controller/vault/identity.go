@@ -24,6 +24,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
+	"github.com/carbogame/vault-keycloak-operator/internal/vaultclient"
 )
 
 // Identity is who this operator is in a Vault that other clusters' operators
@@ -40,6 +41,10 @@ type Identity struct {
 	// the kube-system UID, once the admin has named the cluster, so that
 	// naming it later adopts what was written before.
 	Aliases []string
+	// ID tells this cluster from another given the same name by mistake
+	// (a copied VaultServer): the kube-system namespace's UID. Marks carry
+	// it beside a name that differs from it.
+	ID string
 	// NamePrefix, when set, goes into every policy and role name
 	// (app-<prefix>.<namespace>.<name>), so that the same VaultApp in two
 	// clusters gets two policies and two roles.
@@ -63,6 +68,19 @@ func (id Identity) Validate() error {
 // and the orphan sweep for what may be done with it.
 func (id Identity) is(cluster string) bool {
 	return cluster != "" && (cluster == id.Cluster || slices.Contains(id.Aliases, cluster))
+}
+
+// namesake reports whether a mark names this cluster's name but was
+// written by another cluster of that name (its ID differs): left alone, as
+// another cluster's. A mark without an ID (written before IDs were) is not
+// told apart.
+func (id Identity) namesake(o vaultclient.Owner) bool {
+	return id.is(o.Cluster) && o.ClusterID != "" && id.ID != "" && o.ClusterID != id.ID
+}
+
+// owns reports whether a mark's cluster is this one, and not a namesake.
+func (id Identity) owns(o vaultclient.Owner) bool {
+	return id.is(o.Cluster) && !id.namesake(o)
 }
 
 // policyName is the name of a VaultApp's policy and role in this cluster.

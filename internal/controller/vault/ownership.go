@@ -70,9 +70,16 @@ type errNotOwned struct {
 	kind, name, why string
 	// cluster is the other cluster whose operator holds the name, if any.
 	cluster string
+	// namesake is the ID of another cluster given this cluster's name
+	// that holds the object, if any.
+	namesake string
 }
 
 func (e *errNotOwned) Error() string {
+	if e.namesake != "" {
+		return fmt.Sprintf("%s %s in Vault belongs to another cluster given this cluster's name (id %s; %s): left untouched; give each cluster its own name (the VaultServer's spec.cluster)",
+			e.kind, e.name, e.namesake, e.why)
+	}
 	if e.cluster != "" {
 		return fmt.Sprintf("%s %s in Vault belongs to cluster %s (%s): left untouched; give each cluster that shares this Vault its own name prefix (--vault-name-prefix), or rename the VaultApp",
 			e.kind, e.name, e.cluster, e.why)
@@ -86,6 +93,9 @@ func (e *errNotOwned) Error() string {
 func ownsPolicy(id Identity, app *vaultv1beta1.VaultApp, status *vaultv1beta1.VaultAppStatus, name, text string) *errNotOwned {
 	mark := vaultclient.MarkOf(text)
 	switch {
+	case (mark.Managed || mark.Retained) && id.namesake(mark.Owner):
+		return &errNotOwned{kind: kindPolicy, name: name, namesake: mark.Owner.ClusterID,
+			why: fmt.Sprintf("its operator wrote it for VaultApp %s/%s there", mark.Owner.Namespace, mark.Owner.Name)}
 	case (mark.Managed || mark.Retained) && mark.Owner.Cluster != "" && !id.is(mark.Owner.Cluster):
 		return &errNotOwned{kind: kindPolicy, name: name, cluster: mark.Owner.Cluster,
 			why: fmt.Sprintf("its operator wrote it for VaultApp %s/%s there", mark.Owner.Namespace, mark.Owner.Name)}

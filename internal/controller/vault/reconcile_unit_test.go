@@ -71,7 +71,7 @@ func newWorld(t *testing.T, nsAnnotations map[string]string, app *vaultv1beta1.V
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "shop", Annotations: nsAnnotations}}
 	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(ns, app).WithStatusSubresource(&vaultv1beta1.VaultApp{}).Build()
 	w := &world{t: t, client: c, vault: vaultfake.New(), events: events.NewFakeRecorder(100)}
-	w.r = &VaultAppReconciler{Client: c, Vault: w.vault, Recorder: w.events, Identity: Identity{Cluster: testCluster}}
+	w.r = &VaultAppReconciler{Client: c, Vault: w.vault, Recorder: w.events, Identity: Identity{Cluster: testCluster, ID: "uid-1"}}
 	return w
 }
 
@@ -151,7 +151,7 @@ func TestNewVaultAppWritesPolicyAndRoleMarkedWithItsUIDAndCluster(t *testing.T) 
 	w.condition(vaultv1beta1.TypeReady, metav1.ConditionTrue, vaultv1beta1.ReasonSynced)
 	w.event(corev1.EventTypeNormal, vaultv1beta1.ReasonCreated)
 	mark := vaultclient.MarkOf(w.vault.Policies[testPolicy])
-	if !mark.Managed || mark.Owner != (vaultclient.Owner{Namespace: "shop", Name: "api", UID: "1111-2222", Cluster: testCluster}) {
+	if !mark.Managed || mark.Owner != (vaultclient.Owner{Namespace: "shop", Name: "api", UID: "1111-2222", Cluster: testCluster, ClusterID: "uid-1"}) {
 		t.Fatalf("policy mark = %+v\n%s", mark, w.vault.Policies[testPolicy])
 	}
 	if got := w.vault.Roles[testPolicy].Policies; !slices.Equal(got, []string{testPolicy}) {

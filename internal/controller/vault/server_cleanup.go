@@ -27,6 +27,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
 	"github.com/carbogame/vault-keycloak-operator/internal/controller/finalizers"
@@ -64,6 +65,9 @@ func (r *VaultServerReconciler) finalizeServer(ctx context.Context, server *vaul
 	}
 	if len(removed) > 0 {
 		return ctrl.Result{RequeueAfter: cleanupRecheck}, nil
+	}
+	if err := unregister(ctx, vc, identityOn(server, r.ClusterUID)); err != nil {
+		return ctrl.Result{}, fmt.Errorf("clean VaultServer %s: %w", server.Name, err)
 	}
 	r.Clients.Forget(server.Name)
 	return ctrl.Result{}, finalizers.Release(ctx, r.Client, server, vaultv1beta1.ServerFinalizer)
@@ -119,4 +123,20 @@ func cleanServer(ctx context.Context, v VaultAPI, id Identity, elsewhere func(va
 		removed = append(removed, name)
 	}
 	return removed, errs
+}
+
+// unregister removes this cluster's registration from a Vault it no longer
+// writes to, when it is this cluster's (a namesake's stays). A Vault policy
+// that does not allow it leaves the registration: the name stays taken,
+// and the deletion goes on.
+func unregister(ctx context.Context, reg registrar, id Identity) error {
+	own, found, err := reg.ReadRegistration(ctx, id.Cluster)
+	if err == nil && found && own.ID == id.ID {
+		err = reg.DeleteRegistration(ctx, id.Cluster)
+	}
+	if vaultclient.PolicyRefused(err) {
+		logf.FromContext(ctx).Info("registration left in Vault: the operator's Vault policy does not allow its removal", "registration", vaultclient.RegistrationName(id.Cluster))
+		return nil
+	}
+	return err
 }

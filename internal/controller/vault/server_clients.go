@@ -42,6 +42,7 @@ type ServerClient interface {
 	// Check reports what the server says of itself (product, version),
 	// and whether it answers and the operator can log in.
 	Check(ctx context.Context) (vaultclient.ServerInfo, error)
+	registrar
 }
 
 var _ ServerClient = (*vaultclient.Client)(nil)

@@ -48,7 +48,7 @@ func (r *pass) act(ctx context.Context, granted grant) (written, error) {
 	if ferr := r.leaveFormerName(ctx, r.before.PolicyName); ferr != nil {
 		return changed, ferr
 	}
-	if notOwned != nil && notOwned.cluster != "" {
+	if notOwned != nil && (notOwned.cluster != "" || notOwned.namesake != "") {
 		r.dropOwnRole(ctx, r.before, notOwned)
 	}
 	return changed, err
@@ -206,5 +206,5 @@ func (r *pass) removeOwned(ctx context.Context) (bool, error) {
 
 // ownerOf is the owner the marks of the VaultApp's policy name.
 func (r *pass) ownerOf() vaultclient.Owner {
-	return vaultclient.Owner{Namespace: r.app.Namespace, Name: r.app.Name, UID: string(r.app.UID), Cluster: r.Identity.Cluster}
+	return vaultclient.Owner{Namespace: r.app.Namespace, Name: r.app.Name, UID: string(r.app.UID), Cluster: r.Identity.Cluster, ClusterID: r.Identity.ID}
 }

@@ -106,20 +106,20 @@ func (r *VaultServerReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 	before := server.Status.DeepCopy()
 	var res ctrl.Result
 	var err error
-	var event *serverEvent
+	var events []serverEvent
 	recounted := false
 	if r.checkedLately(&server, before) {
 		// Only the count changed: the last check stands.
 		res, recounted, err = r.recount(ctx, &server)
 	} else {
-		res, event, err = r.checkNow(ctx, &server)
+		res, events, err = r.checkNow(ctx, &server)
 	}
 	if serr := conditions.UpdateStatus(ctx, r.Client, &server, before, &server.Status); serr != nil {
 		return ctrl.Result{}, errors.Join(err, serr)
 	}
 	// The check's Event follows its status: a failed write is followed by
 	// a pass that reports the same again.
-	if event != nil {
+	for _, event := range events {
 		r.Recorder.Eventf(&server, nil, event.eventType, event.reason, "Connect", "%s", event.message)
 	}
 	if recounted {
@@ -131,8 +131,8 @@ func (r *VaultServerReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 // checkNow asks the server's Vault, counts its VaultApps and decides the
 // status (the caller writes it) and the Event the check is worth (the
 // caller records it once the status is written).
-func (r *VaultServerReconciler) checkNow(ctx context.Context, server *vaultv1beta1.VaultServer) (ctrl.Result, *serverEvent, error) {
-	info, err := r.check(ctx, server)
+func (r *VaultServerReconciler) checkNow(ctx context.Context, server *vaultv1beta1.VaultServer) (ctrl.Result, []serverEvent, error) {
+	info, registration, err := r.check(ctx, server)
 	r.noteCheck(server, err)
 	apps := server.Status.VaultApps
 	// Read from the API server (a split cache), the count waits for a
@@ -144,13 +144,13 @@ func (r *VaultServerReconciler) checkNow(ctx context.Context, server *vaultv1bet
 			return ctrl.Result{}, nil, errors.Join(err, err2)
 		}
 	}
-	var event *serverEvent
+	var events []serverEvent
 	issuer, _ := r.Clients.AppRoleIssuer(server) // its error failed the check
-	server.Status, event = decideServerStatus(server, serverCheckOutcome{clusterUID: r.ClusterUID, info: info, err: err, apps: apps, issuer: issuer})
+	server.Status, events = decideServerStatus(server, serverCheckOutcome{clusterUID: r.ClusterUID, info: info, err: err, apps: apps, issuer: issuer, registration: registration})
 	if err != nil {
-		return ctrl.Result{}, event, err
+		return ctrl.Result{}, events, err
 	}
-	return ctrl.Result{RequeueAfter: ServerCheckInterval}, event, nil
+	return ctrl.Result{RequeueAfter: ServerCheckInterval}, events, nil
 }
 
 // checkedLately reports whether this generation of the server was checked
@@ -209,12 +209,22 @@ func (r *VaultServerReconciler) noteCount(name string) {
 	}
 }
 
-func (r *VaultServerReconciler) check(ctx context.Context, server *vaultv1beta1.VaultServer) (vaultclient.ServerInfo, error) {
+// check logs in to the server's Vault and registers this cluster there;
+// no registration when the login failed.
+func (r *VaultServerReconciler) check(ctx context.Context, server *vaultv1beta1.VaultServer) (vaultclient.ServerInfo, *registrationOutcome, error) {
 	vc, err := r.Clients.For(ctx, server)
 	if err != nil {
-		return vaultclient.ServerInfo{}, err
+		return vaultclient.ServerInfo{}, nil, err
 	}
-	return vc.Check(ctx)
+	info, err := vc.Check(ctx)
+	if err != nil {
+		return info, nil, err
+	}
+	registration, err := r.register(ctx, server, vc)
+	if err != nil {
+		return info, nil, err
+	}
+	return info, &registration, nil
 }
 
 // vaultAppsOn counts the VaultApps that wrote to the server.

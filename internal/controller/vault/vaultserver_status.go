@@ -21,7 +21,8 @@ import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
 	"github.com/carbogame/vault-keycloak-operator/internal/controller/conditions"
@@ -42,40 +43,83 @@ type serverCheckOutcome struct {
 	apps       int32
 	// issuer the JWT app roles bind; empty for Kubernetes-auth roles.
 	issuer string
+	// registration is this cluster's in the Vault; nil when the check
+	// did not get that far (the conditions stay as they were).
+	registration *registrationOutcome
 }
 
-// decideServerStatus is the status a check reports (pure): Connected, and
-// Ready as its summary; the product and version (kept through an outage,
-// not through a change of server); the cluster's name; the issuer JWT app
-// roles bind; the count of VaultApps. An Event when the conditions
-// changed.
-func decideServerStatus(server *vaultv1beta1.VaultServer, seen serverCheckOutcome) (vaultv1beta1.VaultServerStatus, *serverEvent) {
-	clusterUID, info, checkErr, apps := seen.clusterUID, seen.info, seen.err, seen.apps
+// decideServerStatus is the status a check reports (pure): Connected and
+// Registered, Ready as their summary, KVIsolated beside them; the product
+// and version (kept through an outage, not through a change of server);
+// the cluster's name; the issuer JWT app roles bind; the count of
+// VaultApps. An Event for each condition that changed.
+func decideServerStatus(server *vaultv1beta1.VaultServer, seen serverCheckOutcome) (vaultv1beta1.VaultServerStatus, []serverEvent) {
 	before := server.Status
 	st := *server.Status.DeepCopy()
-	connected := serverConnection(server.Spec.Address, info, checkErr)
-	conditions.Set(&st.Conditions, server.Generation, vaultv1beta1.TypeConnected, checkErr == nil, connected.reason, connected.message)
-	conditions.SetSummary(&st.Conditions, server.Generation, vaultv1beta1.TypeReady, vaultv1beta1.TypeConnected)
-	if info.Version != "" || server.Generation != before.ObservedGeneration {
-		st.Product, st.Version = info.Product, info.Version
+	connected := serverConnection(server.Spec.Address, seen.info, seen.err)
+	conditions.Set(&st.Conditions, server.Generation, vaultv1beta1.TypeConnected, seen.err == nil, connected.reason, connected.message)
+	if reg := seen.registration; reg != nil {
+		conditions.Set(&st.Conditions, server.Generation, vaultv1beta1.TypeRegistered, reg.registered.ok, reg.registered.reason, reg.registered.message)
+		if reg.kv != nil {
+			conditions.Set(&st.Conditions, server.Generation, vaultv1beta1.TypeKVIsolated, reg.kv.ok, reg.kv.reason, reg.kv.message)
+		}
+	}
+	conditions.SetSummaryWith(&st.Conditions, server.Generation, vaultv1beta1.TypeReady, connected.reason, connected.message,
+		vaultv1beta1.TypeConnected, vaultv1beta1.TypeRegistered)
+	if seen.info.Version != "" || server.Generation != before.ObservedGeneration {
+		st.Product, st.Version = seen.info.Product, seen.info.Version
 	}
 	st.Cluster = server.Spec.Cluster
 	if st.Cluster == "" {
-		st.Cluster = clusterUID
+		st.Cluster = seen.clusterUID
 	}
-	st.VaultApps = apps
-	if checkErr == nil || server.Spec.AppAuth.JWT == nil {
+	st.VaultApps = seen.apps
+	if seen.err == nil || server.Spec.AppAuth.JWT == nil {
 		st.AppAuthIssuer = seen.issuer
 	}
 	st.ObservedGeneration = server.Generation
-	if equality.Semantic.DeepEqual(before.Conditions, st.Conditions) {
-		return st, nil
+	return st, serverEvents(before.Conditions, st.Conditions, connected, seen.err, seen.registration)
+}
+
+// serverEvents is an Event for each of Connected, Registered and
+// KVIsolated that changed: Warning when it is not True. Registered and
+// KVIsolated are worth one only when not True, or True again: a new server
+// gets one Event, Connected.
+func serverEvents(before, after []metav1.Condition, connected connection, checkErr error, reg *registrationOutcome) []serverEvent {
+	var events []serverEvent
+	if changed(before, after, vaultv1beta1.TypeConnected, false) {
+		events = append(events, serverEvent{eventType: eventTypeOf(checkErr == nil), reason: connected.reason, message: connected.message})
 	}
-	eventType := corev1.EventTypeNormal
-	if checkErr != nil {
-		eventType = corev1.EventTypeWarning
+	if reg == nil {
+		return events
 	}
-	return st, &serverEvent{eventType: eventType, reason: connected.reason, message: connected.message}
+	if changed(before, after, vaultv1beta1.TypeRegistered, true) {
+		events = append(events, serverEvent{eventType: eventTypeOf(reg.registered.ok), reason: reg.registered.reason, message: reg.registered.message})
+	}
+	if reg.kv != nil && changed(before, after, vaultv1beta1.TypeKVIsolated, true) {
+		events = append(events, serverEvent{eventType: eventTypeOf(reg.kv.ok), reason: reg.kv.reason, message: reg.kv.message})
+	}
+	return events
+}
+
+// changed reports whether a condition changed from before to after;
+// quietTrue leaves out one that is, and was, True or absent.
+func changed(before, after []metav1.Condition, typ string, quietTrue bool) bool {
+	was, now := meta.FindStatusCondition(before, typ), meta.FindStatusCondition(after, typ)
+	switch {
+	case now == nil, was != nil && was.Status == now.Status && was.Reason == now.Reason && was.Message == now.Message:
+		return false
+	case quietTrue && now.Status == metav1.ConditionTrue && (was == nil || was.Status == metav1.ConditionTrue):
+		return false
+	}
+	return true
+}
+
+func eventTypeOf(ok bool) string {
+	if ok {
+		return corev1.EventTypeNormal
+	}
+	return corev1.EventTypeWarning
 }
 
 // serverConnection decides the Connected condition from a check: Vault

@@ -60,6 +60,31 @@ func (f *fakeChecker) Check(context.Context) (vaultclient.ServerInfo, error) {
 	return vaultclient.ServerInfo{Product: f.product, Version: f.version}, f.err
 }
 
+// registrations is the Vault registrations go to: an empty one for a
+// checker made without.
+func (f *fakeChecker) registrations() *vaultfake.Vault {
+	if f.Vault == nil {
+		f.Vault = vaultfake.New()
+	}
+	return f.Vault
+}
+
+func (f *fakeChecker) ReadRegistration(ctx context.Context, cluster string) (vaultclient.Registration, bool, error) {
+	return f.registrations().ReadRegistration(ctx, cluster)
+}
+
+func (f *fakeChecker) WriteRegistration(ctx context.Context, r vaultclient.Registration) error {
+	return f.registrations().WriteRegistration(ctx, r)
+}
+
+func (f *fakeChecker) DeleteRegistration(ctx context.Context, cluster string) error {
+	return f.registrations().DeleteRegistration(ctx, cluster)
+}
+
+func (f *fakeChecker) ListRegistrations(ctx context.Context) ([]string, error) {
+	return f.registrations().ListRegistrations(ctx)
+}
+
 func centralVault() *vaultv1beta1.VaultServer {
 	return &vaultv1beta1.VaultServer{
 		ObjectMeta: metav1.ObjectMeta{Name: "central", Generation: 1},
@@ -267,6 +292,9 @@ func TestVaultServerDeletionPolicyDelete(t *testing.T) {
 	if err := c.Get(context.Background(), client.ObjectKey{Name: "central"}, &got); err != nil || len(got.Finalizers) != 1 {
 		t.Fatalf("finalizers %v (%v)", got.Finalizers, err)
 	}
+	if _, ok := vault.Registrations["vko-cluster.eu-1"]; !ok || !meta.IsStatusConditionTrue(got.Status.Conditions, vaultv1beta1.TypeRegistered) {
+		t.Fatalf("not registered at the check: %v, %+v", vault.Registrations, got.Status.Conditions)
+	}
 	if err := c.Delete(context.Background(), &got); err != nil {
 		t.Fatal(err)
 	}
@@ -284,6 +312,9 @@ func TestVaultServerDeletionPolicyDelete(t *testing.T) {
 	reconcile()
 	if err := c.Get(context.Background(), client.ObjectKey{Name: "central"}, &got); err == nil {
 		t.Fatalf("still there after a pass that found nothing: finalizers %v", got.Finalizers)
+	}
+	if len(vault.Registrations) > 0 {
+		t.Fatalf("registration left after the cleanup: %v", vault.Registrations)
 	}
 }
 
@@ -368,8 +399,8 @@ func TestDecideServerStatus(t *testing.T) {
 	s := &vaultv1beta1.VaultServer{ObjectMeta: metav1.ObjectMeta{Name: "eu", Generation: 1}, Spec: vaultv1beta1.VaultServerSpec{Address: "https://vault.eu:8200"}}
 	st, ev := decideServerStatus(s, serverCheckOutcome{clusterUID: "uid-1", info: vaultclient.ServerInfo{Product: vaultclient.ProductOpenBao, Version: "2.7.2"}, err: nil, apps: 3})
 	ready := meta.FindStatusCondition(st.Conditions, vaultv1beta1.TypeReady)
-	if ready == nil || ready.Status != metav1.ConditionTrue || st.Product != "OpenBao" || st.Version != "2.7.2" || st.Cluster != "uid-1" || st.VaultApps != 3 || ev == nil || ev.eventType != corev1.EventTypeNormal ||
-		!strings.Contains(ev.message, "logged in to OpenBao 2.7.2 at https://vault.eu:8200") {
+	if ready == nil || ready.Status != metav1.ConditionTrue || st.Product != "OpenBao" || st.Version != "2.7.2" || st.Cluster != "uid-1" || st.VaultApps != 3 || len(ev) != 1 || ev[0].eventType != corev1.EventTypeNormal ||
+		!strings.Contains(ev[0].message, "logged in to OpenBao 2.7.2 at https://vault.eu:8200") {
 		t.Fatalf("connected: %+v, event %+v", st, ev)
 	}
 	s.Status = st
@@ -379,12 +410,35 @@ func TestDecideServerStatus(t *testing.T) {
 	down := fmt.Errorf("read health: %w", vaultclient.ErrUnavailable)
 	st, ev = decideServerStatus(s, serverCheckOutcome{clusterUID: "uid-1", info: vaultclient.ServerInfo{}, err: down, apps: 3})
 	ready = meta.FindStatusCondition(st.Conditions, vaultv1beta1.TypeReady)
-	if ready.Status != metav1.ConditionFalse || ready.Reason != vaultv1beta1.ReasonVaultUnavailable || st.Version != "2.7.2" || st.Product != "OpenBao" || ev == nil || ev.eventType != corev1.EventTypeWarning {
+	if ready.Status != metav1.ConditionFalse || ready.Reason != vaultv1beta1.ReasonVaultUnavailable || st.Version != "2.7.2" || st.Product != "OpenBao" || len(ev) != 1 || ev[0].eventType != corev1.EventTypeWarning {
 		t.Fatalf("down: Ready %+v, version %q, event %+v; want the version kept and a Warning", ready, st.Version, ev)
 	}
 	s.Status, s.Generation = st, 2 // another server
 	if st, _ = decideServerStatus(s, serverCheckOutcome{clusterUID: "uid-1", info: vaultclient.ServerInfo{}, err: down, apps: 3}); st.Version != "" || st.Product != "" {
 		t.Fatalf("version %q kept through a change of server", st.Version)
+	}
+
+	// Connected, but another cluster holds the name: not Ready, saying
+	// why, and a Warning; KVIsolated reported beside, not in Ready.
+	clash := &registrationOutcome{registered: verdict{false, vaultv1beta1.ReasonClusterNameClash, "the name eu-1 is registered by another cluster"},
+		kv: &verdict{false, vaultv1beta1.ReasonKVShared, "cluster eu-2 keeps ..."}}
+	st, ev = decideServerStatus(s, serverCheckOutcome{clusterUID: "uid-1", info: vaultclient.ServerInfo{Version: "1.21.0"}, apps: 3, registration: clash})
+	ready = meta.FindStatusCondition(st.Conditions, vaultv1beta1.TypeReady)
+	if ready.Status != metav1.ConditionFalse || ready.Reason != vaultv1beta1.ReasonClusterNameClash || len(ev) != 3 ||
+		ev[1].reason != vaultv1beta1.ReasonClusterNameClash || ev[1].eventType != corev1.EventTypeWarning || ev[2].reason != vaultv1beta1.ReasonKVShared {
+		t.Fatalf("a clash: Ready %+v, events %+v", ready, ev)
+	}
+	// Registered, the KV shared: Ready all the same, with Connected's reason.
+	s.Status = st
+	shared := &registrationOutcome{registered: verdict{true, vaultv1beta1.ReasonRegistered, "registered"}, kv: clash.kv}
+	st, ev = decideServerStatus(s, serverCheckOutcome{clusterUID: "uid-1", info: vaultclient.ServerInfo{Version: "1.21.0"}, apps: 3, registration: shared})
+	if ready = meta.FindStatusCondition(st.Conditions, vaultv1beta1.TypeReady); ready.Status != metav1.ConditionTrue || ready.Reason != vaultv1beta1.ReasonConnected || len(ev) != 1 {
+		t.Fatalf("registered, the KV shared: Ready %+v, events %+v", ready, ev)
+	}
+	// A check that fails keeps the registration's conditions as they were.
+	s.Status = st
+	if st, _ = decideServerStatus(s, serverCheckOutcome{clusterUID: "uid-1", err: down, apps: 3}); !meta.IsStatusConditionTrue(st.Conditions, vaultv1beta1.TypeRegistered) {
+		t.Fatalf("Registered dropped by a failed check: %+v", st.Conditions)
 	}
 }
 

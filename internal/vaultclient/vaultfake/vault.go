@@ -58,6 +58,9 @@ type Vault struct {
 	Forbidden map[string]bool
 	// ForbiddenReads counts the reads of forbidden names.
 	ForbiddenReads int
+	// Registrations are the clusters' registration policies, by name
+	// (apart from Policies, and not in Writes).
+	Registrations map[string]string
 }
 
 // ErrForbidden is Vault's answer on a path the token's policy does not allow.
@@ -171,4 +174,63 @@ func (f *Vault) Healthy(context.Context) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.Fail
+}
+
+// ReadRegistration reads a cluster name's registration from Registrations.
+func (f *Vault) ReadRegistration(_ context.Context, cluster string) (vaultclient.Registration, bool, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.Fail != nil {
+		return vaultclient.Registration{}, false, f.Fail
+	}
+	name := vaultclient.RegistrationName(cluster)
+	if f.Forbidden[name] {
+		return vaultclient.Registration{}, false, ErrForbidden
+	}
+	text, ok := f.Registrations[name]
+	if !ok {
+		return vaultclient.Registration{}, false, nil
+	}
+	r, _ := vaultclient.ParseRegistration(text)
+	return r, true, nil
+}
+
+// WriteRegistration keeps a registration's text in Registrations.
+func (f *Vault) WriteRegistration(_ context.Context, r vaultclient.Registration) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.Fail != nil {
+		return f.Fail
+	}
+	if f.Registrations == nil {
+		f.Registrations = map[string]string{}
+	}
+	f.Registrations[vaultclient.RegistrationName(r.Cluster)] = vaultclient.RenderRegistration(r)
+	return nil
+}
+
+// DeleteRegistration removes a registration from Registrations.
+func (f *Vault) DeleteRegistration(_ context.Context, cluster string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.Fail != nil || f.FailDelete != nil {
+		return errors.Join(f.Fail, f.FailDelete)
+	}
+	delete(f.Registrations, vaultclient.RegistrationName(cluster))
+	return nil
+}
+
+// ListRegistrations lists the cluster names in Registrations.
+func (f *Vault) ListRegistrations(context.Context) ([]string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.Fail != nil {
+		return nil, f.Fail
+	}
+	var out []string
+	for n := range f.Registrations {
+		out = append(out, strings.TrimPrefix(n, vaultclient.RegistrationPrefix))
+	}
+	slices.Sort(out)
+	return out, nil
 }

@@ -1,0 +1,189 @@
+/*
+Copyright 2026 The vault-keycloak-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package vault
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
+	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
+	"github.com/carbogame/vault-keycloak-operator/internal/vaultclient"
+)
+
+// Each check registers this cluster in the server's Vault
+// (vaultclient.Registration): two clusters given one name (a copied
+// VaultServer) find out at their first checks, not by losing policies, and
+// clusters that keep their namespaces' secrets at the same KV paths are
+// told. The marks carry the cluster's ID as well, so that neither adopts,
+// repairs or sweeps what the other wrote meanwhile.
+
+// registrar is the part of a server's client that registers this cluster.
+type registrar interface {
+	ReadRegistration(ctx context.Context, cluster string) (vaultclient.Registration, bool, error)
+	WriteRegistration(ctx context.Context, r vaultclient.Registration) error
+	DeleteRegistration(ctx context.Context, cluster string) error
+	ListRegistrations(ctx context.Context) ([]string, error)
+}
+
+// claimFresh is how long another cluster's claim on this cluster's name
+// counts: three checks. A cluster renamed since no longer renews it.
+const claimFresh = 3 * ServerCheckInterval
+
+// registrationsSeen is what a check read of the registrations in a Vault.
+type registrationsSeen struct {
+	// own is the registration under this cluster's name; nil when none.
+	own *vaultclient.Registration
+	// others are the registrations of other names.
+	others []vaultclient.Registration
+}
+
+// verdict is a condition's status, reason and message.
+type verdict struct {
+	ok              bool
+	reason, message string
+}
+
+// registrationOutcome is what a check decided of the registrations: what
+// to write (nil: nothing), and the Registered and KVIsolated conditions
+// (kv nil: not known).
+type registrationOutcome struct {
+	write      *vaultclient.Registration
+	registered verdict
+	kv         *verdict
+}
+
+// wantedRegistration is this cluster's registration in a server's Vault.
+func wantedRegistration(s *vaultv1beta1.VaultServer, id Identity) vaultclient.Registration {
+	return vaultclient.Registration{Cluster: id.Cluster, ID: id.ID, KV: tenancy.KVOf(s)}
+}
+
+// observeRegistrations reads the registration of this cluster's name and
+// every other one in the Vault: a listing and a read each.
+func observeRegistrations(ctx context.Context, reg registrar, cluster string) (registrationsSeen, error) {
+	var seen registrationsSeen
+	names, err := reg.ListRegistrations(ctx)
+	if err != nil {
+		return seen, err
+	}
+	if !slices.Contains(names, cluster) {
+		names = append(names, cluster) // listed before it was written
+	}
+	for _, name := range names {
+		r, found, err := reg.ReadRegistration(ctx, name)
+		if err != nil {
+			return seen, err
+		}
+		switch {
+		case !found:
+		case name == cluster:
+			seen.own = &r
+		default:
+			seen.others = append(seen.others, r)
+		}
+	}
+	return seen, nil
+}
+
+// decideRegistration decides what to write and report (pure). This
+// cluster writes its registration when the name is free or its own (with
+// its KV paths, fresh claims kept, stale ones dropped), and a claim into
+// a namesake's: each side then says ClusterNameClash until one is renamed.
+func decideRegistration(want vaultclient.Registration, seen registrationsSeen, now time.Time) registrationOutcome {
+	out := registrationOutcome{kv: kvSharing(want, seen.others)}
+	switch own := seen.own; {
+	case own == nil:
+		out.write = &want
+		out.registered = verdict{true, vaultv1beta1.ReasonRegistered, fmt.Sprintf("cluster %s (id %s) is registered in this Vault (policy %s)", want.Cluster, want.ID, vaultclient.RegistrationName(want.Cluster))}
+	case own.ID == want.ID:
+		want.Claims = freshClaims(own.Claims, now)
+		if vaultclient.RenderRegistration(want) != vaultclient.RenderRegistration(*own) {
+			out.write = &want
+		}
+		out.registered = verdict{true, vaultv1beta1.ReasonRegistered, fmt.Sprintf("cluster %s (id %s) is registered in this Vault (policy %s)", want.Cluster, want.ID, vaultclient.RegistrationName(want.Cluster))}
+		if len(want.Claims) > 0 {
+			out.registered = verdict{false, vaultv1beta1.ReasonClusterNameClash, fmt.Sprintf(
+				"another cluster runs under this cluster's name %s in this Vault (id %s): each leaves the other's policies alone, and neither adopts a VaultApp's policy the other wrote first; the cluster admin gives one of them another spec.cluster",
+				want.Cluster, strings.Join(slices.Sorted(maps.Keys(want.Claims)), ", "))}
+		}
+	default:
+		claimed := *own
+		claimed.Claims = freshClaims(own.Claims, now)
+		claimed.Claims[want.ID] = now
+		out.write = &claimed
+		out.registered = verdict{false, vaultv1beta1.ReasonClusterNameClash, fmt.Sprintf(
+			"the name %s is registered in this Vault by another cluster (id %s; this one is %s): each leaves the other's policies alone, and neither adopts a VaultApp's policy the other wrote first; the cluster admin gives this VaultServer another spec.cluster, or, if that cluster is gone, deletes policy %s in Vault",
+			want.Cluster, own.ID, want.ID, vaultclient.RegistrationName(want.Cluster))}
+	}
+	return out
+}
+
+// freshClaims are the claims made within claimFresh of now.
+func freshClaims(claims map[string]time.Time, now time.Time) map[string]time.Time {
+	fresh := map[string]time.Time{}
+	for id, at := range claims {
+		if now.Sub(at) < claimFresh {
+			fresh[id] = at
+		}
+	}
+	return fresh
+}
+
+// kvSharing is the KVIsolated condition: false when another cluster keeps
+// its namespaces' secrets at the same paths of the same KV mount.
+func kvSharing(want vaultclient.Registration, others []vaultclient.Registration) *verdict {
+	var sharing []string
+	for _, o := range others {
+		if strings.Trim(o.KV.Mount, "/") == strings.Trim(want.KV.Mount, "/") && o.KV.Prefix("*") == want.KV.Prefix("*") {
+			sharing = append(sharing, o.Cluster)
+		}
+	}
+	if len(sharing) == 0 {
+		return &verdict{true, vaultv1beta1.ReasonKVIsolated, fmt.Sprintf("no other cluster registered in this Vault keeps its namespaces' secrets under %s/data/%s/", want.KV.Mount, want.KV.Prefix("<namespace>"))}
+	}
+	slices.Sort(sharing)
+	return &verdict{false, vaultv1beta1.ReasonKVShared, fmt.Sprintf(
+		"cluster %s keeps its namespaces' secrets under %s/data/%s/ too: a namespace of the same name in each cluster reads the other's; the cluster admin gives each cluster's VaultServer spec.kvPath {cluster}/{namespace} (and templates secret/data/{cluster}/{namespace}/*), or a KV mount of its own",
+		strings.Join(sharing, ", "), want.KV.Mount, want.KV.Prefix("<namespace>"))}
+}
+
+// register observes, decides and writes this cluster's registration in a
+// server's Vault. A Vault policy that does not allow it is the admin's to
+// fix, and said so.
+func (r *VaultServerReconciler) register(ctx context.Context, s *vaultv1beta1.VaultServer, reg registrar) (registrationOutcome, error) {
+	id := identityOn(s, r.ClusterUID)
+	seen, err := observeRegistrations(ctx, reg, id.Cluster)
+	if err == nil {
+		out := decideRegistration(wantedRegistration(s, id), seen, time.Now())
+		if out.write == nil {
+			return out, nil
+		}
+		if err = reg.WriteRegistration(ctx, *out.write); err == nil {
+			return out, nil
+		}
+	}
+	if vaultclient.PolicyRefused(err) {
+		return registrationOutcome{registered: verdict{false, vaultv1beta1.ReasonOperatorForbidden, fmt.Sprintf(
+			"the operator's Vault policy does not let it list, read or write its registration %s: the Vault admin adds the vko-cluster.* paths of the admin setup to it (%v)",
+			vaultclient.RegistrationName(id.Cluster), err)}}, nil
+	}
+	return registrationOutcome{}, err
+}
