@@ -24,6 +24,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/carbogame/vault-keycloak-operator/internal/vaultclient"
 )
 
 // Environment variables that carry a running Vault to the tests.
@@ -232,4 +234,35 @@ func (v *Vault) InNamespace(ns string) *Vault {
 	in := *v
 	in.namespace = ns
 	return &in
+}
+
+// ForgetRegistrationsOf removes the registrations (vko-cluster.*) of the
+// cluster whose ID (its kube-system namespace's UID) is id, as its admin
+// does once the cluster is gone: tests that start a cluster per test and
+// reuse a cluster name on one Vault would otherwise meet the previous
+// test's cluster under that name (ClusterNameClash).
+func (v *Vault) ForgetRegistrationsOf(ctx context.Context, id string) error {
+	admin, err := v.AdminClient()
+	if err != nil {
+		return err
+	}
+	names, err := admin.Sys().ListPoliciesWithContext(ctx)
+	if err != nil {
+		return err
+	}
+	for _, name := range names {
+		if !strings.HasPrefix(name, vaultclient.RegistrationPrefix) {
+			continue
+		}
+		text, err := admin.Sys().GetPolicyWithContext(ctx, name)
+		if err != nil {
+			return err
+		}
+		if r, ok := vaultclient.ParseRegistration(text); ok && r.ID == id {
+			if err := admin.Sys().DeletePolicyWithContext(ctx, name); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }

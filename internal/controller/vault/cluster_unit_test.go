@@ -70,6 +70,7 @@ func TestOwnsPolicyByCluster(t *testing.T) {
 		{"another cluster's", marked("west", "9"), nil, "policy app.shop.api in Vault belongs to cluster west (its operator wrote it for VaultApp shop/api there)"},
 		{"this cluster's, its ID in the mark", vaultclient.RenderPolicy(vaultclient.KV{Mount: "secret"}, vaultclient.Owner{Namespace: "shop", Name: "api", UID: "1", Cluster: testCluster, ClusterID: kubeSystemUID}, nil), nil, ""},
 		{"a namesake cluster's", namesakes("9"), nil, "belongs to another cluster given this cluster's name (id another-kube-system-uid"},
+		{"this cluster's under the name it had before a rename", vaultclient.RenderPolicy(vaultclient.KV{Mount: "secret"}, vaultclient.Owner{Namespace: "shop", Name: "api", UID: "1", Cluster: "twin", ClusterID: kubeSystemUID}, nil), nil, ""},
 		{"a namesake cluster's, though this VaultApp had it in step once", namesakes("9"), synced, "belongs to another cluster given this cluster's name"},
 		{"another cluster's, though this VaultApp had it in step once", marked("west", "9"), synced, "belongs to cluster west"},
 		{"retained by another cluster", vaultclient.RetainedText(marked("west", "9"), other), synced, "belongs to cluster west"},

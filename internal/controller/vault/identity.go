@@ -78,9 +78,11 @@ func (id Identity) namesake(o vaultclient.Owner) bool {
 	return id.is(o.Cluster) && o.ClusterID != "" && id.ID != "" && o.ClusterID != id.ID
 }
 
-// owns reports whether a mark's cluster is this one, and not a namesake.
+// owns reports whether a mark is this cluster's: its ID is this one's
+// (whatever name the cluster had then: renamed after a clash, it keeps
+// what it wrote), or its name is, and not a namesake's.
 func (id Identity) owns(o vaultclient.Owner) bool {
-	return id.is(o.Cluster) && !id.namesake(o)
+	return (id.ID != "" && o.ClusterID == id.ID) || (id.is(o.Cluster) && !id.namesake(o))
 }
 
 // policyName is the name of a VaultApp's policy and role in this cluster.

@@ -96,7 +96,7 @@ func ownsPolicy(id Identity, app *vaultv1beta1.VaultApp, status *vaultv1beta1.Va
 	case (mark.Managed || mark.Retained) && id.namesake(mark.Owner):
 		return &errNotOwned{kind: kindPolicy, name: name, namesake: mark.Owner.ClusterID,
 			why: fmt.Sprintf("its operator wrote it for VaultApp %s/%s there", mark.Owner.Namespace, mark.Owner.Name)}
-	case (mark.Managed || mark.Retained) && mark.Owner.Cluster != "" && !id.is(mark.Owner.Cluster):
+	case (mark.Managed || mark.Retained) && mark.Owner.Cluster != "" && !id.owns(mark.Owner):
 		return &errNotOwned{kind: kindPolicy, name: name, cluster: mark.Owner.Cluster,
 			why: fmt.Sprintf("its operator wrote it for VaultApp %s/%s there", mark.Owner.Namespace, mark.Owner.Name)}
 	case mark.Retained:

@@ -76,6 +76,8 @@ const (
 type cluster struct {
 	name, mount string
 	op          *harness.Operator
+	// id is the cluster's kube-system namespace's UID.
+	id string
 }
 
 // startCluster starts a cluster named name. Its operator's Vault policy is
@@ -98,6 +100,18 @@ func startCluster(t *testing.T, name, prefix string) *cluster {
 	}
 	t.Cleanup(op.Stop)
 	c.op = op
+	var kubeSystem corev1.Namespace
+	if err := op.Client.Get(ctx, client.ObjectKey{Name: metav1.NamespaceSystem}, &kubeSystem); err != nil {
+		t.Fatal(err)
+	}
+	c.id = string(kubeSystem.UID)
+	// Its registrations go with it, as an admin removes them once a
+	// cluster is gone: the next test may give its own cluster the name.
+	t.Cleanup(func() {
+		if err := vaultServer.ForgetRegistrationsOf(context.Background(), c.id); err != nil {
+			t.Error(err)
+		}
+	})
 	for _, obj := range []client.Object{
 		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: operatorNamespace}},
 		&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: operatorAccount, Namespace: operatorNamespace}},
