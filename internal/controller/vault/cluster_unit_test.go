@@ -347,3 +347,25 @@ func TestDeletionTakesTheFormerNameToo(t *testing.T) {
 		t.Fatalf("left in Vault: %v %v", w.vault.Policies, w.vault.Roles)
 	}
 }
+
+// A mark of this cluster's name with another ID is a live namesake's while
+// that cluster claims the name (left alone), and a predecessor's once this
+// cluster holds the name alone (Sole: a cluster rebuilt under the name
+// adopts what the one before wrote). Only marks of this cluster's own ID
+// are ever swept.
+func TestPredecessorsPoliciesAreAdoptedOnlyWhileTheNameIsHeldAlone(t *testing.T) {
+	shared := Identity{Cluster: testCluster, ID: kubeSystemUID}
+	sole := shared
+	sole.Sole = true
+	predecessor := vaultclient.Owner{Namespace: "shop", Name: "api", UID: "9", Cluster: testCluster, ClusterID: "another-kube-system-uid"}
+	text := vaultclient.RenderPolicy(vaultclient.KV{Mount: "secret"}, predecessor, nil)
+	if got := ownsPolicy(shared, shopAPI(), &vaultv1beta1.VaultAppStatus{}, testPolicy, text); got == nil || !strings.Contains(got.Error(), "another cluster given this cluster's name") {
+		t.Fatalf("while the name is contested: %v; want left alone as a namesake's", got)
+	}
+	if got := ownsPolicy(sole, shopAPI(), &vaultv1beta1.VaultAppStatus{}, testPolicy, text); got != nil {
+		t.Fatalf("with the name held alone: %v; want the predecessor's policy adopted", got)
+	}
+	if sweepable(sole, testPolicy, vaultclient.MarkOf(text)) {
+		t.Fatal("a predecessor's policy is sweepable: only what this cluster's ID marked is")
+	}
+}

@@ -23,6 +23,7 @@ import (
 	"slices"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
@@ -229,7 +230,8 @@ func (v *ClusterDestinations) serverOf(ctx context.Context, s *vaultv1beta1.Vaul
 // identityOn is this cluster's identity in a VaultServer's Vault: its
 // cluster name, else the kube-system UID (kept as an alias when named).
 func identityOn(s *vaultv1beta1.VaultServer, clusterUID string) Identity {
-	id := Identity{Cluster: clusterUID, ID: clusterUID, NamePrefix: s.Spec.NamePrefix}
+	id := Identity{Cluster: clusterUID, ID: clusterUID, NamePrefix: s.Spec.NamePrefix,
+		Sole: meta.IsStatusConditionTrue(s.Status.Conditions, vaultv1beta1.TypeRegistered)}
 	if s.Spec.Cluster != "" {
 		id.Cluster, id.Aliases = s.Spec.Cluster, []string{clusterUID}
 	}

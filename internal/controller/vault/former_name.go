@@ -89,7 +89,7 @@ func (r *pass) formerPolicy(ctx context.Context, former string) (string, bool, e
 // marked no cluster: a UID proves the VaultApp, wherever it was written.
 func formerPolicyOf(id Identity, app *vaultv1beta1.VaultApp, name string, mark vaultclient.PolicyMark) bool {
 	o := mark.Owner
-	return mark.Managed && (o.Cluster == "" || id.owns(o)) &&
+	return mark.Managed && (o.Cluster == "" || id.wrote(o)) &&
 		o.UID != "" && o.UID == string(app.UID) && o.Namespace == app.Namespace && o.Name == app.Name &&
 		tenancy.IsPolicyNameOf(name, app.Namespace, app.Name)
 }

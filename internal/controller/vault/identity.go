@@ -45,6 +45,10 @@ type Identity struct {
 	// (a copied VaultServer): the kube-system namespace's UID. Marks carry
 	// it beside a name that differs from it.
 	ID string
+	// Sole: no other live cluster runs under this name in the Vault (the
+	// VaultServer says Registered), so a mark of the name with another ID
+	// is a predecessor's, adopted as blue/green rebuilds expect.
+	Sole bool
 	// NamePrefix, when set, goes into every policy and role name
 	// (app-<prefix>.<namespace>.<name>), so that the same VaultApp in two
 	// clusters gets two policies and two roles.
@@ -70,19 +74,26 @@ func (id Identity) is(cluster string) bool {
 	return cluster != "" && (cluster == id.Cluster || slices.Contains(id.Aliases, cluster))
 }
 
-// namesake reports whether a mark names this cluster's name but was
-// written by another cluster of that name (its ID differs): left alone, as
-// another cluster's. A mark without an ID (written before IDs were) is not
-// told apart.
-func (id Identity) namesake(o vaultclient.Owner) bool {
-	return id.is(o.Cluster) && o.ClusterID != "" && id.ID != "" && o.ClusterID != id.ID
+// wrote reports whether this cluster wrote a mark: its ID is this one's
+// (whatever name the cluster had then: renamed after a clash, it keeps
+// what it wrote), or its name is and it carries no ID (written before IDs
+// were, or under the kube-system UID, which is the ID). Only what this
+// cluster wrote is ever swept or deleted.
+func (id Identity) wrote(o vaultclient.Owner) bool {
+	return (id.ID != "" && o.ClusterID == id.ID) || (id.is(o.Cluster) && o.ClusterID == "")
 }
 
-// owns reports whether a mark is this cluster's: its ID is this one's
-// (whatever name the cluster had then: renamed after a clash, it keeps
-// what it wrote), or its name is, and not a namesake's.
+// owns reports whether a mark is this cluster's to adopt and repair: one
+// it wrote, or, while it holds its name alone in the Vault (Sole), one of
+// its name written by a predecessor under that name (a cluster rebuilt).
 func (id Identity) owns(o vaultclient.Owner) bool {
-	return (id.ID != "" && o.ClusterID == id.ID) || (id.is(o.Cluster) && !id.namesake(o))
+	return id.wrote(o) || (id.Sole && id.is(o.Cluster))
+}
+
+// namesake reports whether a mark names this cluster's name but is
+// another live cluster's of that name: left alone.
+func (id Identity) namesake(o vaultclient.Owner) bool {
+	return id.is(o.Cluster) && !id.owns(o)
 }
 
 // policyName is the name of a VaultApp's policy and role in this cluster.

@@ -250,7 +250,7 @@ func (s *sweep) orphaned(ctx context.Context, name string) (bool, vaultclient.Ow
 // under another name is someone else's). Names of a former prefix are not
 // listed at all: a VaultApp moves from its former name itself.
 func sweepable(id Identity, name string, mark vaultclient.PolicyMark) bool {
-	return mark.Managed && id.owns(mark.Owner) && mark.Owner.UID != "" &&
+	return mark.Managed && id.wrote(mark.Owner) && mark.Owner.UID != "" &&
 		name == id.policyName(mark.Owner.Namespace, mark.Owner.Name)
 }
 

@@ -240,7 +240,7 @@ func TestTwoVaultsBehindOneManager(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if text, _ := admin2.Sys().GetPolicy("app-second.shop.b"); !strings.Contains(text, "in cluster east.") {
+	if text, _ := admin2.Sys().GetPolicy("app-second.shop.b"); !strings.Contains(text, "in cluster east (id "+east.id+").") {
 		t.Fatalf("the second Vault's policy app-second.shop.b:\n%s", text)
 	}
 	if _, ok := vaultState(t)["policy app.shop.a"]; !ok {
