@@ -42,7 +42,7 @@ func TestEnvironmentsVaultHasTheLocationOfItsVaultServer(t *testing.T) {
 	twin := func(edit func(*vaultv1beta1.VaultServerSpec)) *vaultv1beta1.VaultServer {
 		s := &vaultv1beta1.VaultServer{ObjectMeta: metav1.ObjectMeta{Name: "vault"}, Spec: vaultv1beta1.VaultServerSpec{
 			Address: "https://vault.example.com:8200",
-			AppAuth: vaultv1beta1.VaultAuthMethod{Kubernetes: &vaultv1beta1.VaultAuthMount{Mount: "kubernetes"}},
+			AppAuth: vaultv1beta1.VaultAuthMethod{Kubernetes: &vaultv1beta1.VaultKubernetesAuthMount{VaultAuthMount: vaultv1beta1.VaultAuthMount{Mount: "kubernetes"}}},
 		}}
 		edit(&s.Spec)
 		return s

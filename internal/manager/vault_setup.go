@@ -48,6 +48,7 @@ func vaultDestinations(mgr ctrl.Manager, opts Options, clusterUID string) (*vaul
 			Base:      opts.Vault,
 			Tokens:    tokens,
 			Issuer:    tokens.Issuer,
+			Audience:  tokens.Audience,
 		},
 	}
 	if opts.Vault.Address == "" {

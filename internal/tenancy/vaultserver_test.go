@@ -79,7 +79,7 @@ func vaultServer(grants ...vaultv1beta1.VaultAccessGrant) *vaultv1beta1.VaultSer
 		Spec: vaultv1beta1.VaultServerSpec{
 			Address: "https://vault.example.com:8200",
 			Login:   vaultv1beta1.VaultLogin{Kubernetes: &vaultv1beta1.VaultRoleLogin{Mount: "kubernetes", Role: "vko"}},
-			AppAuth: vaultv1beta1.VaultAuthMethod{Kubernetes: &vaultv1beta1.VaultAuthMount{Mount: "kubernetes"}},
+			AppAuth: vaultv1beta1.VaultAuthMethod{Kubernetes: &vaultv1beta1.VaultKubernetesAuthMount{VaultAuthMount: vaultv1beta1.VaultAuthMount{Mount: "kubernetes"}}},
 			Access:  grants,
 		},
 	}

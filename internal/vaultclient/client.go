@@ -68,6 +68,10 @@ type Config struct {
 	// of this issuer too (bound_claims iss): one mount may trust several
 	// clusters, whose ServiceAccounts' subjects are alike. None when empty.
 	AppRoleIssuer string
+	// AppRoleKubernetesAudience, for Kubernetes-auth roles, is the
+	// audience their tokens must carry (the role's audience). None when
+	// empty.
+	AppRoleKubernetesAudience string
 	// Timeout of one request.
 	Timeout time.Duration
 	// Namespace is the Vault Enterprise or OpenBao namespace every request

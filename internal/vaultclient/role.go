@@ -76,19 +76,7 @@ func (c *Client) ReadRole(ctx context.Context, name string) (Role, bool, error) 
 			role = c.jwtRoleOf(secret.Data)
 			return true, nil
 		}
-		role = Role{
-			ServiceAccounts: stringList(secret.Data["bound_service_account_names"]),
-			Policies:        stringList(secret.Data["token_policies"]),
-			TTL:             seconds(secret.Data["token_ttl"]),
-			MaxTTL:          seconds(secret.Data["token_max_ttl"]),
-		}
-		// The operator always binds exactly one namespace; anything else
-		// (more namespaces, "*") is drift, shown as an impossible value.
-		if ns := stringList(secret.Data["bound_service_account_namespaces"]); len(ns) == 1 {
-			role.Namespace = ns[0]
-		} else {
-			role.Namespace = fmt.Sprint(ns)
-		}
+		role = c.kubernetesRoleOf(secret.Data)
 		return true, nil
 	})
 	if err != nil {
@@ -106,8 +94,11 @@ func (c *Client) WriteRole(ctx context.Context, name string, r Role) error {
 			"token_policies":                   tokenPolicies(r.Policies),
 			"token_ttl":                        int(r.TTL.Seconds()),
 		}
-		if c.cfg.AppRoleAudience != "" {
+		switch {
+		case c.cfg.AppRoleAudience != "":
 			data = c.jwtRoleData(r)
+		case c.cfg.AppRoleKubernetesAudience != "":
+			data["audience"] = c.cfg.AppRoleKubernetesAudience
 		}
 		if r.MaxTTL > 0 {
 			data["token_max_ttl"] = int(r.MaxTTL.Seconds())
@@ -134,6 +125,29 @@ func (c *Client) DeleteRole(ctx context.Context, name string) error {
 	}
 	c.note(kindRole, name, false)
 	return nil
+}
+
+// kubernetesRoleOf reads a Kubernetes-auth role back as a Role. The
+// operator always binds exactly one namespace, and the configured audience
+// where there is one; anything else (more namespaces, "*", another or no
+// audience) is drift, shown as an impossible namespace so that the role is
+// written again.
+func (c *Client) kubernetesRoleOf(data map[string]any) Role {
+	role := Role{
+		ServiceAccounts: stringList(data["bound_service_account_names"]),
+		Policies:        stringList(data["token_policies"]),
+		TTL:             seconds(data["token_ttl"]),
+		MaxTTL:          seconds(data["token_max_ttl"]),
+	}
+	if ns := stringList(data["bound_service_account_namespaces"]); len(ns) == 1 {
+		role.Namespace = ns[0]
+	} else {
+		role.Namespace = fmt.Sprint(ns)
+	}
+	if audience, _ := data["audience"].(string); c.cfg.AppRoleKubernetesAudience != "" && audience != c.cfg.AppRoleKubernetesAudience {
+		role.Namespace = fmt.Sprintf("(drift: audience %q)", audience)
+	}
+	return role
 }
 
 func stringList(v any) []string {

@@ -131,3 +131,29 @@ func TestJWTRoleBindsTheIssuer(t *testing.T) {
 		t.Fatalf("an issuer no longer configured is not seen: %+v", got)
 	}
 }
+
+// A Kubernetes-auth role of a server with an audience reads back equal only
+// with that audience; another, or none, is drift.
+func TestKubernetesRoleBindsTheAudience(t *testing.T) {
+	c := &Client{cfg: Config{AppRoleKubernetesAudience: "vault"}}
+	want := Role{ServiceAccounts: []string{"api"}, Namespace: "shop", Policies: []string{"app.shop.api"}, TTL: time.Hour}
+	data := func(audience any) map[string]any {
+		d := map[string]any{"bound_service_account_names": []any{"api"}, "bound_service_account_namespaces": []any{"shop"},
+			"token_policies": []any{"app.shop.api"}, "token_ttl": json.Number("3600")}
+		if audience != nil {
+			d["audience"] = audience
+		}
+		return d
+	}
+	if got := c.kubernetesRoleOf(data("vault")); !got.Equal(want) {
+		t.Fatalf("read back %+v, want %+v", got, want)
+	}
+	for _, audience := range []any{nil, "", "https://kubernetes.default.svc"} {
+		if got := c.kubernetesRoleOf(data(audience)); got.Equal(want) {
+			t.Errorf("audience %v not seen as drift", audience)
+		}
+	}
+	if got := (&Client{}).kubernetesRoleOf(data("anything")); !got.Equal(want) {
+		t.Errorf("a server without an audience reads %+v as drift", got)
+	}
+}

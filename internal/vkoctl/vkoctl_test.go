@@ -55,7 +55,7 @@ func cluster(t *testing.T, objs ...client.Object) client.Client {
 		ObjectMeta: metav1.ObjectMeta{Name: "central", Annotations: map[string]string{vaultv1beta1.DefaultServerAnnotation: "true"}},
 		Spec: vaultv1beta1.VaultServerSpec{
 			Address: "https://vault.example.com", Cluster: "east",
-			AppAuth: vaultv1beta1.VaultAuthMethod{Kubernetes: &vaultv1beta1.VaultAuthMount{Mount: "kubernetes-east"}},
+			AppAuth: vaultv1beta1.VaultAuthMethod{Kubernetes: &vaultv1beta1.VaultKubernetesAuthMount{VaultAuthMount: vaultv1beta1.VaultAuthMount{Mount: "kubernetes-east"}}},
 			Access: []vaultv1beta1.VaultAccessGrant{{Namespaces: []string{"shop"}, MaxTokenTTL: &metav1.Duration{Duration: 30 * time.Minute}, Paths: []vaultv1beta1.VaultPathGrant{
 				{Template: "secret/data/{namespace}/*", Capabilities: []vaultv1beta1.Capability{"read", "list"}},
 				{Template: "database/creds/{namespace}", Capabilities: []vaultv1beta1.Capability{"read"}},

@@ -338,7 +338,7 @@ func vaultServer(name, address string) *vaultv1beta1.VaultServer {
 		Spec: vaultv1beta1.VaultServerSpec{
 			Address: address,
 			Login:   vaultv1beta1.VaultLogin{Kubernetes: &vaultv1beta1.VaultRoleLogin{Mount: "kubernetes", Role: "vault-keycloak-operator"}},
-			AppAuth: vaultv1beta1.VaultAuthMethod{Kubernetes: &vaultv1beta1.VaultAuthMount{Mount: "kubernetes"}},
+			AppAuth: vaultv1beta1.VaultAuthMethod{Kubernetes: &vaultv1beta1.VaultKubernetesAuthMount{VaultAuthMount: vaultv1beta1.VaultAuthMount{Mount: "kubernetes"}}},
 			Access: []vaultv1beta1.VaultAccessGrant{{Namespaces: []string{"fleet-*"}, Paths: []vaultv1beta1.VaultPathGrant{
 				{Template: "secret/data/{namespace}/*", Capabilities: []vaultv1beta1.Capability{vaultv1beta1.CapabilityRead, vaultv1beta1.CapabilityList}}}}},
 		},

@@ -135,6 +135,7 @@ path "auth/kubernetes/role/app.*" {
   allowed_parameters = {
     "bound_service_account_names"      = []
     "bound_service_account_namespaces" = []
+    "audience"                         = []
     "token_policies"                   = ["app.*"]
     "token_ttl"                        = []
     "token_max_ttl"                    = []

@@ -86,7 +86,7 @@ func TestTenantCannotEscalate(t *testing.T) {
 			Spec: vaultv1beta1.VaultServerSpec{
 				Address: "https://vault.example.com",
 				Login:   vaultv1beta1.VaultLogin{Kubernetes: &vaultv1beta1.VaultRoleLogin{Mount: "kubernetes", Role: "r"}},
-				AppAuth: vaultv1beta1.VaultAuthMethod{Kubernetes: &vaultv1beta1.VaultAuthMount{Mount: "kubernetes"}},
+				AppAuth: vaultv1beta1.VaultAuthMethod{Kubernetes: &vaultv1beta1.VaultKubernetesAuthMount{VaultAuthMount: vaultv1beta1.VaultAuthMount{Mount: "kubernetes"}}},
 				Access: []vaultv1beta1.VaultAccessGrant{{Namespaces: []string{own}, MaxTokenTTL: &metav1.Duration{Duration: time.Hour},
 					Paths: []vaultv1beta1.VaultPathGrant{{Template: "secret/data/{namespace}/*", Capabilities: []vaultv1beta1.Capability{"read", "list"}}}}},
 			}}
@@ -104,7 +104,7 @@ func TestTenantCannotEscalate(t *testing.T) {
 			Spec: vaultv1beta1.VaultServerSpec{
 				Address: "https://vault.example.com",
 				Login:   vaultv1beta1.VaultLogin{Kubernetes: &vaultv1beta1.VaultRoleLogin{Mount: "kubernetes", Role: "r"}},
-				AppAuth: vaultv1beta1.VaultAuthMethod{Kubernetes: &vaultv1beta1.VaultAuthMount{Mount: "kubernetes"}},
+				AppAuth: vaultv1beta1.VaultAuthMethod{Kubernetes: &vaultv1beta1.VaultKubernetesAuthMount{VaultAuthMount: vaultv1beta1.VaultAuthMount{Mount: "kubernetes"}}},
 				Access:  []vaultv1beta1.VaultAccessGrant{{Namespaces: []string{"*"}, Paths: []vaultv1beta1.VaultPathGrant{{Template: "secret/*", Capabilities: []vaultv1beta1.Capability{"read"}}}}},
 			}}),
 			refused: `vaultservers.vault.exemple.com is forbidden: User "` + tenantUser + `" cannot create resource "vaultservers" in API group "vault.exemple.com" at the cluster scope`},
@@ -114,7 +114,7 @@ func TestTenantCannotEscalate(t *testing.T) {
 				Spec: vaultv1beta1.VaultServerSpec{
 					Address: "https://vault.example.com",
 					Login:   vaultv1beta1.VaultLogin{Kubernetes: &vaultv1beta1.VaultRoleLogin{Mount: "kubernetes", Role: "r"}},
-					AppAuth: vaultv1beta1.VaultAuthMethod{Kubernetes: &vaultv1beta1.VaultAuthMount{Mount: "kubernetes"}},
+					AppAuth: vaultv1beta1.VaultAuthMethod{Kubernetes: &vaultv1beta1.VaultKubernetesAuthMount{VaultAuthMount: vaultv1beta1.VaultAuthMount{Mount: "kubernetes"}}},
 					Access:  []vaultv1beta1.VaultAccessGrant{{Namespaces: []string{victim}}},
 				}}
 			if err := op.Client.Create(ctx, s); err != nil {

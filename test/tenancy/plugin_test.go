@@ -56,7 +56,7 @@ func TestTenantReadsItsGrantsWithThePlugin(t *testing.T) {
 		Spec: vaultv1beta1.VaultServerSpec{
 			Address: "https://vault.example.com",
 			Login:   vaultv1beta1.VaultLogin{Kubernetes: &vaultv1beta1.VaultRoleLogin{Mount: "kubernetes", Role: "r"}},
-			AppAuth: vaultv1beta1.VaultAuthMethod{Kubernetes: &vaultv1beta1.VaultAuthMount{Mount: "kubernetes"}},
+			AppAuth: vaultv1beta1.VaultAuthMethod{Kubernetes: &vaultv1beta1.VaultKubernetesAuthMount{VaultAuthMount: vaultv1beta1.VaultAuthMount{Mount: "kubernetes"}}},
 			Access: []vaultv1beta1.VaultAccessGrant{{Namespaces: []string{own},
 				Paths: []vaultv1beta1.VaultPathGrant{{Template: "secret/data/{namespace}/*", Capabilities: []vaultv1beta1.Capability{"read", "list"}}}}},
 		}}

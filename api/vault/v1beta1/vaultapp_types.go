@@ -210,7 +210,8 @@ type VaultAppAccess struct {
 	LoginPath string `json:"loginPath,omitempty"`
 
 	// Audience is the audience the workload's ServiceAccount token must
-	// carry (JWT auth); empty where any token of the cluster does.
+	// carry (a projected token of it, or kubectl create token --audience);
+	// empty where any token of the cluster does.
 	// +optional
 	Audience string `json:"audience,omitempty"`
 

@@ -80,9 +80,9 @@ type VaultJWTLogin struct {
 // +kubebuilder:validation:XValidation:rule="has(self.kubernetes) != has(self.jwt)",message="set exactly one of kubernetes and jwt"
 type VaultAuthMethod struct {
 	// Kubernetes writes Kubernetes-auth roles bound to the VaultApp's
-	// ServiceAccounts.
+	// ServiceAccounts and to the audience of their tokens.
 	// +optional
-	Kubernetes *VaultAuthMount `json:"kubernetes,omitempty"`
+	Kubernetes *VaultKubernetesAuthMount `json:"kubernetes,omitempty"`
 
 	// JWT writes JWT-auth roles bound to the subjects of the VaultApp's
 	// ServiceAccounts (system:serviceaccount:<namespace>:<name>) and to
@@ -99,6 +99,23 @@ type VaultAuthMount struct {
 	// +kubebuilder:validation:MaxLength=128
 	// +kubebuilder:validation:Pattern=`^[A-Za-z0-9_.-]+(/[A-Za-z0-9_.-]+)*$`
 	Mount string `json:"mount"`
+}
+
+// VaultKubernetesAuthMount is a Kubernetes auth mount and the audience its
+// roles bind.
+type VaultKubernetesAuthMount struct {
+	VaultAuthMount `json:",inline"`
+
+	// Audience the workloads' tokens must carry (the roles' audience): a
+	// token minted for another service (another audience) does not log
+	// in. Defaults to the audience of this cluster's own ServiceAccount
+	// tokens (a pod's mounted token, kubectl create token), as the
+	// operator's token says; name your own (vault) and give workloads a
+	// projected token of it.
+	// +optional
+	// +kubebuilder:validation:MaxLength=256
+	// +kubebuilder:validation:Pattern=`^\S+$`
+	Audience string `json:"audience,omitempty"`
 }
 
 // VaultJWTAuthMount is a JWT auth mount and the audience its roles bind.

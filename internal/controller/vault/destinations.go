@@ -224,7 +224,10 @@ func (v *ClusterDestinations) serverOf(ctx context.Context, s *vaultv1beta1.Vaul
 	case err != nil:
 		return nil, fmt.Errorf("client of VaultServer %s: %w", s.Name, err)
 	}
-	return &Destination{Name: s.Name, Vault: vc, Identity: identityOn(s, v.ClusterUID), Spec: s.DeepCopy(), Where: LocationOf(s, v.ClusterUID)}, nil
+	where := LocationOf(s, v.ClusterUID)
+	// For told no error: the client has it.
+	where.KubernetesAudience, _ = v.Clients.AppRoleKubernetesAudience(s)
+	return &Destination{Name: s.Name, Vault: vc, Identity: identityOn(s, v.ClusterUID), Spec: s.DeepCopy(), Where: where}, nil
 }
 
 // identityOn is this cluster's identity in a VaultServer's Vault: its

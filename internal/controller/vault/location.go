@@ -36,6 +36,10 @@ type Location struct {
 	// AppAuthMount is where the VaultApps' roles go; AppAudience the
 	// audience they bind on a JWT mount ("" on a Kubernetes one).
 	AppAuthMount, AppAudience string
+	// KubernetesAudience is the audience Kubernetes-auth roles bind: what
+	// workloads' tokens carry, not where they are written (Same leaves it
+	// out).
+	KubernetesAudience string
 	Cluster, NamePrefix       string
 }
 
@@ -63,6 +67,7 @@ func (l Location) Same(o Location) bool {
 		if l.KVPath == vaultv1beta1.DefaultKVPath {
 			l.KVPath = ""
 		}
+		l.KubernetesAudience = ""
 		l.AppAuthMount = strings.Trim(l.AppAuthMount, "/")
 		l.Namespace = strings.Trim(l.Namespace, "/")
 		return l

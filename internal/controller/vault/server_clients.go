@@ -65,6 +65,10 @@ type ServerClients struct {
 	// JWT app roles bind when the VaultServer names none. None is bound
 	// when nil.
 	Issuer func() (string, error)
+	// Audience is the audience of this cluster's own ServiceAccount
+	// tokens: what Kubernetes-auth app roles bind when the VaultServer
+	// names none. None is bound when nil.
+	Audience func() (string, error)
 	// New builds a client; vaultclient.New when nil.
 	New func(vaultclient.Config) (ServerClient, error)
 
@@ -92,7 +96,7 @@ func ConfigOf(base vaultclient.Config, s *vaultv1beta1.VaultServer, ca []byte) v
 	case app.JWT != nil:
 		cfg.KubernetesAuthMount, cfg.AppRoleAudience, cfg.AppRoleIssuer = app.JWT.Mount, app.JWT.Audience, app.JWT.Issuer
 	case app.Kubernetes != nil:
-		cfg.KubernetesAuthMount, cfg.AppRoleAudience = app.Kubernetes.Mount, ""
+		cfg.KubernetesAuthMount, cfg.AppRoleAudience, cfg.AppRoleKubernetesAudience = app.Kubernetes.Mount, "", app.Kubernetes.Audience
 	}
 	return cfg
 }
@@ -106,6 +110,9 @@ func (c *ServerClients) For(ctx context.Context, s *vaultv1beta1.VaultServer) (S
 	cfg := ConfigOf(c.Base, s, ca)
 	cfg.Tokens = c.Tokens
 	if cfg.AppRoleIssuer, err = c.AppRoleIssuer(s); err != nil {
+		return nil, err
+	}
+	if cfg.AppRoleKubernetesAudience, err = c.AppRoleKubernetesAudience(s); err != nil {
 		return nil, err
 	}
 	c.mu.Lock()
@@ -140,6 +147,21 @@ func (c *ServerClients) AppRoleIssuer(s *vaultv1beta1.VaultServer) (string, erro
 		return "", fmt.Errorf("tell the issuer JWT app roles bind (set spec.appAuth.jwt.issuer, or mount the operator's ServiceAccount token): %w", err)
 	}
 	return issuer, nil
+}
+
+// AppRoleKubernetesAudience is the audience a server's Kubernetes-auth app
+// roles bind: the one it names, else this cluster's tokens'; none for JWT
+// roles (their audience is spec.appAuth.jwt.audience).
+func (c *ServerClients) AppRoleKubernetesAudience(s *vaultv1beta1.VaultServer) (string, error) {
+	k := s.Spec.AppAuth.Kubernetes
+	if k == nil || k.Audience != "" || c.Audience == nil {
+		return ConfigOf(vaultclient.Config{}, s, nil).AppRoleKubernetesAudience, nil
+	}
+	audience, err := c.Audience()
+	if err != nil {
+		return "", fmt.Errorf("tell the audience Kubernetes-auth app roles bind (set spec.appAuth.kubernetes.audience, or mount the operator's ServiceAccount token): %w", err)
+	}
+	return audience, nil
 }
 
 // Forget drops the client of a server that is gone.

@@ -79,6 +79,27 @@ func (t *ServiceAccountTokens) Issuer() (string, error) {
 	return claims.Iss, nil
 }
 
+// Audience is the audience of this cluster's own ServiceAccount tokens
+// (the first of the operator's mounted token's aud claim): what a
+// Kubernetes-auth app role binds when the VaultServer names none, so that
+// a pod's mounted token logs in and a token minted for another service
+// does not.
+func (t *ServiceAccountTokens) Audience() (string, error) {
+	claims, err := tokenClaimsOf(t.TokenPath)
+	if err != nil {
+		return "", err
+	}
+	var one string
+	var many []string
+	switch {
+	case json.Unmarshal(claims.Aud, &one) == nil && one != "":
+		return one, nil
+	case json.Unmarshal(claims.Aud, &many) == nil && len(many) > 0 && many[0] != "":
+		return many[0], nil
+	}
+	return "", fmt.Errorf("the token at %s names no audience", t.TokenPath)
+}
+
 // serviceAccountOf reads the namespace and name of the ServiceAccount a
 // token was issued to from its subject (system:serviceaccount:<ns>:<name>).
 func serviceAccountOf(path string) (string, string, error) {
@@ -98,6 +119,8 @@ func serviceAccountOf(path string) (string, string, error) {
 type tokenClaims struct {
 	Sub string `json:"sub"`
 	Iss string `json:"iss"`
+	// Aud is a string or a list of them.
+	Aud json.RawMessage `json:"aud"`
 }
 
 // tokenClaimsOf reads the claims of the token at path. The token is the

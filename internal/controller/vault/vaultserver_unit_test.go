@@ -92,7 +92,7 @@ func centralVault() *vaultv1beta1.VaultServer {
 			Address:   "https://vault.example.com:8200",
 			Namespace: "team-platform",
 			Login:     vaultv1beta1.VaultLogin{Kubernetes: &vaultv1beta1.VaultRoleLogin{Mount: "kubernetes-eu-1", Role: "vko"}},
-			AppAuth:   vaultv1beta1.VaultAuthMethod{Kubernetes: &vaultv1beta1.VaultAuthMount{Mount: "kubernetes-eu-1"}},
+			AppAuth:   vaultv1beta1.VaultAuthMethod{Kubernetes: &vaultv1beta1.VaultKubernetesAuthMount{VaultAuthMount: vaultv1beta1.VaultAuthMount{Mount: "kubernetes-eu-1"}}},
 		},
 	}
 }

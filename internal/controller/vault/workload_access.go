@@ -17,6 +17,8 @@ limitations under the License.
 package vault
 
 import (
+	"cmp"
+
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
 	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
 	"github.com/carbogame/vault-keycloak-operator/internal/vaultclient"
@@ -38,7 +40,7 @@ func workloadAccess(where Location, granted bool, namespace, role string) *vault
 		Role:      role,
 		KVMount:   where.KVMount,
 		KVPrefix:  vaultclient.KV{Mount: where.KVMount, Path: where.KVPath}.Prefix(namespace) + "/",
-		Audience:  where.AppAudience,
+		Audience:  cmp.Or(where.AppAudience, where.KubernetesAudience),
 	}
 	if where.AppAuthMount != "" {
 		access.LoginPath = "auth/" + where.AppAuthMount + "/login"

@@ -36,11 +36,11 @@ func TestWorkloadAccessSaysWhereAndHowToLogIn(t *testing.T) {
 	}{
 		{"a server that grants the namespace nothing: nothing of it is shown",
 			&vaultv1beta1.VaultServer{Spec: vaultv1beta1.VaultServerSpec{Address: "https://vault:8200",
-				AppAuth: vaultv1beta1.VaultAuthMethod{Kubernetes: &vaultv1beta1.VaultAuthMount{Mount: "kubernetes"}},
+				AppAuth: vaultv1beta1.VaultAuthMethod{Kubernetes: &vaultv1beta1.VaultKubernetesAuthMount{VaultAuthMount: vaultv1beta1.VaultAuthMount{Mount: "kubernetes"}}},
 				Access:  []vaultv1beta1.VaultAccessGrant{{Namespaces: []string{"other"}}}}}, nil},
 		{"kubernetes auth, the default KV mount",
 			server(vaultv1beta1.VaultServerSpec{Address: "https://vault:8200",
-				AppAuth: vaultv1beta1.VaultAuthMethod{Kubernetes: &vaultv1beta1.VaultAuthMount{Mount: "kubernetes-eu-1"}}}),
+				AppAuth: vaultv1beta1.VaultAuthMethod{Kubernetes: &vaultv1beta1.VaultKubernetesAuthMount{VaultAuthMount: vaultv1beta1.VaultAuthMount{Mount: "kubernetes-eu-1"}}}}),
 			&vaultv1beta1.VaultAppAccess{Address: "https://vault:8200", LoginPath: "auth/kubernetes-eu-1/login",
 				Role: "app.shop.api", KVMount: "secret", KVPrefix: "shop/"}},
 		{"JWT auth: its audience; a Vault namespace and a KV mount of its own",

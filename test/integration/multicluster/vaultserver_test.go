@@ -45,7 +45,7 @@ func vaultServerAt(name, address, mount string) *vaultv1beta1.VaultServer {
 		Spec: vaultv1beta1.VaultServerSpec{
 			Address: address,
 			Login:   vaultv1beta1.VaultLogin{Kubernetes: &vaultv1beta1.VaultRoleLogin{Mount: mount, Role: "vault-keycloak-operator"}},
-			AppAuth: vaultv1beta1.VaultAuthMethod{Kubernetes: &vaultv1beta1.VaultAuthMount{Mount: mount}},
+			AppAuth: vaultv1beta1.VaultAuthMethod{Kubernetes: &vaultv1beta1.VaultKubernetesAuthMount{VaultAuthMount: vaultv1beta1.VaultAuthMount{Mount: mount}}},
 		},
 	}
 }

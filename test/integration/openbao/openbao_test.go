@@ -146,7 +146,7 @@ func startClusterNamed(t *testing.T, name, clusterName, baoNamespace string) *cl
 			Address:   bao.Addr,
 			Namespace: baoNamespace,
 			Login:     vaultv1beta1.VaultLogin{Kubernetes: &vaultv1beta1.VaultRoleLogin{Mount: "kubernetes", Role: "vault-keycloak-operator"}},
-			AppAuth:   vaultv1beta1.VaultAuthMethod{Kubernetes: &vaultv1beta1.VaultAuthMount{Mount: "kubernetes"}},
+			AppAuth:   vaultv1beta1.VaultAuthMethod{Kubernetes: &vaultv1beta1.VaultKubernetesAuthMount{VaultAuthMount: vaultv1beta1.VaultAuthMount{Mount: "kubernetes"}}},
 			KVMount:   "secret",
 			Access: []vaultv1beta1.VaultAccessGrant{{Namespaces: []string{appNamespace}, Paths: []vaultv1beta1.VaultPathGrant{
 				{Template: "secret/data/{namespace}/*", Capabilities: []vaultv1beta1.Capability{"read", "list"}},
