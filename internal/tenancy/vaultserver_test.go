@@ -152,6 +152,9 @@ func TestVaultServerWarnings(t *testing.T) {
 		{vaultv1beta1.VaultAccessGrant{Namespaces: []string{"shop"}, Paths: paths("database/creds/{namespace}-ro")}, `{namespace} shares its segment with "-ro"`},
 		{vaultv1beta1.VaultAccessGrant{Namespaces: []string{"shop"}, Paths: paths("database/creds/ro-{namespace}")}, `{namespace} shares its segment with "ro-"`},
 		{vaultv1beta1.VaultAccessGrant{Namespaces: []string{"shop"}, Paths: paths("secret/data/shared/*")}, "every namespace granted shares the same paths"},
+		{vaultv1beta1.VaultAccessGrant{Namespaces: []string{"shop"}, Paths: paths("secret/data/{cluster}/{namespace}/*")}, ""},
+		// Cluster a's path for namespace b-x is cluster a-b's for x.
+		{vaultv1beta1.VaultAccessGrant{Namespaces: []string{"shop"}, Paths: paths("secret/data/{cluster}-{namespace}/*")}, "{cluster} shares its segment with other text"},
 		{vaultv1beta1.VaultAccessGrant{Namespaces: []string{"*"}}, "every namespace, present and future"},
 	} {
 		got := strings.Join(VaultServerWarnings(vaultServer(tt.grant)), "\n")

@@ -130,6 +130,8 @@ func VaultServerWarnings(s *vaultv1beta1.VaultServer) []string {
 			switch {
 			case !found:
 				out = append(out, fmt.Sprintf("%s %q has no {namespace}: every namespace granted shares the same paths", fld, p.Template))
+			case strings.Contains(p.Template, vaultv1beta1.ClusterVariable) && !clusterAlone(p.Template):
+				out = append(out, fmt.Sprintf("%s %q: {cluster} shares its segment with other text, so one cluster's path can be another's; keep {cluster} a segment of its own (…/{cluster}/…)", fld, p.Template))
 			case rest != "" || lead != "":
 				out = append(out, fmt.Sprintf("%s %q: {namespace} shares its segment with %q, so one namespace's path can be another's (namespace a reaches what belongs to namespaces named a…); keep {namespace} a segment of its own (…/{namespace}/…) to keep namespaces apart",
 					fld, p.Template, lead+rest))
@@ -175,4 +177,15 @@ func validateKVPath(fld *field.Path, p string) field.ErrorList {
 		return field.ErrorList{field.Invalid(fld, p, "may hold {cluster} once")}
 	}
 	return nil
+}
+
+// clusterAlone reports whether every {cluster} of a template is a segment
+// of its own.
+func clusterAlone(template string) bool {
+	for _, seg := range strings.Split(template, "/") {
+		if strings.Contains(seg, vaultv1beta1.ClusterVariable) && seg != vaultv1beta1.ClusterVariable {
+			return false
+		}
+	}
+	return true
 }

@@ -45,6 +45,9 @@ type Registration struct {
 	Cluster, ID string
 	// KV is where its namespaces' secrets are.
 	KV KV
+	// JWTMount and JWTIssuer, for JWT app roles, are the mount they are
+	// written to and the issuer they bind.
+	JWTMount, JWTIssuer string
 	// Claims are the IDs of other clusters that found the name held, with
 	// when each last said so.
 	Claims map[string]time.Time
@@ -59,6 +62,8 @@ const (
 	lineKVMount      = "# kv-mount: "
 	lineKVPath       = "# kv-path: "
 	lineClaim        = "# claimed-by: "
+	lineJWTMount     = "# jwt-mount: "
+	lineJWTIssuer    = "# jwt-issuer: "
 )
 
 // RenderRegistration is the policy text of a registration; the same input
@@ -70,6 +75,10 @@ func RenderRegistration(r Registration) string {
 	b.WriteString(lineID + r.ID + "\n")
 	b.WriteString(lineKVMount + r.KV.Mount + "\n")
 	b.WriteString(lineKVPath + r.KV.Path + "\n")
+	if r.JWTMount != "" {
+		b.WriteString(lineJWTMount + r.JWTMount + "\n")
+		b.WriteString(lineJWTIssuer + r.JWTIssuer + "\n")
+	}
 	for _, id := range slices.Sorted(maps.Keys(r.Claims)) {
 		b.WriteString(lineClaim + id + " " + r.Claims[id].UTC().Format(time.RFC3339) + "\n")
 	}
@@ -92,6 +101,10 @@ func ParseRegistration(text string) (Registration, bool) {
 			r.KV.Mount = strings.TrimPrefix(l, lineKVMount)
 		case strings.HasPrefix(l, lineKVPath):
 			r.KV.Path = strings.TrimPrefix(l, lineKVPath)
+		case strings.HasPrefix(l, lineJWTMount):
+			r.JWTMount = strings.TrimPrefix(l, lineJWTMount)
+		case strings.HasPrefix(l, lineJWTIssuer):
+			r.JWTIssuer = strings.TrimPrefix(l, lineJWTIssuer)
 		case strings.HasPrefix(l, lineClaim):
 			id, at, _ := strings.Cut(strings.TrimPrefix(l, lineClaim), " ")
 			if when, err := time.Parse(time.RFC3339, at); err == nil && id != "" {

@@ -41,13 +41,18 @@ type Role struct {
 	// environment's Vault, as earlier releases: the admin's policy for the
 	// operator may not allow the parameter).
 	MaxTTL time.Duration
+	// Drift, on a role read from Vault, says which of the bindings the
+	// operator writes beside these (a Kubernetes role's audience, a JWT
+	// role's issuer) differs from its configuration: the role is the
+	// operator's shape all the same, and written again.
+	Drift string
 }
 
 // Equal reports whether a role Vault holds (r) grants what the wanted
 // one (o) says. A MaxTTL the wanted role leaves at zero is not compared:
 // none is written.
 func (r Role) Equal(o Role) bool {
-	return sortedEqual(r.ServiceAccounts, o.ServiceAccounts) && r.Namespace == o.Namespace &&
+	return r.Drift == "" && o.Drift == "" && sortedEqual(r.ServiceAccounts, o.ServiceAccounts) && r.Namespace == o.Namespace &&
 		sortedEqual(r.Policies, o.Policies) && r.TTL == o.TTL && (o.MaxTTL == 0 || r.MaxTTL == o.MaxTTL)
 }
 
@@ -145,7 +150,7 @@ func (c *Client) kubernetesRoleOf(data map[string]any) Role {
 		role.Namespace = fmt.Sprint(ns)
 	}
 	if audience, _ := data["audience"].(string); c.cfg.AppRoleKubernetesAudience != "" && audience != c.cfg.AppRoleKubernetesAudience {
-		role.Namespace = fmt.Sprintf("(drift: audience %q)", audience)
+		role.Drift = fmt.Sprintf("audience %q, where the VaultServer's spec.appAuth.kubernetes.audience gives %q", audience, c.cfg.AppRoleKubernetesAudience)
 	}
 	return role
 }
@@ -246,9 +251,16 @@ func (c *Client) jwtRoleOf(data map[string]any) Role {
 	typ, _ := data["role_type"].(string)
 	claim, _ := data["user_claim"].(string)
 	claimsType, _ := data["bound_claims_type"].(string)
-	if len(namespaces) != 1 || typ != roleTypeJWT || claim != claimSub || claimsType != "string" || !c.boundIssuerIs(claims) ||
+	others := len(claims) - 1 // claims beside sub and iss
+	if _, ok := claims[claimIss]; ok {
+		others--
+	}
+	if len(namespaces) != 1 || typ != roleTypeJWT || claim != claimSub || claimsType != "string" || others != 0 ||
 		len(audiences) != 1 || audiences[0] != c.cfg.AppRoleAudience {
 		role.Namespace = fmt.Sprintf("(drift: role_type %q, user_claim %q, bound_audiences %v, bound_claims %v)", typ, claim, audiences, claims)
+	}
+	if !c.boundIssuerIs(claims) {
+		role.Drift = fmt.Sprintf("bound_claims iss %v, where the VaultServer binds %q (spec.appAuth.jwt.issuer, or this cluster's)", claims[claimIss], c.cfg.AppRoleIssuer)
 	}
 	return role
 }
@@ -258,7 +270,8 @@ func (c *Client) jwtRoleOf(data map[string]any) Role {
 // it: Vault may answer either).
 func (c *Client) boundIssuerIs(claims map[string]any) bool {
 	if c.cfg.AppRoleIssuer == "" {
-		return len(claims) == 1
+		_, bound := claims[claimIss]
+		return !bound
 	}
 	var issuers []string
 	switch iss := claims[claimIss].(type) {
@@ -267,5 +280,5 @@ func (c *Client) boundIssuerIs(claims map[string]any) bool {
 	case []any:
 		issuers = stringList(iss)
 	}
-	return len(claims) == 2 && slices.Equal(issuers, []string{c.cfg.AppRoleIssuer})
+	return slices.Equal(issuers, []string{c.cfg.AppRoleIssuer})
 }

@@ -149,8 +149,14 @@ func TestKubernetesRoleBindsTheAudience(t *testing.T) {
 		t.Fatalf("read back %+v, want %+v", got, want)
 	}
 	for _, audience := range []any{nil, "", "https://kubernetes.default.svc"} {
-		if got := c.kubernetesRoleOf(data(audience)); got.Equal(want) {
+		got := c.kubernetesRoleOf(data(audience))
+		if got.Equal(want) {
 			t.Errorf("audience %v not seen as drift", audience)
+		}
+		// Drift, not another shape: the role stays the operator's to
+		// repair and to remove (its namespace and policies as written).
+		if got.Namespace != "shop" || !strings.Contains(got.Drift, "spec.appAuth.kubernetes.audience") {
+			t.Errorf("audience %v read as %+v; want the namespace kept and the drift named", audience, got)
 		}
 	}
 	if got := (&Client{}).kubernetesRoleOf(data("anything")); !got.Equal(want) {

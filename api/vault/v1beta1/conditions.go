@@ -34,11 +34,11 @@ const (
 	// its name in that Vault (its registration, vko-cluster.<cluster>);
 	// False when another cluster was given the same name.
 	TypeRegistered = "Registered"
-	// TypeKVIsolated, on a VaultServer, is False when another cluster
-	// registered in that Vault keeps its namespaces' secrets at the same
-	// KV paths: a namespace of the same name in each reads the other's.
-	// Not part of Ready: the admin may mean it.
-	TypeKVIsolated = "KVIsolated"
+	// TypeIsolated, on a VaultServer, is False when another cluster
+	// registered in that Vault shares what keeps tenants apart: the KV
+	// paths of its namespaces, or the issuer of its tokens on the same JWT
+	// mount. Not part of Ready: the admin may mean it.
+	TypeIsolated = "Isolated"
 )
 
 // Reasons, on conditions and on Events. They are part of the API: alerting
@@ -112,12 +112,16 @@ const (
 	// name in the VaultServer's Vault (a copied spec.cluster); each leaves
 	// the other's policies alone until the admin renames one.
 	ReasonClusterNameClash = "ClusterNameClash"
-	// ReasonKVIsolated: no other cluster registered in the Vault keeps its
-	// namespaces' secrets at this cluster's KV paths.
-	ReasonKVIsolated = "KVIsolated"
+	// ReasonIsolated: no other cluster registered in the Vault shares this
+	// cluster's KV paths or, on its JWT mount, its tokens' issuer.
+	ReasonIsolated = "Isolated"
 	// ReasonKVShared: another cluster keeps its namespaces' secrets at
 	// the same KV paths (no {cluster} in either's spec.kvPath).
 	ReasonKVShared = "KVShared"
+	// ReasonIssuerShared: another cluster's tokens carry the same issuer
+	// on the same JWT mount: a ServiceAccount of the same namespace and
+	// name there logs in at this cluster's roles.
+	ReasonIssuerShared = "IssuerShared"
 	// ReasonCAInvalid: a VaultServer's caSecretRef names a Secret or key
 	// the operator cannot read.
 	ReasonCAInvalid = "CAInvalid"

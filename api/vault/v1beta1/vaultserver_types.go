@@ -25,6 +25,12 @@ import (
 // StorageClasses).
 const DefaultServerAnnotation = "vault.exemple.com/is-default-server"
 
+// PredecessorsAnnotation, on a VaultServer, names (comma-separated) the IDs
+// of clusters this one replaces in that Vault (their kube-system UIDs, as
+// their marks and registrations show them): a cluster rebuilt under the
+// same name adopts what they wrote only when the admin says so.
+const PredecessorsAnnotation = "vault.exemple.com/predecessors"
+
 // ServerFinalizer holds a VaultServer with deletionPolicy Delete until
 // the policies and roles this cluster wrote there are removed.
 const ServerFinalizer = "vault.exemple.com/server-cleanup"
@@ -105,6 +111,8 @@ type VaultServerSpec struct {
 	// +kubebuilder:default="{namespace}"
 	// +kubebuilder:validation:MaxLength=128
 	// +kubebuilder:validation:Pattern=`^([A-Za-z0-9_.-]+|\{namespace\}|\{cluster\})(/([A-Za-z0-9_.-]+|\{namespace\}|\{cluster\}))*$`
+	// +kubebuilder:validation:XValidation:rule="self.split('/').filter(s, s == '{namespace}').size() == 1",message="must hold {namespace} once, as a segment of its own"
+	// +kubebuilder:validation:XValidation:rule="!self.split('/').exists(s, s == '.' || s == '..')",message="must not hold a . or .. segment"
 	KVPath string `json:"kvPath,omitempty"`
 
 	// AppAuth is the auth mount where the VaultApps' roles are written.

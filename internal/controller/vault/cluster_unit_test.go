@@ -348,24 +348,27 @@ func TestDeletionTakesTheFormerNameToo(t *testing.T) {
 	}
 }
 
-// A mark of this cluster's name with another ID is a live namesake's while
-// that cluster claims the name (left alone), and a predecessor's once this
-// cluster holds the name alone (Sole: a cluster rebuilt under the name
-// adopts what the one before wrote). Only marks of this cluster's own ID
-// are ever swept.
-func TestPredecessorsPoliciesAreAdoptedOnlyWhileTheNameIsHeldAlone(t *testing.T) {
-	shared := Identity{Cluster: testCluster, ID: kubeSystemUID}
-	sole := shared
-	sole.Sole = true
+// A mark of this cluster's name with another ID is another cluster's (left
+// alone) unless the admin names that ID a predecessor on the VaultServer
+// (a cluster rebuilt under the name adopts what the one before wrote).
+// Only marks of this cluster's own ID are ever swept.
+func TestPredecessorsPoliciesAreAdoptedOnlyWhenTheAdminSaysSo(t *testing.T) {
+	plain := Identity{Cluster: testCluster, ID: kubeSystemUID}
+	rebuilt := plain
+	rebuilt.Predecessors = []string{"another-kube-system-uid"}
 	predecessor := vaultclient.Owner{Namespace: "shop", Name: "api", UID: "9", Cluster: testCluster, ClusterID: "another-kube-system-uid"}
 	text := vaultclient.RenderPolicy(vaultclient.KV{Mount: "secret"}, predecessor, nil)
-	if got := ownsPolicy(shared, shopAPI(), &vaultv1beta1.VaultAppStatus{}, testPolicy, text); got == nil || !strings.Contains(got.Error(), "another cluster given this cluster's name") {
-		t.Fatalf("while the name is contested: %v; want left alone as a namesake's", got)
+	if got := ownsPolicy(plain, shopAPI(), &vaultv1beta1.VaultAppStatus{}, testPolicy, text); got == nil || !strings.Contains(got.Error(), "another cluster given this cluster's name") {
+		t.Fatalf("unnamed: %v; want left alone as a namesake's", got)
 	}
-	if got := ownsPolicy(sole, shopAPI(), &vaultv1beta1.VaultAppStatus{}, testPolicy, text); got != nil {
-		t.Fatalf("with the name held alone: %v; want the predecessor's policy adopted", got)
+	if got := ownsPolicy(rebuilt, shopAPI(), &vaultv1beta1.VaultAppStatus{}, testPolicy, text); got != nil {
+		t.Fatalf("named a predecessor: %v; want its policy adopted", got)
 	}
-	if sweepable(sole, testPolicy, vaultclient.MarkOf(text)) {
+	if sweepable(rebuilt, testPolicy, vaultclient.MarkOf(text)) {
 		t.Fatal("a predecessor's policy is sweepable: only what this cluster's ID marked is")
+	}
+	s := &vaultv1beta1.VaultServer{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{vaultv1beta1.PredecessorsAnnotation: " a-uid, ,b-uid"}}}
+	if got := predecessorsOf(s); !slices.Equal(got, []string{"a-uid", "b-uid"}) {
+		t.Fatalf("predecessorsOf = %v", got)
 	}
 }

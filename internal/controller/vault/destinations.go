@@ -21,9 +21,9 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
@@ -233,8 +233,7 @@ func (v *ClusterDestinations) serverOf(ctx context.Context, s *vaultv1beta1.Vaul
 // identityOn is this cluster's identity in a VaultServer's Vault: its
 // cluster name, else the kube-system UID (kept as an alias when named).
 func identityOn(s *vaultv1beta1.VaultServer, clusterUID string) Identity {
-	id := Identity{Cluster: clusterUID, ID: clusterUID, NamePrefix: s.Spec.NamePrefix,
-		Sole: meta.IsStatusConditionTrue(s.Status.Conditions, vaultv1beta1.TypeRegistered)}
+	id := Identity{Cluster: clusterUID, ID: clusterUID, NamePrefix: s.Spec.NamePrefix, Predecessors: predecessorsOf(s)}
 	if s.Spec.Cluster != "" {
 		id.Cluster, id.Aliases = s.Spec.Cluster, []string{clusterUID}
 	}
@@ -266,4 +265,16 @@ func (v *ClusterDestinations) candidates(ctx context.Context, app *vaultv1beta1.
 	slices.Sort(defaults)
 	slices.Sort(twins)
 	return defaults, twins, nil
+}
+
+// predecessorsOf are the cluster IDs the admin names in the VaultServer's
+// PredecessorsAnnotation (comma-separated kube-system UIDs).
+func predecessorsOf(s *vaultv1beta1.VaultServer) []string {
+	var out []string
+	for _, id := range strings.Split(s.Annotations[vaultv1beta1.PredecessorsAnnotation], ",") {
+		if id = strings.TrimSpace(id); id != "" {
+			out = append(out, id)
+		}
+	}
+	return out
 }

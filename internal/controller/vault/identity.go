@@ -45,10 +45,10 @@ type Identity struct {
 	// (a copied VaultServer): the kube-system namespace's UID. Marks carry
 	// it beside a name that differs from it.
 	ID string
-	// Sole: no other live cluster runs under this name in the Vault (the
-	// VaultServer says Registered), so a mark of the name with another ID
-	// is a predecessor's, adopted as blue/green rebuilds expect.
-	Sole bool
+	// Predecessors are the IDs of clusters this one replaces (a rebuild
+	// under the same name), as the admin names them on the VaultServer:
+	// what their marks hold is this cluster's to adopt, repair and remove.
+	Predecessors []string
 	// NamePrefix, when set, goes into every policy and role name
 	// (app-<prefix>.<namespace>.<name>), so that the same VaultApp in two
 	// clusters gets two policies and two roles.
@@ -84,10 +84,12 @@ func (id Identity) wrote(o vaultclient.Owner) bool {
 }
 
 // owns reports whether a mark is this cluster's to adopt and repair: one
-// it wrote, or, while it holds its name alone in the Vault (Sole), one of
-// its name written by a predecessor under that name (a cluster rebuilt).
+// it wrote, or one a predecessor the admin named wrote. Nothing tells a
+// gone cluster from a live one of the same name for sure (an older
+// release, or one the Vault refuses to register, makes no claim), so the
+// admin says it.
 func (id Identity) owns(o vaultclient.Owner) bool {
-	return id.wrote(o) || (id.Sole && id.is(o.Cluster))
+	return id.wrote(o) || (o.ClusterID != "" && slices.Contains(id.Predecessors, o.ClusterID))
 }
 
 // namesake reports whether a mark names this cluster's name but is

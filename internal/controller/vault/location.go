@@ -39,8 +39,8 @@ type Location struct {
 	// KubernetesAudience is the audience Kubernetes-auth roles bind: what
 	// workloads' tokens carry, not where they are written (Same leaves it
 	// out).
-	KubernetesAudience string
-	Cluster, NamePrefix       string
+	KubernetesAudience  string
+	Cluster, NamePrefix string
 }
 
 // LocationOf is where a VaultServer's VaultApps are written from this

@@ -24,6 +24,8 @@ import (
 	"strings"
 	"time"
 
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
 	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
 	"github.com/carbogame/vault-keycloak-operator/internal/vaultclient"
@@ -63,7 +65,7 @@ type verdict struct {
 }
 
 // registrationOutcome is what a check decided of the registrations: what
-// to write (nil: nothing), and the Registered and KVIsolated conditions
+// to write (nil: nothing), and the Registered and Isolated conditions
 // (kv nil: not known).
 type registrationOutcome struct {
 	write      *vaultclient.Registration
@@ -71,9 +73,14 @@ type registrationOutcome struct {
 	kv         *verdict
 }
 
-// wantedRegistration is this cluster's registration in a server's Vault.
-func wantedRegistration(s *vaultv1beta1.VaultServer, id Identity) vaultclient.Registration {
-	return vaultclient.Registration{Cluster: id.Cluster, ID: id.ID, KV: tenancy.KVOf(s)}
+// wantedRegistration is this cluster's registration in a server's Vault:
+// issuer is what its JWT app roles bind ("" for Kubernetes-auth roles).
+func wantedRegistration(s *vaultv1beta1.VaultServer, id Identity, issuer string) vaultclient.Registration {
+	r := vaultclient.Registration{Cluster: id.Cluster, ID: id.ID, KV: tenancy.KVOf(s)}
+	if jwt := s.Spec.AppAuth.JWT; jwt != nil {
+		r.JWTMount, r.JWTIssuer = strings.Trim(jwt.Mount, "/"), issuer
+	}
+	return r
 }
 
 // observeRegistrations reads the registration of this cluster's name and
@@ -89,6 +96,12 @@ func observeRegistrations(ctx context.Context, reg registrar, cluster string) (r
 	}
 	for _, name := range names {
 		r, found, err := reg.ReadRegistration(ctx, name)
+		if err != nil && name != cluster && !vaultclient.Unavailable(err) && !vaultclient.PolicyRefused(err) {
+			// Another name's policy that is no registration (written by
+			// hand): not this check's to fail on.
+			logf.FromContext(ctx).Info("a vko-cluster policy that is no registration, left out", "name", vaultclient.RegistrationName(name), "error", err.Error())
+			continue
+		}
 		if err != nil {
 			return seen, err
 		}
@@ -108,7 +121,7 @@ func observeRegistrations(ctx context.Context, reg registrar, cluster string) (r
 // its KV paths, fresh claims kept, stale ones dropped), and a claim into
 // a namesake's: each side then says ClusterNameClash until one is renamed.
 func decideRegistration(want vaultclient.Registration, seen registrationsSeen, now time.Time) registrationOutcome {
-	out := registrationOutcome{kv: kvSharing(want, seen.others)}
+	out := registrationOutcome{kv: isolation(want, seen.others)}
 	switch own := seen.own; {
 	case own == nil:
 		out.write = &want
@@ -147,22 +160,49 @@ func freshClaims(claims map[string]time.Time, now time.Time) map[string]time.Tim
 	return fresh
 }
 
-// kvSharing is the KVIsolated condition: false when another cluster keeps
-// its namespaces' secrets at the same paths of the same KV mount.
-func kvSharing(want vaultclient.Registration, others []vaultclient.Registration) *verdict {
-	var sharing []string
+// isolation is the Isolated condition: false when another cluster (another
+// ID) keeps its namespaces' secrets at paths that overlap this cluster's
+// in the same KV mount, or binds the same issuer on the same JWT mount.
+func isolation(want vaultclient.Registration, others []vaultclient.Registration) *verdict {
+	var kv, jwt []string
 	for _, o := range others {
-		if strings.Trim(o.KV.Mount, "/") == strings.Trim(want.KV.Mount, "/") && o.KV.Prefix("*") == want.KV.Prefix("*") {
-			sharing = append(sharing, o.Cluster)
+		if o.ID == want.ID {
+			continue // this cluster, under a former name
+		}
+		if strings.Trim(o.KV.Mount, "/") == strings.Trim(want.KV.Mount, "/") && kvPathsOverlap(o.KV, want.KV) {
+			kv = append(kv, o.Cluster)
+		}
+		if want.JWTMount != "" && o.JWTMount == want.JWTMount && o.JWTIssuer == want.JWTIssuer {
+			jwt = append(jwt, o.Cluster)
 		}
 	}
-	if len(sharing) == 0 {
-		return &verdict{true, vaultv1beta1.ReasonKVIsolated, fmt.Sprintf("no other cluster registered in this Vault keeps its namespaces' secrets under %s/data/%s/", want.KV.Mount, want.KV.Prefix("<namespace>"))}
+	slices.Sort(kv)
+	slices.Sort(jwt)
+	switch {
+	case len(kv) > 0:
+		return &verdict{false, vaultv1beta1.ReasonKVShared, fmt.Sprintf(
+			"cluster %s keeps its namespaces' secrets at paths of KV mount %s that overlap this cluster's (%s/data/%s/): a namespace of one cluster reads another's; the cluster admin gives each cluster's VaultServer spec.kvPath {cluster}/{namespace} (and templates secret/data/{cluster}/{namespace}/*), or a KV mount of its own",
+			strings.Join(kv, ", "), want.KV.Mount, want.KV.Mount, want.KV.Prefix("<namespace>"))}
+	case len(jwt) > 0:
+		return &verdict{false, vaultv1beta1.ReasonIssuerShared, fmt.Sprintf(
+			"cluster %s binds the same issuer %q on JWT mount %s: a ServiceAccount of the same namespace and name there logs in at this cluster's roles; the cluster admin gives each cluster a JWT mount of its own, or its own issuer (kube-apiserver --service-account-issuer)",
+			strings.Join(jwt, ", "), want.JWTIssuer, want.JWTMount)}
 	}
-	slices.Sort(sharing)
-	return &verdict{false, vaultv1beta1.ReasonKVShared, fmt.Sprintf(
-		"cluster %s keeps its namespaces' secrets under %s/data/%s/ too: a namespace of the same name in each cluster reads the other's; the cluster admin gives each cluster's VaultServer spec.kvPath {cluster}/{namespace} (and templates secret/data/{cluster}/{namespace}/*), or a KV mount of its own",
-		strings.Join(sharing, ", "), want.KV.Mount, want.KV.Prefix("<namespace>"))}
+	return &verdict{true, vaultv1beta1.ReasonIsolated, fmt.Sprintf("no other cluster registered in this Vault shares this cluster's KV paths (%s/data/%s/) or its JWT issuer", want.KV.Mount, want.KV.Prefix("<namespace>"))}
+}
+
+// kvPathsOverlap reports whether some namespace's path of one layout is
+// another's, or holds it: compared segment by segment, {namespace} stands
+// for any one segment, and a path ends where its layout ends (namespace
+// prod of {namespace} holds every namespace of prod/{namespace}).
+func kvPathsOverlap(a, b vaultclient.KV) bool {
+	as, bs := strings.Split(a.Prefix("{namespace}"), "/"), strings.Split(b.Prefix("{namespace}"), "/")
+	for i := range min(len(as), len(bs)) {
+		if as[i] != bs[i] && as[i] != "{namespace}" && bs[i] != "{namespace}" {
+			return false
+		}
+	}
+	return true
 }
 
 // register observes, decides and writes this cluster's registration in a
@@ -170,9 +210,18 @@ func kvSharing(want vaultclient.Registration, others []vaultclient.Registration)
 // fix, and said so.
 func (r *VaultServerReconciler) register(ctx context.Context, s *vaultv1beta1.VaultServer, reg registrar) (registrationOutcome, error) {
 	id := identityOn(s, r.ClusterUID)
+	if former := s.Status.Cluster; former != "" && former != id.Cluster {
+		// Renamed: the former name is freed (when it is this cluster's).
+		formerID := id
+		formerID.Cluster = former
+		if err := unregister(ctx, reg, formerID); err != nil {
+			return registrationOutcome{}, err
+		}
+	}
+	issuer, _ := r.Clients.AppRoleIssuer(s) // its error failed the login before
 	seen, err := observeRegistrations(ctx, reg, id.Cluster)
 	if err == nil {
-		out := decideRegistration(wantedRegistration(s, id), seen, time.Now())
+		out := decideRegistration(wantedRegistration(s, id, issuer), seen, time.Now())
 		if out.write == nil {
 			return out, nil
 		}

@@ -45,27 +45,31 @@ func TestDecideRegistration(t *testing.T) {
 		write      string // the registration written ("" none), rendered
 		registered string // Registered's reason
 		says       string // part of its message
-		kv         string // KVIsolated's reason
+		kv         string // Isolated's reason
 	}{
-		{"a free name", registrationsSeen{}, vaultclient.RenderRegistration(want), vaultv1beta1.ReasonRegistered, "cluster eu-1 (id uid-a) is registered", vaultv1beta1.ReasonKVIsolated},
-		{"its own, as it is", registrationsSeen{own: &want}, "", vaultv1beta1.ReasonRegistered, "", vaultv1beta1.ReasonKVIsolated},
+		{"a free name", registrationsSeen{}, vaultclient.RenderRegistration(want), vaultv1beta1.ReasonRegistered, "cluster eu-1 (id uid-a) is registered", vaultv1beta1.ReasonIsolated},
+		{"its own, as it is", registrationsSeen{own: &want}, "", vaultv1beta1.ReasonRegistered, "", vaultv1beta1.ReasonIsolated},
 		{"its own, with the KV paths it had", registrationsSeen{own: with(want, func(r *vaultclient.Registration) { r.KV.Mount = "kv" })},
-			vaultclient.RenderRegistration(want), vaultv1beta1.ReasonRegistered, "", vaultv1beta1.ReasonKVIsolated},
+			vaultclient.RenderRegistration(want), vaultv1beta1.ReasonRegistered, "", vaultv1beta1.ReasonIsolated},
 		{"its own, claimed by a namesake lately", registrationsSeen{own: with(want, func(r *vaultclient.Registration) {
 			r.Claims = map[string]time.Time{"uid-b": now.Add(-time.Minute)}
-		})}, "", vaultv1beta1.ReasonClusterNameClash, "another cluster runs under this cluster's name eu-1 in this Vault (id uid-b)", vaultv1beta1.ReasonKVIsolated},
+		})}, "", vaultv1beta1.ReasonClusterNameClash, "another cluster runs under this cluster's name eu-1 in this Vault (id uid-b)", vaultv1beta1.ReasonIsolated},
 		{"its own, a claim gone stale", registrationsSeen{own: with(want, func(r *vaultclient.Registration) {
 			r.Claims = map[string]time.Time{"uid-b": now.Add(-claimFresh)}
-		})}, vaultclient.RenderRegistration(want), vaultv1beta1.ReasonRegistered, "", vaultv1beta1.ReasonKVIsolated},
+		})}, vaultclient.RenderRegistration(want), vaultv1beta1.ReasonRegistered, "", vaultv1beta1.ReasonIsolated},
 		{"a namesake's", registrationsSeen{own: with(want, func(r *vaultclient.Registration) { r.ID = "uid-b" })},
 			vaultclient.RenderRegistration(*with(want, func(r *vaultclient.Registration) { r.ID, r.Claims = "uid-b", map[string]time.Time{"uid-a": now} })),
-			vaultv1beta1.ReasonClusterNameClash, "registered in this Vault by another cluster (id uid-b; this one is uid-a)", vaultv1beta1.ReasonKVIsolated},
+			vaultv1beta1.ReasonClusterNameClash, "registered in this Vault by another cluster (id uid-b; this one is uid-a)", vaultv1beta1.ReasonIsolated},
 		{"another cluster at the same KV paths", registrationsSeen{own: &want, others: []vaultclient.Registration{other("eu-2", vaultclient.KV{Mount: "secret/"})}},
 			"", vaultv1beta1.ReasonRegistered, "", vaultv1beta1.ReasonKVShared},
-		{"another cluster under its own name in the mount", registrationsSeen{own: &want, others: []vaultclient.Registration{other("eu-2", vaultclient.KV{Mount: "secret", Path: "eu-2/{namespace}"})}},
-			"", vaultv1beta1.ReasonRegistered, "", vaultv1beta1.ReasonKVIsolated},
+
 		{"another cluster on another mount", registrationsSeen{own: &want, others: []vaultclient.Registration{other("eu-2", vaultclient.KV{Mount: "kv-eu-2"})}},
-			"", vaultv1beta1.ReasonRegistered, "", vaultv1beta1.ReasonKVIsolated},
+			"", vaultv1beta1.ReasonRegistered, "", vaultv1beta1.ReasonIsolated},
+		// Its namespace eu-2 holds every namespace of the other cluster.
+		{"another cluster under its name, beside this one's namespaces", registrationsSeen{own: &want, others: []vaultclient.Registration{other("eu-2", vaultclient.KV{Mount: "secret", Path: "eu-2/{namespace}"})}},
+			"", vaultv1beta1.ReasonRegistered, "", vaultv1beta1.ReasonKVShared},
+		{"this cluster under a former name", registrationsSeen{own: &want, others: []vaultclient.Registration{{Cluster: "old-name", ID: "uid-a", KV: kv}}},
+			"", vaultv1beta1.ReasonRegistered, "", vaultv1beta1.ReasonIsolated},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			out := decideRegistration(want, tt.seen, now)
@@ -80,13 +84,47 @@ func TestDecideRegistration(t *testing.T) {
 				t.Errorf("Registered %+v, want %s saying %q", out.registered, tt.registered, tt.says)
 			}
 			if out.kv == nil || out.kv.reason != tt.kv {
-				t.Errorf("KVIsolated %+v, want %s", out.kv, tt.kv)
+				t.Errorf("Isolated %+v, want %s", out.kv, tt.kv)
 			}
 		})
 	}
 	shared := decideRegistration(want, registrationsSeen{others: []vaultclient.Registration{other("eu-2", kv)}}, now)
-	if msg := shared.kv.message; !strings.Contains(msg, "cluster eu-2 keeps its namespaces' secrets under secret/data/<namespace>/ too") || !strings.Contains(msg, "{cluster}/{namespace}") {
+	if msg := shared.kv.message; !strings.Contains(msg, "cluster eu-2 keeps its namespaces' secrets at paths of KV mount secret that overlap this cluster's (secret/data/<namespace>/)") || !strings.Contains(msg, "{cluster}/{namespace}") {
 		t.Errorf("KVShared says %q: want the other cluster, the paths, and what to set", msg)
+	}
+	// Both clusters apart in KV, but their JWT roles bind one issuer on
+	// one mount: a ServiceAccount of one logs in at the other's roles.
+	jwtWant := want
+	jwtWant.KV.Path, jwtWant.JWTMount, jwtWant.JWTIssuer = "eu-1/{namespace}", "jwt", "https://kubernetes.default.svc.cluster.local"
+	twin := other("eu-2", vaultclient.KV{Mount: "secret", Path: "eu-2/{namespace}"})
+	twin.JWTMount, twin.JWTIssuer = "jwt", jwtWant.JWTIssuer
+	issuer := decideRegistration(jwtWant, registrationsSeen{others: []vaultclient.Registration{twin}}, now)
+	if issuer.kv.reason != vaultv1beta1.ReasonIssuerShared || !strings.Contains(issuer.kv.message, "JWT mount jwt") {
+		t.Errorf("one issuer on one JWT mount: %+v", issuer.kv)
+	}
+	twin.JWTIssuer = "https://eu-2.example.com"
+	if apart := decideRegistration(jwtWant, registrationsSeen{others: []vaultclient.Registration{twin}}, now); apart.kv.reason != vaultv1beta1.ReasonIsolated {
+		t.Errorf("two issuers on one JWT mount: %+v", apart.kv)
+	}
+}
+
+// Two KV layouts overlap when a namespace's path of one is, or holds, a
+// namespace's path of the other.
+func TestKVPathsOverlap(t *testing.T) {
+	for _, tt := range []struct {
+		a, b string
+		want bool
+	}{
+		{"{namespace}", "", true},
+		{"{namespace}", "eu-1/{namespace}", true}, // namespace eu-1 holds them
+		{"eu-1/{namespace}", "eu-2/{namespace}", false},
+		{"apps/{namespace}", "{namespace}", true},
+		{"apps/{namespace}", "teams/{namespace}", false},
+		{"{namespace}/kv", "{namespace}", true},
+	} {
+		if got := kvPathsOverlap(vaultclient.KV{Path: tt.a}, vaultclient.KV{Path: tt.b}); got != tt.want {
+			t.Errorf("%q and %q overlap: %v, want %v", tt.a, tt.b, got, tt.want)
+		}
 	}
 }
 

@@ -49,7 +49,7 @@ type serverCheckOutcome struct {
 }
 
 // decideServerStatus is the status a check reports (pure): Connected and
-// Registered, Ready as their summary, KVIsolated beside them; the product
+// Registered, Ready as their summary, Isolated beside them; the product
 // and version (kept through an outage, not through a change of server);
 // the cluster's name; the issuer JWT app roles bind; the count of
 // VaultApps. An Event for each condition that changed.
@@ -61,7 +61,7 @@ func decideServerStatus(server *vaultv1beta1.VaultServer, seen serverCheckOutcom
 	if reg := seen.registration; reg != nil {
 		conditions.Set(&st.Conditions, server.Generation, vaultv1beta1.TypeRegistered, reg.registered.ok, reg.registered.reason, reg.registered.message)
 		if reg.kv != nil {
-			conditions.Set(&st.Conditions, server.Generation, vaultv1beta1.TypeKVIsolated, reg.kv.ok, reg.kv.reason, reg.kv.message)
+			conditions.Set(&st.Conditions, server.Generation, vaultv1beta1.TypeIsolated, reg.kv.ok, reg.kv.reason, reg.kv.message)
 		}
 	}
 	conditions.SetSummaryWith(&st.Conditions, server.Generation, vaultv1beta1.TypeReady, connected.reason, connected.message,
@@ -82,8 +82,8 @@ func decideServerStatus(server *vaultv1beta1.VaultServer, seen serverCheckOutcom
 }
 
 // serverEvents is an Event for each of Connected, Registered and
-// KVIsolated that changed: Warning when it is not True. Registered and
-// KVIsolated are worth one only when not True, or True again: a new server
+// Isolated that changed: Warning when it is not True. Registered and
+// Isolated are worth one only when not True, or True again: a new server
 // gets one Event, Connected.
 func serverEvents(before, after []metav1.Condition, connected connection, checkErr error, reg *registrationOutcome) []serverEvent {
 	var events []serverEvent
@@ -96,7 +96,7 @@ func serverEvents(before, after []metav1.Condition, connected connection, checkE
 	if changed(before, after, vaultv1beta1.TypeRegistered, true) {
 		events = append(events, serverEvent{eventType: eventTypeOf(reg.registered.ok), reason: reg.registered.reason, message: reg.registered.message})
 	}
-	if reg.kv != nil && changed(before, after, vaultv1beta1.TypeKVIsolated, true) {
+	if reg.kv != nil && changed(before, after, vaultv1beta1.TypeIsolated, true) {
 		events = append(events, serverEvent{eventType: eventTypeOf(reg.kv.ok), reason: reg.kv.reason, message: reg.kv.message})
 	}
 	return events

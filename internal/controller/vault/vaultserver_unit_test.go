@@ -419,7 +419,7 @@ func TestDecideServerStatus(t *testing.T) {
 	}
 
 	// Connected, but another cluster holds the name: not Ready, saying
-	// why, and a Warning; KVIsolated reported beside, not in Ready.
+	// why, and a Warning; Isolated reported beside, not in Ready.
 	clash := &registrationOutcome{registered: verdict{false, vaultv1beta1.ReasonClusterNameClash, "the name eu-1 is registered by another cluster"},
 		kv: &verdict{false, vaultv1beta1.ReasonKVShared, "cluster eu-2 keeps ..."}}
 	st, ev = decideServerStatus(s, serverCheckOutcome{clusterUID: "uid-1", info: vaultclient.ServerInfo{Version: "1.21.0"}, apps: 3, registration: clash})

@@ -160,7 +160,7 @@ func TestClustersOnOneKVMount(t *testing.T) {
 		}
 	}
 	for _, c := range []*cluster{a, b} {
-		c.serverCondition(t, vaultv1beta1.TypeKVIsolated, metav1.ConditionTrue, vaultv1beta1.ReasonKVIsolated)
+		c.serverCondition(t, vaultv1beta1.TypeIsolated, metav1.ConditionTrue, vaultv1beta1.ReasonIsolated)
 	}
 	wa, wb := a.workload(t, apps[a]), b.workload(t, apps[b])
 	if got, err := readKV(wa, "kva/shop/api/db"); err != nil || got != "kv-of-kva" {
@@ -185,11 +185,11 @@ func TestClustersOnOneKVMount(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	b.serverCondition(t, vaultv1beta1.TypeKVIsolated, metav1.ConditionFalse, vaultv1beta1.ReasonKVShared)
+	b.serverCondition(t, vaultv1beta1.TypeIsolated, metav1.ConditionFalse, vaultv1beta1.ReasonKVShared)
 	a.recheck(t) // A checked before B had moved
 	for _, pair := range [][2]*cluster{{a, b}, {b, a}} {
-		msg := pair[0].serverCondition(t, vaultv1beta1.TypeKVIsolated, metav1.ConditionFalse, vaultv1beta1.ReasonKVShared)
-		if !strings.Contains(msg, "cluster "+pair[1].name+" keeps its namespaces' secrets under secret/data/<namespace>/ too") {
+		msg := pair[0].serverCondition(t, vaultv1beta1.TypeIsolated, metav1.ConditionFalse, vaultv1beta1.ReasonKVShared)
+		if !strings.Contains(msg, "cluster "+pair[1].name+" keeps its namespaces' secrets at paths of KV mount secret that overlap this cluster's") {
 			t.Fatalf("%s: KVShared says %q; want cluster %s named", pair[0].name, msg, pair[1].name)
 		}
 		// Warned, and still Ready: sharing may be meant.
