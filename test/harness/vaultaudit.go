@@ -23,6 +23,8 @@ import (
 	"strings"
 
 	vaultapi "github.com/hashicorp/vault/api"
+
+	"github.com/carbogame/vault-keycloak-operator/internal/vaultclient"
 )
 
 // VaultAuditEntry is one request in Vault's file audit log, as Vault
@@ -81,6 +83,10 @@ func (e VaultAuditEntry) WritesPolicy() bool {
 	return (e.Request.Operation == "update" || e.Request.Operation == "create") && e.policy()
 }
 
+// policy reports whether the request is on a VaultApp's policy (or any
+// the operator does not write): a cluster's registration
+// (vko-cluster.<cluster>, written at each VaultServer check) is not one.
 func (e VaultAuditEntry) policy() bool {
-	return strings.HasPrefix(e.Request.Path, "sys/policy/") || strings.HasPrefix(e.Request.Path, "sys/policies/acl/")
+	return (strings.HasPrefix(e.Request.Path, "sys/policy/") || strings.HasPrefix(e.Request.Path, "sys/policies/acl/")) &&
+		!strings.HasPrefix(e.Request.Path, "sys/policies/acl/"+vaultclient.RegistrationPrefix)
 }
