@@ -73,36 +73,7 @@ func (r *KeycloakClientCredentialReconciler) rotateStep(ctx context.Context, ser
 	src := kcc.Spec.Source
 	switch rot.step {
 	case stepStart:
-		if other := r.otherRotation(ctx, server, kcc); other != "" {
-			out.rotationWaits = fmt.Sprintf("waiting for the rotation of client %q by %s to complete (Keycloak keeps one previous secret per client)", src.ClientID, other)
-			return false, nil
-		}
-		withGrace, why := r.graceFor(ctx, kcc, kc)
-		if why != "" {
-			out.graceRefused = why
-			if rot.request != "" {
-				out.rotationRefused = &refusal{request: rot.request, message: why}
-			}
-			return false, nil
-		}
-		state, err := kc.SecretState(ctx, src.Realm, src.ClientID)
-		if err != nil {
-			return false, err
-		}
-		now := metav1.NewTime(r.now())
-		grace := metav1.Duration{Duration: kcc.GracePeriod()}
-		if err := r.recordRotation(ctx, kcc, true, func(st *secretsv1beta1.KeycloakClientCredentialStatus) {
-			st.LastRotationTime = &now
-			if rot.request != "" {
-				st.LastRotationRequest = rot.request
-			}
-			st.Rotation = &secretsv1beta1.RotationStatus{Phase: secretsv1beta1.RotationRegenerating, Request: rot.request, WithGrace: withGrace,
-				Server: src.ServerRef.Name, Realm: src.Realm, ClientID: src.ClientID, GracePeriod: &grace,
-				PreviousSecretCreated: state.Created, StartedTime: &now}
-		}); err != nil {
-			return false, err
-		}
-		return true, r.regenerate(ctx, kcc, kc, src, out)
+		return r.startRotation(ctx, server, kcc, kc, rot, out)
 	case stepRegenerate:
 		state, err := kc.SecretState(ctx, src.Realm, src.ClientID)
 		if err != nil {
@@ -131,6 +102,44 @@ func (r *KeycloakClientCredentialReconciler) rotateStep(ctx context.Context, ser
 		}
 	}
 	return false, nil
+}
+
+// startRotation begins a rotation: none of another credential under way
+// for the client, a grace period Keycloak keeps (or none asked), then the
+// step recorded ahead of Keycloak (a restart never regenerates twice) and
+// the regeneration.
+func (r *KeycloakClientCredentialReconciler) startRotation(ctx context.Context, server *secretsv1beta1.KeycloakServer, kcc *secretsv1beta1.KeycloakClientCredential, kc KeycloakAPI, rot rotation, out *sourced) (fresh bool, err error) {
+	src := kcc.Spec.Source
+	if other := r.otherRotation(ctx, server, kcc); other != "" {
+		out.rotationWaits = fmt.Sprintf("waiting for the rotation of client %q by %s to complete (Keycloak keeps one previous secret per client)", src.ClientID, other)
+		return false, nil
+	}
+	withGrace, why := r.graceFor(ctx, kcc, kc)
+	if why != "" {
+		out.graceRefused = why
+		if rot.request != "" {
+			out.rotationRefused = &refusal{request: rot.request, message: why}
+		}
+		return false, nil
+	}
+	state, err := kc.SecretState(ctx, src.Realm, src.ClientID)
+	if err != nil {
+		return false, err
+	}
+	now := metav1.NewTime(r.now())
+	grace := metav1.Duration{Duration: kcc.GracePeriod()}
+	if err := r.recordRotation(ctx, kcc, true, func(st *secretsv1beta1.KeycloakClientCredentialStatus) {
+		st.LastRotationTime = &now
+		if rot.request != "" {
+			st.LastRotationRequest = rot.request
+		}
+		st.Rotation = &secretsv1beta1.RotationStatus{Phase: secretsv1beta1.RotationRegenerating, Request: rot.request, WithGrace: withGrace,
+			Server: src.ServerRef.Name, Realm: src.Realm, ClientID: src.ClientID, GracePeriod: &grace,
+			PreviousSecretCreated: state.Created, StartedTime: &now}
+	}); err != nil {
+		return false, err
+	}
+	return true, r.regenerate(ctx, kcc, kc, src, out)
 }
 
 // releaseClaim gives back the claim of realm/clientID held by the
