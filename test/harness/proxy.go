@@ -25,6 +25,8 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+
+	"github.com/carbogame/vault-keycloak-operator/internal/vaultclient"
 )
 
 // CountingProxy is a reverse proxy on loopback in front of a real service
@@ -157,6 +159,10 @@ func ClassifyVault(r *http.Request) string {
 		// A server's check (VaultServer status, outage probe), not a read
 		// of any object's.
 		return "health"
+	case strings.Contains(r.URL.Path, "/sys/policies/acl/"+vaultclient.RegistrationPrefix):
+		// A VaultServer check's registration of the cluster: a cost per
+		// server and check, not per object.
+		return "registration"
 	case r.Method == "LIST" || r.URL.Query().Get("list") == "true":
 		return "list"
 	case r.Method == http.MethodGet:
