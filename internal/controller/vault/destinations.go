@@ -225,8 +225,7 @@ func (v *ClusterDestinations) serverOf(ctx context.Context, s *vaultv1beta1.Vaul
 		return nil, fmt.Errorf("client of VaultServer %s: %w", s.Name, err)
 	}
 	where := LocationOf(s, v.ClusterUID)
-	// For told no error: the client has it.
-	where.KubernetesAudience, _ = v.Clients.AppRoleKubernetesAudience(s)
+	_, where.KubernetesAudience = v.Clients.Bindings(s.Name)
 	return &Destination{Name: s.Name, Vault: vc, Identity: identityOn(s, v.ClusterUID), Spec: s.DeepCopy(), Where: where}, nil
 }
 

@@ -139,14 +139,8 @@ func (c *ServerClients) For(ctx context.Context, s *vaultv1beta1.VaultServer) (S
 // names, else this cluster's; none for Kubernetes-auth roles.
 func (c *ServerClients) AppRoleIssuer(s *vaultv1beta1.VaultServer) (string, error) {
 	jwt := s.Spec.AppAuth.JWT
-	if jwt == nil || jwt.Issuer != "" || c.Issuer == nil {
-		return ConfigOf(vaultclient.Config{}, s, nil).AppRoleIssuer, nil
-	}
-	issuer, err := c.Issuer()
-	if err != nil {
-		return "", fmt.Errorf("tell the issuer JWT app roles bind (set spec.appAuth.jwt.issuer, or mount the operator's ServiceAccount token): %w", err)
-	}
-	return issuer, nil
+	return ownTokensUnlessNamed(jwt != nil && jwt.Issuer == "", ConfigOf(vaultclient.Config{}, s, nil).AppRoleIssuer, c.Issuer,
+		"the issuer JWT app roles bind (set spec.appAuth.jwt.issuer")
 }
 
 // AppRoleKubernetesAudience is the audience a server's Kubernetes-auth app
@@ -154,14 +148,32 @@ func (c *ServerClients) AppRoleIssuer(s *vaultv1beta1.VaultServer) (string, erro
 // roles (their audience is spec.appAuth.jwt.audience).
 func (c *ServerClients) AppRoleKubernetesAudience(s *vaultv1beta1.VaultServer) (string, error) {
 	k := s.Spec.AppAuth.Kubernetes
-	if k == nil || k.Audience != "" || c.Audience == nil {
-		return ConfigOf(vaultclient.Config{}, s, nil).AppRoleKubernetesAudience, nil
+	return ownTokensUnlessNamed(k != nil && k.Audience == "", ConfigOf(vaultclient.Config{}, s, nil).AppRoleKubernetesAudience, c.Audience,
+		"the audience Kubernetes-auth app roles bind (set spec.appAuth.kubernetes.audience")
+}
+
+// ownTokensUnlessNamed is a binding the server names, or, where it names
+// none (defaulted), what the cluster's own tokens carry (from; none when
+// nil). what names the binding and its field, for the error.
+func ownTokensUnlessNamed(defaulted bool, named string, from func() (string, error), what string) (string, error) {
+	if !defaulted || from == nil {
+		return named, nil
 	}
-	audience, err := c.Audience()
+	v, err := from()
 	if err != nil {
-		return "", fmt.Errorf("tell the audience Kubernetes-auth app roles bind (set spec.appAuth.kubernetes.audience, or mount the operator's ServiceAccount token): %w", err)
+		return "", fmt.Errorf("tell %s, or mount the operator's ServiceAccount token): %w", what, err)
 	}
-	return audience, nil
+	return v, nil
+}
+
+// Bindings are the issuer and audience the app roles of a server's client
+// bind, as For resolved them (no token read again); empty before For
+// built its client.
+func (c *ServerClients) Bindings(name string) (issuer, audience string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	cfg := c.clients[name].cfg
+	return cfg.AppRoleIssuer, cfg.AppRoleKubernetesAudience
 }
 
 // Forget drops the client of a server that is gone.

@@ -145,7 +145,10 @@ func (r *VaultServerReconciler) checkNow(ctx context.Context, server *vaultv1bet
 		}
 	}
 	var events []serverEvent
-	issuer, _ := r.Clients.AppRoleIssuer(server) // its error failed the check
+	issuer, _ := r.Clients.Bindings(server.Name)
+	if server.Spec.AppAuth.JWT == nil {
+		issuer = "" // a client built before the server left JWT
+	}
 	server.Status, events = decideServerStatus(server, serverCheckOutcome{clusterUID: r.ClusterUID, info: info, err: err, apps: apps, issuer: issuer, registration: registration})
 	if err != nil {
 		return ctrl.Result{}, events, err

@@ -218,7 +218,7 @@ func (r *VaultServerReconciler) register(ctx context.Context, s *vaultv1beta1.Va
 			return registrationOutcome{}, err
 		}
 	}
-	issuer, _ := r.Clients.AppRoleIssuer(s) // its error failed the login before
+	issuer, _ := r.Clients.Bindings(s.Name) // as the login's client has it
 	seen, err := observeRegistrations(ctx, reg, id.Cluster)
 	if err == nil {
 		out := decideRegistration(wantedRegistration(s, id, issuer), seen, time.Now())
