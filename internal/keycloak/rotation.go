@@ -127,6 +127,9 @@ type SecretState struct {
 	// Created is when the current secret was issued (compared only for
 	// equality: a different value later says it was regenerated).
 	Created string
+	// CreatedAt is Created as a time (zero when Keycloak records none: a
+	// secret set by the admin, not generated).
+	CreatedAt time.Time
 	// PreviousExpires is when Keycloak stops accepting the previous secret
 	// (zero when it keeps none).
 	PreviousExpires time.Time
@@ -160,6 +163,9 @@ func (c *Client) SecretState(ctx context.Context, realm, clientID string) (Secre
 	}
 	attrs := *found.Attributes
 	st := SecretState{Created: attrs[secretCreationAttribute]}
+	if secs, err := strconv.ParseInt(st.Created, 10, 64); err == nil {
+		st.CreatedAt = time.Unix(secs, 0)
+	}
 	if secs, err := strconv.ParseInt(attrs[previousExpiryAttribute], 10, 64); err == nil {
 		st.PreviousExpires = time.Unix(secs, 0)
 	}

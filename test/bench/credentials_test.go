@@ -379,6 +379,11 @@ func (f *fleet) rotateAtOnce(b *testing.B, clients int) massRotation {
 	if err := admin.RotateWithGrace(ctx, clientRealm, time.Hour); err != nil {
 		b.Fatal(err)
 	}
+	for i := range clients { // in use for a while: a rotation may follow at once
+		if err := admin.AgeSecret(ctx, clientRealm, clientOf(i), time.Hour); err != nil {
+			b.Fatal(err)
+		}
+	}
 	server := &secretsv1beta1.KeycloakServer{ObjectMeta: metav1.ObjectMeta{Name: rotatingServer}, Spec: secretsv1beta1.KeycloakServerSpec{
 		URL: f.keycloakProxy.URL, Realm: "master", AuthType: secretsv1beta1.AuthClientCredentials,
 		CredentialsSecretRef: secretsv1beta1.SecretReference{Name: "prod-keycloak-credentials"},

@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -120,6 +121,10 @@ func (w *world) withKeycloak(t *testing.T, realm, prefix string, clients int, na
 	for i := range clients {
 		id := fmt.Sprintf("%s-%02d", prefix, i)
 		if err := admin.CreateClient(ctx, realm, id, ""); err != nil {
+			t.Fatal(err)
+		}
+		// In use for a while: a rotation may follow at once.
+		if err := admin.AgeSecret(ctx, realm, id, time.Hour); err != nil {
 			t.Fatal(err)
 		}
 		if secrets[id], err = admin.ClientSecret(ctx, realm, id); err != nil {

@@ -286,6 +286,32 @@ func (a *KeycloakAdmin) RegenerateSecret(ctx context.Context, realm, clientID st
 	return err
 }
 
+// AgeSecret makes Keycloak's record of the client's current secret say it
+// was issued age ago, as for a client in use for a while: the operator
+// rotates a client at most once per RotationRequestGap from that record, and
+// a client just created with a generated secret would make a test wait.
+func (a *KeycloakAdmin) AgeSecret(ctx context.Context, realm, clientID string, age time.Duration) error {
+	id, err := a.clientUUID(ctx, realm, clientID)
+	if err != nil {
+		return err
+	}
+	c, err := a.GC.GetClient(ctx, a.Token, realm, id)
+	if err != nil {
+		return fmt.Errorf("read client %s in realm %s: %w", clientID, realm, err)
+	}
+	attrs := map[string]string{}
+	if c.Attributes != nil {
+		attrs = *c.Attributes
+	}
+	attrs["client.secret.creation.time"] = strconv.FormatInt(time.Now().Add(-age).Unix(), 10)
+	c.Attributes = &attrs
+	c.Secret = nil // the update keeps the secret it holds
+	if err := a.GC.UpdateClient(ctx, a.Token, realm, *c); err != nil {
+		return fmt.Errorf("age the secret of client %s in realm %s: %w", clientID, realm, err)
+	}
+	return nil
+}
+
 // OperatorKeycloakRoles are the rights the admin setup gives the
 // operator's Keycloak client in each realm it may read (client roles of the
 // realm's "<realm>-realm" client in master): view-clients finds clients and

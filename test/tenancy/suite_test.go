@@ -173,6 +173,10 @@ func setUp(ctx context.Context) error {
 		if err := admin.CreateClient(ctx, appsRealm, c, ""); err != nil {
 			return err
 		}
+		// In use for a while: a rotation may follow at once.
+		if err := admin.AgeSecret(ctx, appsRealm, c, time.Hour); err != nil {
+			return err
+		}
 	}
 	// The rights the admin setup gives, in the apps realm alone: the
 	// server's grant of realm master below reaches nothing in Keycloak.

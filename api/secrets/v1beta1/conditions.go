@@ -122,8 +122,10 @@ const (
 	// the spec names another client, or the grants no longer allow rotating
 	// it. Keycloak keeps the previous secret until its own expiry.
 	ReasonRotationAbandoned = "RotationAbandoned"
-	// ReasonRotationWaiting: a due rotation waits for another resource's
-	// rotation of the same client to complete.
+	// ReasonRotationWaiting: a due or asked rotation waits for another
+	// resource's rotation of the same client to complete, or until the
+	// client may be rotated again (Keycloak's record of its secrets; the
+	// message says from when).
 	ReasonRotationWaiting = "Waiting"
 	// ReasonRotationIdle: no rotation is in progress and none is refused.
 	ReasonRotationIdle = "Idle"

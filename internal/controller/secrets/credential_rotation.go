@@ -105,9 +105,10 @@ func (r *KeycloakClientCredentialReconciler) rotateStep(ctx context.Context, ser
 }
 
 // startRotation begins a rotation: none of another credential under way
-// for the client, a grace period Keycloak keeps (or none asked), then the
-// step recorded ahead of Keycloak (a restart never regenerates twice) and
-// the regeneration.
+// for the client, a grace period Keycloak keeps (or none asked), the
+// client's own limits as Keycloak records them, then the step recorded
+// ahead of Keycloak (a restart never regenerates twice) and the
+// regeneration.
 func (r *KeycloakClientCredentialReconciler) startRotation(ctx context.Context, server *secretsv1beta1.KeycloakServer, kcc *secretsv1beta1.KeycloakClientCredential, kc KeycloakAPI, rot rotation, out *sourced) (fresh bool, err error) {
 	src := kcc.Spec.Source
 	if other := r.otherRotation(ctx, server, kcc); other != "" {
@@ -125,6 +126,11 @@ func (r *KeycloakClientCredentialReconciler) startRotation(ctx context.Context, 
 	state, err := kc.SecretState(ctx, src.Realm, src.ClientID)
 	if err != nil {
 		return false, err
+	}
+	if wait := clientRotationWait(src.ClientID, state, r.now()); wait != "" {
+		r.releaseClaim(ctx, server, src.Realm, src.ClientID, kcc.UID)
+		out.rotationWaits = wait
+		return false, nil
 	}
 	now := metav1.NewTime(r.now())
 	grace := metav1.Duration{Duration: kcc.GracePeriod()}

@@ -92,6 +92,26 @@ func decideRotation(kcc *secretsv1beta1.KeycloakClientCredential, now time.Time)
 	return rotation{step: stepNone}
 }
 
+// clientRotationWait says until when a new rotation of the client must wait,
+// from Keycloak's own record of its secrets, which no re-created or second
+// resource resets: RotationRequestGap after the current secret was issued
+// (readers in every namespace and cluster need a refresh to catch up), and
+// the previous secret's expiry while an earlier rotation keeps it valid for
+// readers not caught up yet (a regeneration would end it). "" when it may
+// start now.
+func clientRotationWait(clientID string, state keycloak.SecretState, now time.Time) string {
+	issuedGap := state.CreatedAt.Add(secretsv1beta1.RotationRequestGap)
+	switch {
+	case now.Before(state.PreviousExpires) && !state.PreviousExpires.Before(issuedGap):
+		return fmt.Sprintf("client %q may be rotated again from %s: its previous secret stays valid until then for readers that have not read the current one, and a new rotation would end it",
+			clientID, state.PreviousExpires.UTC().Format(time.RFC3339))
+	case !state.CreatedAt.IsZero() && now.Before(issuedGap):
+		return fmt.Sprintf("client %q may be rotated again from %s: its current secret was issued at %s, and a client is rotated at most once per %s, whichever resource asks",
+			clientID, issuedGap.UTC().Format(time.RFC3339), state.CreatedAt.UTC().Format(time.RFC3339), secretsv1beta1.RotationRequestGap)
+	}
+	return ""
+}
+
 // previousValid: the phase in which the previous secret is still valid and
 // written under its key.
 func previousValid(kcc *secretsv1beta1.KeycloakClientCredential) bool {

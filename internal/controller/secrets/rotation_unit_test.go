@@ -84,6 +84,30 @@ func TestDecideGrace(t *testing.T) {
 	}
 }
 
+func TestClientRotationWait(t *testing.T) {
+	now := time.Date(2026, 12, 6, 12, 0, 0, 0, time.UTC)
+	for name, tc := range map[string]struct {
+		state keycloak.SecretState
+		from  string // "" when the rotation may start now
+	}{
+		"no record (a secret the admin set)": {},
+		"issued long ago":                    {state: keycloak.SecretState{CreatedAt: now.Add(-time.Hour)}},
+		"issued a minute ago":                {state: keycloak.SecretState{CreatedAt: now.Add(-time.Minute)}, from: "12:04:00Z: its current secret was issued at"},
+		"issued just at the gap":             {state: keycloak.SecretState{CreatedAt: now.Add(-secretsv1beta1.RotationRequestGap)}},
+		"previous valid for other readers": {state: keycloak.SecretState{CreatedAt: now.Add(-time.Hour), PreviousExpires: now.Add(20 * time.Minute)},
+			from: "12:20:00Z: its previous secret stays valid"},
+		"previous expires before the gap": {state: keycloak.SecretState{CreatedAt: now.Add(-time.Minute), PreviousExpires: now.Add(time.Minute)},
+			from: "12:04:00Z: its current secret"},
+		"previous expired":                   {state: keycloak.SecretState{CreatedAt: now.Add(-time.Hour), PreviousExpires: now.Add(-time.Minute)}},
+		"previous valid, no creation record": {state: keycloak.SecretState{PreviousExpires: now.Add(time.Hour)}, from: "13:00:00Z"},
+	} {
+		got := clientRotationWait("web", tc.state, now)
+		if (tc.from == "") != (got == "") || !strings.Contains(got, tc.from) {
+			t.Errorf("%s: %q, want one naming %q", name, got, tc.from)
+		}
+	}
+}
+
 // rotating is a credential rotated on request, with a key for the previous
 // secret.
 func rotating(grace time.Duration) *secretsv1beta1.KeycloakClientCredential {

@@ -86,12 +86,18 @@ func createRealm(ctx context.Context, k *harness.Keycloak, name string) error {
 	return a.CreateRealm(ctx, name)
 }
 
+// createClient creates a client as the admin does; one whose secret
+// Keycloak generates is made a client in use for a while (its secret issued
+// an hour ago), so that a rotation may follow at once.
 func createClient(ctx context.Context, k *harness.Keycloak, realm, clientID, secret string) error {
 	a, err := k.Admin(ctx)
 	if err != nil {
 		return err
 	}
-	return a.CreateClient(ctx, realm, clientID, secret)
+	if err := a.CreateClient(ctx, realm, clientID, secret); err != nil || secret != "" {
+		return err
+	}
+	return a.AgeSecret(ctx, realm, clientID, time.Hour)
 }
 
 // clientSecretOf reads a client's secret as the admin, to compare with what
