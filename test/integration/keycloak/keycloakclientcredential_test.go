@@ -26,6 +26,7 @@ import (
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -256,8 +257,29 @@ func TestOnDemandRefreshAndRotation(t *testing.T) {
 	NewWithT(t).Eventually(func() string { return status().LastRefreshRequest }).WithTimeout(10 * time.Second).Should(Equal("ticket-1"))
 	op.WaitEvent(t, ns, "asked", secretsv1beta1.ReasonRefreshed)
 
-	// A rotation request regenerates once, and the Secret follows.
+	// A rotation request right after the regeneration waits: Keycloak
+	// issued the client's secret just now, and the status says from when.
 	ask(secretsv1beta1.RotationRequestAnnotation, "2026-12-02T12-00")
+	NewWithT(t).Eventually(func() string {
+		if c := meta.FindStatusCondition(status().Conditions, secretsv1beta1.TypeRotationReady); c != nil && c.Reason == secretsv1beta1.ReasonRotationWaiting {
+			return c.Message
+		}
+		return ""
+	}).WithTimeout(10*time.Second).Should(ContainSubstring("may be rotated again from"), "a rotation right after a regeneration did not wait")
+	if now, _ := clientSecretOf(ctx, kc, realm, clientID); now != regenerated {
+		t.Fatal("rotated within minutes of the secret's issue")
+	}
+	// Once the secret is older than the gap (its record aged by the admin,
+	// as the clock would), the request regenerates once, and the Secret
+	// follows.
+	admin, err := kc.Admin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := admin.AgeSecret(ctx, realm, clientID, time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	ask(secretsv1beta1.RefreshRequestAnnotation, "ticket-2")
 	op.WaitEvent(t, ns, "asked", secretsv1beta1.ReasonRotated)
 	NewWithT(t).Eventually(func() string { return status().LastRotationRequest }).WithTimeout(10 * time.Second).Should(Equal("2026-12-02T12-00"))
 	rotated, _ := clientSecretOf(ctx, kc, realm, clientID)
