@@ -87,7 +87,8 @@ func (r *KeycloakClientCredentialReconciler) writtenSecrets(ctx context.Context,
 // release gives up one Secret the operator wrote. It deletes the Secret
 // when only the operator's keys are in it; when others added keys, it
 // removes the operator's keys and marks and leaves the rest. A Secret that
-// is gone, or is another Secret now (another UID), is left alone. It says
+// is gone, is another Secret now (another UID), or carries none of the
+// operator's marks any more (released already), is left alone. It says
 // what it did, for the caller's Event.
 func (r *KeycloakClientCredentialReconciler) release(ctx context.Context, w secretsv1beta1.WrittenSecret) (string, error) {
 	var s corev1.Secret
@@ -101,7 +102,7 @@ func (r *KeycloakClientCredentialReconciler) release(ctx context.Context, w secr
 		}
 	}
 	switch {
-	case apierrors.IsNotFound(err) || (err == nil && s.UID != w.UID):
+	case apierrors.IsNotFound(err) || (err == nil && (s.UID != w.UID || released(&s))):
 		return "", nil
 	case err != nil:
 		return "", fmt.Errorf("read Secret %s/%s: %w", w.Namespace, w.Name, err)
