@@ -152,8 +152,7 @@ func checkGrants(server *secretsv1beta1.KeycloakServer, req KeycloakRequest) fie
 	}
 	switch {
 	case len(forNamespace) == 0:
-		return field.ErrorList{field.Forbidden(ServerRefField, fmt.Sprintf("KeycloakServer %q grants namespace %q nothing (the cluster admin grants access in its spec.access)",
-			server.Name, req.Namespace))}
+		return field.ErrorList{field.Forbidden(ServerRefField, UnknownKeycloakServer(server.Name, req.Namespace))}
 	case len(forRealm) == 0:
 		return field.ErrorList{field.Forbidden(realmField, fmt.Sprintf("realm %q is not granted to namespace %q by KeycloakServer %q: its grants for this namespace allow realms %s",
 			req.Realm, req.Namespace, server.Name, describe(grants, forNamespace, func(g secretsv1beta1.AccessGrant) []string { return g.Realms })))}
@@ -165,6 +164,14 @@ func checkGrants(server *secretsv1beta1.KeycloakServer, req KeycloakRequest) fie
 	}
 	return field.ErrorList{field.Forbidden(rotationField, fmt.Sprintf("rotating client %q is not granted to namespace %q by KeycloakServer %q: no grant that covers it sets rotate: true",
 		req.ClientID, req.Namespace, server.Name))}
+}
+
+// UnknownKeycloakServer is the one answer, in a refusal, a warning or a
+// status, for a KeycloakServer that does not exist and for one that grants
+// the namespace nothing: a tenant learns of no server she may not use.
+func UnknownKeycloakServer(name, namespace string) string {
+	return fmt.Sprintf("KeycloakServer %q does not exist or grants namespace %q nothing: nothing is synced until the cluster admin creates it or grants the namespace access in its spec.access",
+		name, namespace)
 }
 
 // protectedReason says why a client is protected, or "" if it is not.

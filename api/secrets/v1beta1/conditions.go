@@ -80,9 +80,12 @@ const (
 	ReasonUnauthorized = "Unauthorized"
 	// ReasonCredentialsInvalid: the KeycloakServer's credentials Secret is missing or incomplete.
 	ReasonCredentialsInvalid = "CredentialsInvalid"
-	// ReasonServerNotFound: the KeycloakServer named in the source does not exist.
+	// ReasonServerNotFound: the KeycloakServer named in the source does not
+	// exist, or grants the resource's namespace nothing (one answer for
+	// both: a tenant learns of no server she may not use).
 	ReasonServerNotFound = "ServerNotFound"
-	// ReasonServerNotAllowed: the KeycloakServer grants the resource's namespace nothing.
+	// ReasonServerNotAllowed is no longer set (0.2.0): a KeycloakServer that
+	// grants the namespace nothing answers as ServerNotFound.
 	ReasonServerNotAllowed = "ServerNotAllowed"
 	// ReasonAccessNotGranted: the KeycloakServer's grants do not cover the
 	// realm, the client or its rotation (or the client is protected).

@@ -119,7 +119,7 @@ func (r *KeycloakClientCredentialReconciler) sourceServer(ctx context.Context, k
 	name := kcc.Spec.Source.ServerRef.Name
 	if err := r.Get(ctx, client.ObjectKey{Name: name}, &server); err != nil {
 		if apierrors.IsNotFound(err) {
-			return nil, &sourceError{reason: secretsv1beta1.ReasonServerNotFound, err: fmt.Errorf("KeycloakServer %q does not exist", name)}
+			return nil, &sourceError{reason: secretsv1beta1.ReasonServerNotFound, err: errors.New(tenancy.UnknownKeycloakServer(name, kcc.Namespace))}
 		}
 		return nil, &sourceError{reason: secretsv1beta1.ReasonKeycloakError, err: err, retry: true}
 	}
@@ -184,12 +184,13 @@ func (r *KeycloakClientCredentialReconciler) readSource(ctx context.Context, kcc
 
 // notGranted is a request outside the server's grants. It is not retried:
 // a change of the resource or of its server (both watched) brings the next
-// attempt. The Secrets already written stay as they are.
+// attempt. The Secrets already written stay as they are. A server that
+// grants the namespace nothing answers as one that does not exist.
 func notGranted(errs field.ErrorList) *sourceError {
-	reason := secretsv1beta1.ReasonAccessNotGranted
 	if errs[0].Field == tenancy.ServerRefField.String() {
-		reason = secretsv1beta1.ReasonServerNotAllowed
+		return &sourceError{reason: secretsv1beta1.ReasonServerNotFound, err: errors.New(errs[0].Detail)}
 	}
+	reason := secretsv1beta1.ReasonAccessNotGranted
 	return &sourceError{reason: reason, err: errs.ToAggregate()}
 }
 

@@ -18,7 +18,9 @@ package keycloak_test
 
 import (
 	"context"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -28,6 +30,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -396,15 +399,51 @@ func TestRefusals(t *testing.T) {
 		NewWithT(t).Expect(apierrors.IsNotFound(err)).To(BeTrue(), "nothing written")
 	})
 
+	// A server that grants the namespace nothing answers as one that does
+	// not exist: admitted with the same warning, the same reason and the
+	// same message, the name aside. A tenant learns of no server she may
+	// not use.
 	t.Run("server that grants the namespace nothing", func(t *testing.T) {
 		other := newServer(t, kc, "someone-else")
-		kcc := credential(ns, "barred", other, newClientID(t, ""))
-		err := op.Client.Create(ctx, kcc)
-		want := `admission webhook "vkeycloakclientcredential-v1beta1.secrets.carbogame.com" denied the request: KeycloakClientCredential.secrets.carbogame.com "barred" is invalid: spec.source.serverRef.name: Forbidden: KeycloakServer "` + other + `" grants namespace "` + ns + `" nothing (the cluster admin grants access in its spec.access)`
-		if err == nil || err.Error() != want {
-			t.Fatalf("create: %v\nwant: %s", err, want)
+		answers := map[string]string{}
+		for name, server := range map[string]string{"barred": other, "missing": "no-such-server-" + ns} {
+			kcc := credential(ns, name, server, newClientID(t, ""))
+			warned := &warnings{}
+			cfg := rest.CopyConfig(op.Config)
+			cfg.WarningHandler = warned
+			c, err := client.New(cfg, client.Options{Scheme: op.Client.Scheme()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := c.Create(ctx, kcc); err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			got := waitCredential(t, client.ObjectKeyFromObject(kcc), secretsv1beta1.TypeReady, metav1.ConditionFalse, secretsv1beta1.ReasonServerNotFound, readyWithin)
+			ready := meta.FindStatusCondition(got.Status.Conditions, secretsv1beta1.TypeReady)
+			answers[name] = strings.ReplaceAll(strings.Join(warned.all(), "; ")+" | "+ready.Message, server, "SERVER")
+		}
+		if answers["barred"] != answers["missing"] || !strings.Contains(answers["barred"], "does not exist or grants namespace") {
+			t.Fatalf("a server that grants nothing answers\n%s\nand a missing one\n%s", answers["barred"], answers["missing"])
 		}
 	})
+}
+
+// warnings collects the API server's warnings to a client.
+type warnings struct {
+	mu   sync.Mutex
+	seen []string
+}
+
+func (w *warnings) HandleWarningHeader(_ int, _ string, text string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.seen = append(w.seen, text)
+}
+
+func (w *warnings) all() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return slices.Clone(w.seen)
 }
 
 func TestDeletionRemovesOrRetainsSecrets(t *testing.T) {

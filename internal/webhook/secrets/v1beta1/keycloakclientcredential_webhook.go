@@ -124,11 +124,13 @@ func (v *KeycloakClientCredentialValidator) validate(ctx context.Context, kcc *s
 
 	// The server must grant this namespace the client (and the rotation);
 	// one that does not exist yet is only a warning (it may be created
-	// next, as kubectl apply -f dir/ does in no particular order).
+	// next, as kubectl apply -f dir/ does in no particular order), and one
+	// that grants the namespace nothing gets the same answer: the tenant
+	// learns of no server she may not use.
 	var server secretsv1beta1.KeycloakServer
 	switch err := v.Client.Get(ctx, client.ObjectKey{Name: kcc.Spec.Source.ServerRef.Name}, &server); {
-	case apierrors.IsNotFound(err):
-		warnings = append(warnings, fmt.Sprintf("KeycloakServer %q does not exist yet: nothing is synced until it does", kcc.Spec.Source.ServerRef.Name))
+	case apierrors.IsNotFound(err) || (err == nil && !tenancy.GrantsNamespace(&server, kcc.Namespace)):
+		warnings = append(warnings, tenancy.UnknownKeycloakServer(kcc.Spec.Source.ServerRef.Name, kcc.Namespace))
 	case err != nil:
 		return nil, apierrors.NewInternalError(fmt.Errorf("read KeycloakServer %q: %w", kcc.Spec.Source.ServerRef.Name, err))
 	case len(tenancy.ValidateRealm(nil, kcc.Spec.Source.Realm)) > 0:
@@ -239,7 +241,7 @@ func (v *KeycloakClientCredentialValidator) rotationRequestRefusal(ctx context.C
 	var server secretsv1beta1.KeycloakServer
 	switch err := v.Client.Get(ctx, client.ObjectKey{Name: kcc.Spec.Source.ServerRef.Name}, &server); {
 	case apierrors.IsNotFound(err):
-		return field.Forbidden(path, fmt.Sprintf("KeycloakServer %q does not exist: there is nothing to rotate", kcc.Spec.Source.ServerRef.Name)), nil
+		return field.Forbidden(path, tenancy.UnknownKeycloakServer(kcc.Spec.Source.ServerRef.Name, kcc.Namespace)), nil
 	case err != nil:
 		return nil, apierrors.NewInternalError(fmt.Errorf("read KeycloakServer %q: %w", kcc.Spec.Source.ServerRef.Name, err))
 	}

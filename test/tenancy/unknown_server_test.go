@@ -1,0 +1,96 @@
+/*
+Copyright 2026 The vault-keycloak-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package tenancy
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
+	"github.com/carbogame/vault-keycloak-operator/internal/manager"
+)
+
+// TestAServerThatGrantsNothingAnswersAsAMissingOne: the tenant names a
+// KeycloakServer that exists and grants her namespace nothing, and one that
+// does not exist. The warning at creation, the status, and the refusal of a
+// rotation request read the same for both, the name aside: she learns of no
+// server she may not use.
+func TestAServerThatGrantsNothingAnswersAsAMissingOne(t *testing.T) {
+	ctx := context.Background()
+	quiet := "kc-quiet-" + appsRealm
+	if err := op.Client.Create(ctx, &secretsv1beta1.KeycloakServer{
+		ObjectMeta: metav1.ObjectMeta{Name: quiet},
+		Spec: secretsv1beta1.KeycloakServerSpec{URL: kc.URL, CredentialsSecretRef: secretsv1beta1.SecretReference{Name: "keycloak-login"},
+			AuthType: secretsv1beta1.AuthClientCredentials,
+			Access:   []secretsv1beta1.AccessGrant{{Namespaces: []string{victim}, Realms: []string{appsRealm}, ClientIDs: []string{"*"}, Rotate: true}}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	answers := map[string]string{}
+	for name, server := range map[string]string{"k-quiet": quiet, "k-missing": "kc-missing-" + appsRealm} {
+		warned := &warnings{}
+		cfg := rest.CopyConfig(op.Config)
+		cfg.Impersonate = rest.ImpersonationConfig{UserName: tenantUser, Groups: []string{"system:authenticated"}}
+		cfg.WarningHandler = warned
+		as, err := client.New(cfg, client.Options{Scheme: manager.NewScheme()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		k := credential(own, name, appsRealm, "team-a-web")
+		k.Spec.Source.ServerRef.Name = server
+		if err := as.Create(ctx, k); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		got := waitCredential(t, client.ObjectKeyFromObject(k), secretsv1beta1.TypeReady, metav1.ConditionFalse, secretsv1beta1.ReasonServerNotFound)
+		status := meta.FindStatusCondition(got.Status.Conditions, secretsv1beta1.TypeReady).Message
+		refused := update(ctx, k, func() { k.Annotations = map[string]string{secretsv1beta1.RotationRequestAnnotation: "r1"} })
+		if refused == nil {
+			t.Fatalf("%s: a rotation request was admitted", name)
+		}
+		answers[name] = strings.ReplaceAll(strings.ReplaceAll(strings.Join(warned.all(), "; ")+" | "+status+" | "+refused.Error(), server, "SERVER"), name, "NAME")
+	}
+	if answers["k-quiet"] != answers["k-missing"] {
+		t.Fatalf("a server that grants nothing answers\n%s\nand a missing one\n%s", answers["k-quiet"], answers["k-missing"])
+	}
+	t.Logf("both answer: %s", answers["k-quiet"])
+}
+
+// warnings collects the API server's warnings to a client.
+type warnings struct {
+	mu   sync.Mutex
+	seen []string
+}
+
+func (w *warnings) HandleWarningHeader(_ int, _ string, text string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.seen = append(w.seen, text)
+}
+
+func (w *warnings) all() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return slices.Clone(w.seen)
+}
