@@ -60,7 +60,17 @@ func (r *KeycloakClientCredentialReconciler) syncTarget(ctx context.Context, kcc
 		return res, nil, false, nil
 	}
 	if msg := r.claimTarget(current, kcc, data); msg != "" {
-		return fail(secretsv1beta1.ReasonSecretNotOwned, msg, nil)
+		if ns == kcc.Namespace {
+			return fail(secretsv1beta1.ReasonSecretNotOwned, msg, nil)
+		}
+		// Another team's Secret: what it holds is told to that team, on the
+		// Secret, never to the tenant.
+		res, warnings, _, err = fail(secretsv1beta1.ReasonSecretNotOwned, "a Secret of the name in spec.target.secretName is in the way: left untouched; "+
+			"that namespace's team sees why in its Events", nil)
+		if len(warnings) > 0 {
+			r.Recorder.Eventf(current, nil, corev1.EventTypeWarning, secretsv1beta1.ReasonSecretNotOwned, "Sync", "%s (for KeycloakClientCredential %s/%s)", msg, kcc.Namespace, kcc.Name)
+		}
+		return res, warnings, false, err
 	}
 	changed = secretChangedOutsideRotation(current, kcc, data, before)
 	if err := r.updateTarget(ctx, current, kcc, data); err != nil {
