@@ -96,7 +96,7 @@ func (r *KeycloakClientCredentialReconciler) release(ctx context.Context, w secr
 	err := r.Get(ctx, key, &s)
 	if apierrors.IsNotFound(err) && r.Reader != nil {
 		// Not in the cache: gone, or stripped of the operator's labels
-		// (and then still the operator's, by its UID).
+		// (still the operator's by its UID while its annotations say so).
 		if err = r.Reader.Get(ctx, key, &s); err == nil {
 			digest(&s)
 		}

@@ -115,6 +115,14 @@ func (r *KeycloakClientCredentialReconciler) startRotation(ctx context.Context, 
 		out.rotationWaits = fmt.Sprintf("waiting for the rotation of client %q by %s to complete (Keycloak keeps one previous secret per client)", src.ClientID, other)
 		return false, nil
 	}
+	// The claim is kept only by a rotation that begins: one refused or
+	// waiting must not hold off another resource's.
+	begun := false
+	defer func() {
+		if !begun {
+			r.releaseClaim(ctx, server, src.Realm, src.ClientID, kcc.UID)
+		}
+	}()
 	withGrace, why := r.graceFor(ctx, kcc, kc)
 	if why != "" {
 		out.graceRefused = why
@@ -128,10 +136,12 @@ func (r *KeycloakClientCredentialReconciler) startRotation(ctx context.Context, 
 		return false, err
 	}
 	if wait := clientRotationWait(src.ClientID, state, r.now()); wait != "" {
-		r.releaseClaim(ctx, server, src.Realm, src.ClientID, kcc.UID)
 		out.rotationWaits = wait
 		return false, nil
 	}
+	// From here the claim stays, even when the record's answer is lost: a
+	// claim whose rotation is not recorded expires (stillRotates).
+	begun = true
 	now := metav1.NewTime(r.now())
 	grace := metav1.Duration{Duration: kcc.GracePeriod()}
 	if err := r.recordRotation(ctx, kcc, true, func(st *secretsv1beta1.KeycloakClientCredentialStatus) {

@@ -208,8 +208,8 @@ func desiredData(kcc *secretsv1beta1.KeycloakClientCredential, cred keycloak.Cre
 // released says s carries none of the operator's marks: the operator gave
 // it up already (a finalize that runs again after its finalizer removal
 // lost a conflict with a tenant's write), or someone took them off. Either
-// way it is not the operator's: managedKeys would take every key left in
-// it, another team's too, for the operator's.
+// way it is not the operator's to release: managedKeys would take every
+// key left in it, another team's too, for the operator's.
 func released(s *corev1.Secret) bool {
 	for _, mark := range []string{ManagedKeysAnnotation, OwnerUIDAnnotation, DataHashAnnotation} {
 		if _, ok := s.Annotations[mark]; ok {
@@ -220,18 +220,13 @@ func released(s *corev1.Secret) bool {
 }
 
 // managedKeys are the data keys the operator wrote to s. A Secret written
-// before the annotation existed, and labelled by the operator, was written
-// whole by the operator; one without any of its marks holds none of its
-// keys.
+// before the annotation existed was written whole by the operator.
 func managedKeys(s *corev1.Secret) []string {
 	if list, ok := s.Annotations[ManagedKeysAnnotation]; ok {
 		if list == "" {
 			return nil
 		}
 		return strings.Split(list, ",")
-	}
-	if released(s) {
-		return nil
 	}
 	return slices.Sorted(maps.Keys(s.Data))
 }
