@@ -18,9 +18,7 @@ package tenancy
 
 import (
 	"context"
-	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -30,6 +28,7 @@ import (
 
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
 	"github.com/carbogame/vault-keycloak-operator/internal/manager"
+	"github.com/carbogame/vault-keycloak-operator/test/harness"
 )
 
 // TestAServerThatGrantsNothingAnswersAsAMissingOne: the tenant names a
@@ -50,7 +49,7 @@ func TestAServerThatGrantsNothingAnswersAsAMissingOne(t *testing.T) {
 	}
 	answers := map[string]string{}
 	for name, server := range map[string]string{"k-quiet": quiet, "k-missing": "kc-missing-" + appsRealm} {
-		warned := &warnings{}
+		warned := &harness.Warnings{}
 		cfg := rest.CopyConfig(op.Config)
 		cfg.Impersonate = rest.ImpersonationConfig{UserName: tenantUser, Groups: []string{"system:authenticated"}}
 		cfg.WarningHandler = warned
@@ -69,28 +68,10 @@ func TestAServerThatGrantsNothingAnswersAsAMissingOne(t *testing.T) {
 		if refused == nil {
 			t.Fatalf("%s: a rotation request was admitted", name)
 		}
-		answers[name] = strings.ReplaceAll(strings.ReplaceAll(strings.Join(warned.all(), "; ")+" | "+status+" | "+refused.Error(), server, "SERVER"), name, "NAME")
+		answers[name] = strings.ReplaceAll(strings.ReplaceAll(strings.Join(warned.All(), "; ")+" | "+status+" | "+refused.Error(), server, "SERVER"), name, "NAME")
 	}
 	if answers["k-quiet"] != answers["k-missing"] {
 		t.Fatalf("a server that grants nothing answers\n%s\nand a missing one\n%s", answers["k-quiet"], answers["k-missing"])
 	}
 	t.Logf("both answer: %s", answers["k-quiet"])
-}
-
-// warnings collects the API server's warnings to a client.
-type warnings struct {
-	mu   sync.Mutex
-	seen []string
-}
-
-func (w *warnings) HandleWarningHeader(_ int, _ string, text string) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.seen = append(w.seen, text)
-}
-
-func (w *warnings) all() []string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return slices.Clone(w.seen)
 }

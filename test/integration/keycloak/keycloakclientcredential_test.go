@@ -18,9 +18,7 @@ package keycloak_test
 
 import (
 	"context"
-	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -36,6 +34,7 @@ import (
 
 	secretsv1alpha1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1alpha1"
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
+	"github.com/carbogame/vault-keycloak-operator/test/harness"
 )
 
 const (
@@ -408,7 +407,7 @@ func TestRefusals(t *testing.T) {
 		answers := map[string]string{}
 		for name, server := range map[string]string{"barred": other, "missing": "no-such-server-" + ns} {
 			kcc := credential(ns, name, server, newClientID(t, ""))
-			warned := &warnings{}
+			warned := &harness.Warnings{}
 			cfg := rest.CopyConfig(op.Config)
 			cfg.WarningHandler = warned
 			c, err := client.New(cfg, client.Options{Scheme: op.Client.Scheme()})
@@ -420,30 +419,12 @@ func TestRefusals(t *testing.T) {
 			}
 			got := waitCredential(t, client.ObjectKeyFromObject(kcc), secretsv1beta1.TypeReady, metav1.ConditionFalse, secretsv1beta1.ReasonServerNotFound, readyWithin)
 			ready := meta.FindStatusCondition(got.Status.Conditions, secretsv1beta1.TypeReady)
-			answers[name] = strings.ReplaceAll(strings.Join(warned.all(), "; ")+" | "+ready.Message, server, "SERVER")
+			answers[name] = strings.ReplaceAll(strings.Join(warned.All(), "; ")+" | "+ready.Message, server, "SERVER")
 		}
 		if answers["barred"] != answers["missing"] || !strings.Contains(answers["barred"], "does not exist or grants namespace") {
 			t.Fatalf("a server that grants nothing answers\n%s\nand a missing one\n%s", answers["barred"], answers["missing"])
 		}
 	})
-}
-
-// warnings collects the API server's warnings to a client.
-type warnings struct {
-	mu   sync.Mutex
-	seen []string
-}
-
-func (w *warnings) HandleWarningHeader(_ int, _ string, text string) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.seen = append(w.seen, text)
-}
-
-func (w *warnings) all() []string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return slices.Clone(w.seen)
 }
 
 func TestDeletionRemovesOrRetainsSecrets(t *testing.T) {
