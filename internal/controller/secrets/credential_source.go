@@ -190,8 +190,7 @@ func notGranted(errs field.ErrorList) *sourceError {
 	if errs[0].Field == tenancy.ServerRefField.String() {
 		return &sourceError{reason: secretsv1beta1.ReasonServerNotFound, err: errors.New(errs[0].Detail)}
 	}
-	reason := secretsv1beta1.ReasonAccessNotGranted
-	return &sourceError{reason: reason, err: errs.ToAggregate()}
+	return &sourceError{reason: secretsv1beta1.ReasonAccessNotGranted, err: errs.ToAggregate()}
 }
 
 // classify gives a failure of server's Keycloak its reason. Every one of
