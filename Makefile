@@ -109,7 +109,7 @@ VAULT_SUITES ?= ./integration/vaultapp/ ./integration/multicluster/
 
 test: prereqs manifests generate fmt vet ## Run all tests against a real kube-apiserver, Vault and Keycloak; then sweep all they kept for secret values.
 	components=$$($(COMPONENTS) services olm) && eval "$$components" && \
-	go -C test run ./harness/cmd/with-services --sweep -- bash -c '\
+	go -C test run ./harness/cmd/with-services --sweep -- ../hack/failures.sh bash -c '\
 		go -C .. test ./... -count=1 -timeout $(TEST_TIMEOUT) && \
 		go -C ../hack/release test ./... -count=1 && \
 		go test ./... -count=1 -timeout $(TEST_TIMEOUT) && \
