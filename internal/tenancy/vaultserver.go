@@ -57,6 +57,16 @@ func CheckVaultServerGrant(app *vaultv1beta1.VaultApp, s *vaultv1beta1.VaultServ
 		fmt.Sprintf("VaultServer %q grants namespace %q nothing: the cluster admin lists the namespaces that may use it in its spec.access", s.Name, app.Namespace))}
 }
 
+// UnknownVaultServer is the one answer, in a warning or a status, for a
+// VaultServer a VaultApp names that does not exist, is being deleted or
+// grants the namespace nothing: a tenant learns of no server she may not
+// use. (A VaultApp that wrote to a server hears precisely what became of
+// it: she knew that one.)
+func UnknownVaultServer(name, namespace string) string {
+	return fmt.Sprintf("VaultServer %q does not exist or grants namespace %q nothing: nothing is written to Vault until the cluster admin creates it or grants the namespace access in its spec.access",
+		name, namespace)
+}
+
 // KVMountOf is the server's KV mount: secret when it names none.
 func KVMountOf(s *vaultv1beta1.VaultServer) string {
 	if s.Spec.KVMount == "" {

@@ -73,6 +73,9 @@ var (
 	appsRealm string
 	// server is the KeycloakServer, whose grants the tests read from.
 	server string
+	// operatorTokenPath is where the operator reads its ServiceAccount's
+	// token, for a VaultServer's Kubernetes login (audience_test.go).
+	operatorTokenPath string
 	// own, victim and bypass are namespaces: own and bypass are the
 	// tenant's (bypass skips the validating webhooks), victim is another
 	// team's.
@@ -106,6 +109,8 @@ func run(m *testing.M) int {
 	}
 	cfg := vaultclient.ConfigFromEnv()
 	cfg.Address, cfg.Token = vault.Addr, vault.Token
+	operatorTokenPath = filepath.Join(logDir, "operator-token")
+	cfg.ServiceAccountTokenPath = operatorTokenPath
 	if op, err = harness.StartOperator(manager.Options{
 		Vault: cfg, OperatorNamespace: operatorNamespace, MaxBackoff: 2 * time.Second, OrphanSweepInterval: sweepInterval,
 		// Slower than shipped, so that a tenant's burst outpaces the
@@ -123,6 +128,14 @@ func run(m *testing.M) int {
 		return fail("set up", err)
 	}
 	return m.Run()
+}
+
+// tenantConfig is the tenant's rest config: the API server's admin,
+// impersonating tenantUser.
+func tenantConfig() *rest.Config {
+	cfg := rest.CopyConfig(op.Config)
+	cfg.Impersonate = rest.ImpersonationConfig{UserName: tenantUser, Groups: []string{"system:authenticated"}}
+	return cfg
 }
 
 // setUp is what the cluster admin and the Keycloak admin do once: the
@@ -156,9 +169,7 @@ func setUp(ctx context.Context) error {
 	if err := skipValidatingWebhooksIn(ctx); err != nil {
 		return err
 	}
-	tenantCfg := rest.CopyConfig(op.Config)
-	tenantCfg.Impersonate = rest.ImpersonationConfig{UserName: tenantUser, Groups: []string{"system:authenticated"}}
-	if tenant, err = client.New(tenantCfg, client.Options{Scheme: manager.NewScheme()}); err != nil {
+	if tenant, err = client.New(tenantConfig(), client.Options{Scheme: manager.NewScheme()}); err != nil {
 		return err
 	}
 
@@ -243,6 +254,8 @@ func grantTenant(ctx context.Context, ns string, editors []string) error {
 		ObjectMeta: metav1.ObjectMeta{Name: "tenant", Namespace: ns},
 		Rules: []rbacv1.PolicyRule{
 			{APIGroups: []string{""}, Resources: []string{"secrets", "configmaps", "serviceaccounts"}, Verbs: []string{"*"}},
+			// As the edit role: her workloads' tokens, for any audience.
+			{APIGroups: []string{""}, Resources: []string{"serviceaccounts/token"}, Verbs: []string{"create"}},
 			{APIGroups: []string{""}, Resources: []string{"events"}, Verbs: []string{"get", "list", "watch"}},
 		},
 	}

@@ -23,10 +23,10 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
+	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
 	"github.com/carbogame/vault-keycloak-operator/internal/manager"
 	"github.com/carbogame/vault-keycloak-operator/test/harness"
 )
@@ -49,14 +49,7 @@ func TestAServerThatGrantsNothingAnswersAsAMissingOne(t *testing.T) {
 	}
 	answers := map[string]string{}
 	for name, server := range map[string]string{"k-quiet": quiet, "k-missing": "kc-missing-" + appsRealm} {
-		warned := &harness.Warnings{}
-		cfg := rest.CopyConfig(op.Config)
-		cfg.Impersonate = rest.ImpersonationConfig{UserName: tenantUser, Groups: []string{"system:authenticated"}}
-		cfg.WarningHandler = warned
-		as, err := client.New(cfg, client.Options{Scheme: manager.NewScheme()})
-		if err != nil {
-			t.Fatal(err)
-		}
+		as, warned := tenantWarned(t)
 		k := credential(own, name, appsRealm, "team-a-web")
 		k.Spec.Source.ServerRef.Name = server
 		if err := as.Create(ctx, k); err != nil {
@@ -74,4 +67,56 @@ func TestAServerThatGrantsNothingAnswersAsAMissingOne(t *testing.T) {
 		t.Fatalf("a server that grants nothing answers\n%s\nand a missing one\n%s", answers["k-quiet"], answers["k-missing"])
 	}
 	t.Logf("both answer: %s", answers["k-quiet"])
+}
+
+// TestAVaultServerThatGrantsNothingAnswersAsAMissingOne: the same for a
+// VaultApp naming a VaultServer that lists only another namespace, and one
+// naming a VaultServer that does not exist: both admitted with one warning,
+// both ServerNotFound with one message, nothing written to Vault.
+func TestAVaultServerThatGrantsNothingAnswersAsAMissingOne(t *testing.T) {
+	ctx := context.Background()
+	victims := "victims-vault-" + victim
+	if err := op.Client.Create(ctx, &vaultv1beta1.VaultServer{
+		ObjectMeta: metav1.ObjectMeta{Name: victims},
+		Spec: vaultv1beta1.VaultServerSpec{
+			Address: "https://vault.example.com",
+			Login:   vaultv1beta1.VaultLogin{Kubernetes: &vaultv1beta1.VaultRoleLogin{Mount: "kubernetes", Role: "r"}},
+			AppAuth: vaultv1beta1.VaultAuthMethod{Kubernetes: &vaultv1beta1.VaultKubernetesAuthMount{VaultAuthMount: vaultv1beta1.VaultAuthMount{Mount: "kubernetes"}}},
+			Access:  []vaultv1beta1.VaultAccessGrant{{Namespaces: []string{victim}}},
+		}}); err != nil {
+		t.Fatal(err)
+	}
+	answers := map[string]string{}
+	for name, server := range map[string]string{"v-quiet": victims, "v-missing": "missing-vault-" + victim} {
+		as, warned := tenantWarned(t)
+		a := vaultApp(own, name)
+		a.Spec.ServerRef = &vaultv1beta1.ServerReference{Name: server}
+		if err := as.Create(ctx, a); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		got := waitApp(t, client.ObjectKeyFromObject(a), vaultv1beta1.TypeReady, metav1.ConditionFalse, vaultv1beta1.ReasonServerNotFound)
+		status := meta.FindStatusCondition(got.Status.Conditions, vaultv1beta1.TypeReady).Message
+		if got.Status.Vault != nil || policy(t, policyName(own, name)) != "" {
+			t.Fatalf("%s: status.vault %+v, or a policy written", name, got.Status.Vault)
+		}
+		answers[name] = strings.ReplaceAll(strings.ReplaceAll(strings.Join(warned.All(), "; ")+" | "+status, server, "SERVER"), name, "NAME")
+	}
+	if answers["v-quiet"] != answers["v-missing"] || !strings.Contains(answers["v-quiet"], "does not exist or grants namespace") {
+		t.Fatalf("a server that grants nothing answers\n%s\nand a missing one\n%s", answers["v-quiet"], answers["v-missing"])
+	}
+	t.Logf("both answer: %s", answers["v-quiet"])
+}
+
+// tenantWarned is the tenant's client, impersonated, with the API server's
+// warnings to its requests collected.
+func tenantWarned(t *testing.T) (client.Client, *harness.Warnings) {
+	t.Helper()
+	warned := &harness.Warnings{}
+	cfg := tenantConfig()
+	cfg.WarningHandler = warned
+	as, err := client.New(cfg, client.Options{Scheme: manager.NewScheme()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return as, warned
 }

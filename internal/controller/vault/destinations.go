@@ -27,6 +27,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
+	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
 )
 
 // Destination is a Vault that VaultApps' policies and roles are written to,
@@ -68,13 +69,6 @@ type errNoDestination struct{ reason, msg string }
 
 func (e *errNoDestination) Error() string { return e.msg }
 
-// wroteAnywhere reports whether a VaultApp has written to some server: a
-// recorded VaultServer, or (an empty one with a sync time) the
-// environment's Vault, as every VaultApp of earlier releases did.
-func wroteAnywhere(app *vaultv1beta1.VaultApp) bool {
-	return app.Status.Server != "" || app.Status.LastSyncTime != nil
-}
-
 // chooseServer decides which server a VaultApp uses: the one it names; the
 // one it wrote to before (a VaultApp never moves by itself: a new default
 // server takes only new VaultApps); else the default VaultServer; else the
@@ -83,7 +77,7 @@ func wroteAnywhere(app *vaultv1beta1.VaultApp) bool {
 // Location (twins), where its policy and role already are, as they are:
 // the one it names, else the only twin, else the default among them.
 func chooseServer(app *vaultv1beta1.VaultApp, envConfigured bool, defaults, twins []string) (string, *errNoDestination) {
-	wroteToEnv := app.Status.Server == "" && wroteAnywhere(app)
+	wroteToEnv := app.Status.Server == "" && app.Status.WroteToVault()
 	var name string
 	switch {
 	case !app.DeletionTimestamp.IsZero() && app.Status.Server != "":
@@ -167,17 +161,25 @@ func (v *ClusterDestinations) Resolve(ctx context.Context, app *vaultv1beta1.Vau
 		return v.Env, nil
 	}
 	var s vaultv1beta1.VaultServer
-	if err := v.Reader.Get(ctx, client.ObjectKey{Name: name}, &s); err != nil {
-		if apierrors.IsNotFound(err) {
-			return nil, &errNoDestination{vaultv1beta1.ReasonServerNotFound, fmt.Sprintf("VaultServer %s does not exist", name)}
-		}
+	err := v.Reader.Get(ctx, client.ObjectKey{Name: name}, &s)
+	if err != nil && !apierrors.IsNotFound(err) {
 		return nil, fmt.Errorf("read VaultServer %s: %w", name, err)
+	}
+	// A server the tenant named and never wrote to answers the same
+	// whether it is missing, going or grants her nothing. The grant is
+	// checked again, in full, before each write.
+	if app.Spec.ServerRef != nil && !app.Status.WroteToVault() &&
+		(err != nil || !s.DeletionTimestamp.IsZero() || !tenancy.VaultServerGrantsNamespace(&s, app.Namespace)) {
+		return nil, &errNoDestination{vaultv1beta1.ReasonServerNotFound, tenancy.UnknownVaultServer(name, app.Namespace)}
+	}
+	if err != nil {
+		return nil, &errNoDestination{vaultv1beta1.ReasonServerNotFound, fmt.Sprintf("VaultServer %s does not exist", name)}
 	}
 	if !s.DeletionTimestamp.IsZero() {
 		// Nothing more is written there: its cleanup may be under way.
 		return nil, &errNoDestination{vaultv1beta1.ReasonServerNotFound, fmt.Sprintf("VaultServer %s is being deleted", name)}
 	}
-	if app.Status.Server == "" && wroteAnywhere(app) && v.Env != nil {
+	if app.Status.Server == "" && app.Status.WroteToVault() && v.Env != nil {
 		// A move from the environment's Vault to its twin: only when the
 		// twin grants all the VaultApp asks, so that nothing live shrinks.
 		if held, err := v.holdOnEnv(ctx, app, &s); err != nil || held != "" {
@@ -244,7 +246,7 @@ func identityOn(s *vaultv1beta1.VaultServer, clusterUID string) Identity {
 // when it wrote to the environment's Vault, the VaultServers of the same
 // Location (its twins).
 func (v *ClusterDestinations) candidates(ctx context.Context, app *vaultv1beta1.VaultApp) (defaults, twins []string, err error) {
-	legacy := wroteAnywhere(app) && v.Env != nil
+	legacy := app.Status.WroteToVault() && v.Env != nil
 	if app.Spec.ServerRef != nil && !legacy {
 		return nil, nil, nil
 	}

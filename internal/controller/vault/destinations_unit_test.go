@@ -108,7 +108,7 @@ func TestVaultAppWrittenToItsVaultServer(t *testing.T) {
 
 	// Not there yet: said so, nothing written anywhere.
 	w.reconcile()
-	if msg := w.condition(vaultv1beta1.TypeReady, metav1.ConditionFalse, vaultv1beta1.ReasonServerNotFound); !strings.Contains(msg, "VaultServer eu does not exist") {
+	if msg := w.condition(vaultv1beta1.TypeReady, metav1.ConditionFalse, vaultv1beta1.ReasonServerNotFound); !strings.Contains(msg, `VaultServer "eu" does not exist or grants namespace "shop" nothing`) {
 		t.Fatalf("Ready message = %q", msg)
 	}
 	if err := w.client.Create(context.Background(), eu); err != nil {
@@ -181,6 +181,44 @@ func TestVaultAppWrittenToItsVaultServer(t *testing.T) {
 	w.reconcile()
 	if len(euVault.Policies) > 0 || len(euVault.Roles) > 0 {
 		t.Fatalf("left in eu: %v %v", euVault.Policies, euVault.Roles)
+	}
+}
+
+// A server the VaultApp names and never wrote to reads the same in its
+// status whether it is missing, grants the namespace nothing or is being
+// deleted (even one that grants it): the tenant learns of no server she may
+// not use.
+func TestAnUnknownServerAnswersAsAMissingOne(t *testing.T) {
+	servers := map[string]*vaultv1beta1.VaultServer{
+		"missing": nil,
+		"elsewhere": {ObjectMeta: metav1.ObjectMeta{Name: "elsewhere"},
+			Spec: vaultv1beta1.VaultServerSpec{Address: "https://eu.example.com", Access: []vaultv1beta1.VaultAccessGrant{{Namespaces: []string{"team-*"}}}}},
+		"going": {ObjectMeta: metav1.ObjectMeta{Name: "going", Finalizers: []string{"keep"}},
+			Spec: vaultv1beta1.VaultServerSpec{Address: "https://eu.example.com", Access: []vaultv1beta1.VaultAccessGrant{{Namespaces: []string{"shop"}}}}},
+	}
+	answers := map[string]bool{}
+	for name, server := range servers {
+		a := shopAPI()
+		a.Spec.ServerRef = &vaultv1beta1.ServerReference{Name: name}
+		w := newWorld(t, nil, a)
+		if server != nil {
+			if err := w.client.Create(context.Background(), server); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if name == "going" {
+			if err := w.client.Delete(context.Background(), server); err != nil {
+				t.Fatal(err)
+			}
+		}
+		w.r.Destinations = &ClusterDestinations{Reader: w.client, ClusterUID: "uid-1", Clients: &ServerClients{Reader: w.client,
+			New: func(vaultclient.Config) (ServerClient, error) { return &fakeChecker{Vault: vaultfake.New()}, nil }}}
+		w.reconcile()
+		msg := w.condition(vaultv1beta1.TypeReady, metav1.ConditionFalse, vaultv1beta1.ReasonServerNotFound)
+		answers[strings.ReplaceAll(msg, name, "NAME")] = true
+	}
+	if len(answers) != 1 {
+		t.Fatalf("the answers differ: %v", answers)
 	}
 }
 

@@ -85,7 +85,7 @@ func (r *VaultServerReconciler) writesElsewhere(ctx context.Context, o vaultclie
 	case err != nil:
 		return false, fmt.Errorf("read VaultApp %s/%s: %w", o.Namespace, o.Name, err)
 	}
-	return app.Status.Server != server && wroteAnywhere(&app), nil
+	return app.Status.Server != server && app.Status.WroteToVault(), nil
 }
 
 // cleanServer removes, from one Vault, every managed policy this cluster

@@ -91,8 +91,8 @@ func (r *VaultAppReconciler) vaultAppsOf(ctx context.Context, server client.Obje
 	}
 	return watches.Requests(list.Items, func(a *vaultv1beta1.VaultApp) bool {
 		named := a.Spec.ServerRef != nil && a.Spec.ServerRef.Name == server.GetName()
-		onEnv := a.Status.Server == "" && wroteAnywhere(a)
-		return named || a.Status.Server == server.GetName() || (a.Spec.ServerRef == nil && !wroteAnywhere(a)) || onEnv
+		onEnv := a.Status.Server == "" && a.Status.WroteToVault()
+		return named || a.Status.Server == server.GetName() || (a.Spec.ServerRef == nil && !a.Status.WroteToVault()) || onEnv
 	})
 }
 

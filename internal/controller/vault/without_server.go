@@ -41,7 +41,7 @@ import (
 // (the admin's decision; a Warning Event says so). Otherwise it keeps its
 // finalizer.
 func (r *VaultAppReconciler) withoutServer(ctx context.Context, app *vaultv1beta1.VaultApp, why *errNoDestination) (ctrl.Result, *report, error) {
-	wrote := wroteAnywhere(app)
+	wrote := app.Status.WroteToVault()
 	gone := !wrote || why.reason == vaultv1beta1.ReasonServerNotFound || why.reason == vaultv1beta1.ReasonVaultNotConfigured
 	if !app.DeletionTimestamp.IsZero() {
 		if !controllerutil.ContainsFinalizer(app, Finalizer) {

@@ -19,7 +19,6 @@ package keycloak_test
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -108,9 +107,11 @@ func operatorCredentials(t testing.TB, k *harness.Keycloak, server, realmName st
 }
 
 // newClientID creates a confidential client in the suite's realm.
+var clientSeq atomic.Int32
+
 func newClientID(t testing.TB, secret string) string {
 	t.Helper()
-	id := fmt.Sprintf("app-%04d", rand.IntN(10000))
+	id := fmt.Sprintf("app-%04d", clientSeq.Add(1)) // the realm is the run's own: no two tests share a client
 	if err := createClient(context.Background(), kc, realm, id, secret); err != nil {
 		t.Fatal(err)
 	}

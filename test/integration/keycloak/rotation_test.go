@@ -68,6 +68,22 @@ func changeCredential(t *testing.T, key client.ObjectKey, change func(*secretsv1
 	}
 }
 
+// changeStatus writes the credential's status as an admin would, again
+// when the operator wrote it in between.
+func changeStatus(t *testing.T, key client.ObjectKey, change func(*secretsv1beta1.KeycloakClientCredential)) {
+	t.Helper()
+	if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		var k secretsv1beta1.KeycloakClientCredential
+		if err := op.Client.Get(context.Background(), key, &k); err != nil {
+			return err
+		}
+		change(&k)
+		return op.Client.Status().Update(context.Background(), &k)
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func rotationOf(t *testing.T, key client.ObjectKey) *secretsv1beta1.RotationStatus {
 	var k secretsv1beta1.KeycloakClientCredential
 	if err := op.Client.Get(context.Background(), key, &k); err != nil {
@@ -156,14 +172,9 @@ func TestRotationWithGraceCostsNoLogin(t *testing.T) {
 	changeCredential(t, all[0].key, func(k *secretsv1beta1.KeycloakClientCredential) {
 		k.Annotations = map[string]string{secretsv1beta1.RotationRequestAnnotation: "grace-1"}
 	})
-	var k secretsv1beta1.KeycloakClientCredential
-	if err := op.Client.Get(ctx, all[1].key, &k); err != nil {
-		t.Fatal(err)
-	}
-	k.Status.LastRotationTime = &metav1.Time{Time: time.Now().Add(-2 * time.Hour)}
-	if err := op.Client.Status().Update(ctx, &k); err != nil {
-		t.Fatal(err)
-	}
+	changeStatus(t, all[1].key, func(k *secretsv1beta1.KeycloakClientCredential) {
+		k.Status.LastRotationTime = &metav1.Time{Time: time.Now().Add(-2 * time.Hour)}
+	})
 	changeCredential(t, all[1].key, func(k *secretsv1beta1.KeycloakClientCredential) {
 		k.Spec.RefreshInterval = &metav1.Duration{Duration: 59 * time.Minute}
 	})
@@ -194,7 +205,9 @@ func TestRotationWithGraceCostsNoLogin(t *testing.T) {
 	}
 	for _, r := range all {
 		r.c.Stop()
-		if r.c.Failures.Load() != 0 || !r.c.UsedNew.Load() || r.c.Logins.Load() < 100 {
+		// A login every 200 ms over more than a minute; a busy machine's
+		// Keycloak answers slower, so the floor says only that it ran.
+		if r.c.Failures.Load() != 0 || !r.c.UsedNew.Load() || r.c.Logins.Load() < 30 {
 			t.Fatalf("%s: %d failed logins of %d (used the new secret: %v); want none, and the new secret used", r.key.Name, r.c.Failures.Load(), r.c.Logins.Load(), r.c.UsedNew.Load())
 		}
 		t.Logf("%s: %d logins through the rotation, none failed", r.key.Name, r.c.Logins.Load())

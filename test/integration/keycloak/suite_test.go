@@ -60,7 +60,9 @@ func run(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	if op, err = harness.StartOperator(manager.Options{OperatorNamespace: operatorNamespace, MaxBackoff: testMaxBackoff}); err != nil {
+	if op, err = harness.StartOperator(manager.Options{OperatorNamespace: operatorNamespace, MaxBackoff: testMaxBackoff,
+		MaxConcurrentReconciles: 8, // as deployed (--max-concurrent-reconciles)
+	}); err != nil {
 		fmt.Fprintln(os.Stderr, "start operator:", err)
 		return 1
 	}

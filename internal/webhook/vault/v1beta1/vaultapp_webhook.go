@@ -108,7 +108,7 @@ func (v *VaultAppValidator) ValidateCreate(ctx context.Context, app *vaultv1beta
 	if err := refreshRequestValid(nil, app); err != nil {
 		return nil, err
 	}
-	return nil, v.validate(ctx, app, nil)
+	return v.validate(ctx, app, nil)
 }
 
 // ValidateUpdate checks a changed spec. An update that leaves the spec as it
@@ -137,7 +137,7 @@ func (v *VaultAppValidator) ValidateUpdate(ctx context.Context, old, app *vaultv
 		return nil, apierrors.NewInvalid(vaultv1beta1.GroupVersion.WithKind("VaultApp").GroupKind(), app.Name,
 			field.ErrorList{field.Forbidden(field.NewPath("spec", "serverRef"), "cannot change: delete the VaultApp and create it again")})
 	}
-	return nil, v.validate(ctx, app, &old.Status)
+	return v.validate(ctx, app, &old.Status)
 }
 
 // ValidateDelete lets every deletion through.
@@ -147,28 +147,43 @@ func (v *VaultAppValidator) ValidateDelete(context.Context, *vaultv1beta1.VaultA
 
 // validate checks a VaultApp; written is the status of the object it
 // replaces (nil for a new one): where it wrote is where it stays.
-func (v *VaultAppValidator) validate(ctx context.Context, app *vaultv1beta1.VaultApp, written *vaultv1beta1.VaultAppStatus) error {
+func (v *VaultAppValidator) validate(ctx context.Context, app *vaultv1beta1.VaultApp, written *vaultv1beta1.VaultAppStatus) (admission.Warnings, error) {
 	var ns corev1.Namespace
 	if err := v.Client.Get(ctx, client.ObjectKey{Name: app.Namespace}, &ns); err != nil {
-		return apierrors.NewInternalError(fmt.Errorf("read namespace %q for its Vault grants: %w", app.Namespace, err))
+		return nil, apierrors.NewInternalError(fmt.Errorf("read namespace %q for its Vault grants: %w", app.Namespace, err))
 	}
 	errs := tenancy.ValidateVaultApp(app)
 	errs = append(errs, crdschema.Validate(app)...)
 	server, err := ServerFor(ctx, v.Client, app, written)
 	if err != nil {
-		return apierrors.NewInternalError(err)
+		return nil, apierrors.NewInternalError(err)
 	}
-	// A VaultServer not created yet is the controller's to report: it
-	// grants nothing until it exists, and the controller checks again.
-	if server != nil || (app.Spec.ServerRef == nil && (written == nil || written.Server == "")) {
+	var warnings admission.Warnings
+	switch {
+	case unknownServer(app, written, server):
+		// A server not created yet is admitted, as GitOps may apply it
+		// later; one that grants the namespace nothing answers the same,
+		// so that a tenant learns of no server she may not use. The
+		// controller checks again before each write.
+		warnings = append(warnings, tenancy.UnknownVaultServer(app.Spec.ServerRef.Name, app.Namespace))
+	case server != nil || (app.Spec.ServerRef == nil && (written == nil || written.Server == "")):
 		_, refused := tenancy.DecideVaultGrant(app, &ns, server)
 		errs = append(errs, refused...)
 	}
 	if len(errs) == 0 {
-		return nil
+		return warnings, nil
 	}
 	errs = spokepaths.ForRequest(ctx, errs, vaultv1alpha1.GroupVersion.Version, v1alpha1Fields)
-	return apierrors.NewInvalid(vaultv1beta1.GroupVersion.WithKind("VaultApp").GroupKind(), app.Name, errs)
+	return warnings, apierrors.NewInvalid(vaultv1beta1.GroupVersion.WithKind("VaultApp").GroupKind(), app.Name, errs)
+}
+
+// unknownServer reports whether the VaultApp names a server it never wrote
+// to that does not exist or grants its namespace nothing.
+func unknownServer(app *vaultv1beta1.VaultApp, written *vaultv1beta1.VaultAppStatus, server *vaultv1beta1.VaultServer) bool {
+	if app.Spec.ServerRef == nil || (written != nil && written.WroteToVault()) {
+		return false
+	}
+	return server == nil || !tenancy.VaultServerGrantsNamespace(server, app.Namespace)
 }
 
 // ServerFor is the VaultServer the VaultApp will use: the one it names,

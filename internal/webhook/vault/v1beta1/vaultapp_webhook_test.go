@@ -95,9 +95,8 @@ func TestVaultAppAdmissionMessages(t *testing.T) {
 			app(func(a *vaultv1beta1.VaultApp) { a.Spec.ServerRef = &vaultv1beta1.ServerReference{Name: "shops"} }), ""},
 		{"a VaultServer not created yet: the controller's to report", context.Background(), nil,
 			app(func(a *vaultv1beta1.VaultApp) { a.Spec.ServerRef = &vaultv1beta1.ServerReference{Name: "later"} }), ""},
-		{"a VaultServer that grants the namespace nothing", context.Background(), nil,
-			app(func(a *vaultv1beta1.VaultApp) { a.Spec.ServerRef = &vaultv1beta1.ServerReference{Name: "teams"} }),
-			prefix + `spec.serverRef.name: Forbidden: VaultServer "teams" grants namespace "shop" nothing: the cluster admin lists the namespaces that may use it in its spec.access`},
+		{"a VaultServer that grants the namespace nothing: answered as a missing one", context.Background(), nil,
+			app(func(a *vaultv1beta1.VaultApp) { a.Spec.ServerRef = &vaultv1beta1.ServerReference{Name: "teams"} }), ""},
 		{"a schema bound", context.Background(), nil, app(func(a *vaultv1beta1.VaultApp) {
 			for range 64 {
 				a.Spec.Policy.Rules = append(a.Spec.Policy.Rules, a.Spec.Policy.Rules[0])
@@ -114,6 +113,36 @@ func TestVaultAppAdmissionMessages(t *testing.T) {
 				t.Fatalf("message:\n%v\nwant:\n%s", err, tt.want)
 			}
 		})
+	}
+}
+
+// A server that grants the namespace nothing and one that does not exist
+// get the same warning, the name aside; one the VaultApp wrote to is judged
+// on its grants (its team knew it).
+func TestAnUnknownVaultServerIsAdmittedWithOneWarning(t *testing.T) {
+	v := validator(nil)
+	warned := map[string]string{}
+	for _, server := range []string{"teams", "later"} {
+		a := app(func(a *vaultv1beta1.VaultApp) { a.Spec.ServerRef = &vaultv1beta1.ServerReference{Name: server} })
+		warnings, err := v.ValidateCreate(context.Background(), a)
+		if err != nil || len(warnings) != 1 {
+			t.Fatalf("%s: warnings %q, error %v", server, warnings, err)
+		}
+		warned[server] = strings.ReplaceAll(warnings[0], server, "NAME")
+	}
+	if warned["teams"] != warned["later"] || !strings.Contains(warned["teams"], `VaultServer "NAME" does not exist or grants namespace "shop" nothing`) {
+		t.Fatalf("warnings differ or say too little:\n%s\n%s", warned["teams"], warned["later"])
+	}
+
+	old := app(func(a *vaultv1beta1.VaultApp) {
+		a.Spec.ServerRef = &vaultv1beta1.ServerReference{Name: "teams"}
+		a.Status.Server = "teams"
+	})
+	changed := old.DeepCopy()
+	changed.Spec.Policy.Rules[0].Path = "other/*"
+	_, err := v.ValidateUpdate(context.Background(), old, changed)
+	if want := `VaultServer "teams" grants namespace "shop" nothing`; err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("a spec change on a server that took its grant back: %v, want %q", err, want)
 	}
 }
 
