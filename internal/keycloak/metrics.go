@@ -26,7 +26,7 @@ import (
 // requestsTotal counts every request the operator sends to Keycloak.
 var requestsTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
 	Name: "vko_keycloak_requests_total",
-	Help: "Requests sent to Keycloak, by server, operation (login, find_client, read_secret, regenerate_secret, server_info, rotation_policy, invalidate_previous, probe) and outcome (success, error).",
+	Help: "Requests sent to Keycloak, by server, operation (login, find_client, read_secret, regenerate_secret, server_info, rotation_policy, invalidate_previous, probe, admin_events) and outcome (success, error).",
 }, []string{"server", "operation", "outcome"})
 
 func init() {
@@ -45,6 +45,8 @@ const (
 	// OpInvalidatePrevious ends a rotated secret's validity.
 	OpInvalidatePrevious = "invalidate_previous"
 	OpProbe              = "probe"
+	// OpAdminEvents reads a realm's admin events of regenerated secrets.
+	OpAdminEvents = "admin_events"
 )
 
 func observe(server, op string, err error) {

@@ -17,6 +17,7 @@ limitations under the License.
 package manager
 
 import (
+	"cmp"
 	"fmt"
 
 	"k8s.io/client-go/tools/events"
@@ -66,6 +67,7 @@ func setupKeycloakControllers(mgr ctrl.Manager, opts Options, recorder func(cont
 		Shard:                   opts.Shard,
 		Rotations:               rotations,
 		Gate:                    gate,
+		RegenerationsEvery:      cmp.Or(opts.KeycloakEventsEvery, DefaultKeycloakEventsEvery),
 	}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("KeycloakClientCredential controller: %w", err)
 	}

@@ -219,7 +219,11 @@ func (k *Keycloak) Admin(ctx context.Context) (*KeycloakAdmin, error) {
 // CreateRealm creates an enabled realm; one that exists already is kept
 // (the demo and the tests may share a Keycloak).
 func (a *KeycloakAdmin) CreateRealm(ctx context.Context, name string) error {
-	if _, err := a.GC.CreateRealm(ctx, a.Token, gocloak.RealmRepresentation{Realm: &name, Enabled: gocloak.BoolP(true)}); err != nil && !exists(err) {
+	// Admin events on, as the admin setup recommends (a secret
+	// regenerated elsewhere reaches the readers at once); their details
+	// off, so that Keycloak's event store keeps no secret.
+	if _, err := a.GC.CreateRealm(ctx, a.Token, gocloak.RealmRepresentation{Realm: &name, Enabled: gocloak.BoolP(true),
+		AdminEventsEnabled: gocloak.BoolP(true), AdminEventsDetailsEnabled: gocloak.BoolP(false)}); err != nil && !exists(err) {
 		return fmt.Errorf("create realm %s: %w", name, err)
 	}
 	return nil
@@ -317,9 +321,10 @@ func (a *KeycloakAdmin) AgeSecret(ctx context.Context, realm, clientID string, a
 // realm's "<realm>-realm" client in master): view-clients finds clients and
 // reads their secrets; manage-clients regenerates a secret and ends the
 // previous one's grace; view-realm reads the realm's client policies (the
-// grace a rotation can have). The quick start, which grants no rotation,
+// grace a rotation can have); view-events reads the realm's admin events (a
+// secret regenerated elsewhere). The quick start, which grants no rotation,
 // gives view-clients alone.
-var OperatorKeycloakRoles = []string{"view-clients", "manage-clients", "view-realm"}
+var OperatorKeycloakRoles = []string{"view-clients", "manage-clients", "view-realm", "view-events"}
 
 // CreateOperatorClient creates a client in the master realm whose service
 // account holds OperatorKeycloakRoles in each of realms and nothing else —

@@ -88,6 +88,10 @@ func (r *KeycloakClientCredentialReconciler) SetupWithManager(mgr ctrl.Manager) 
 		// The readers of a client another shard rotated.
 		b = b.WatchesRawSource(r.Rotations.source(r.wakeReaders))
 	}
+	if r.RegenerationsEvery > 0 {
+		// The readers of a client regenerated outside this process.
+		b = b.WatchesRawSource(r.regenerationSource())
+	}
 	return b.WithOptions(controller.Options{
 		MaxConcurrentReconciles: max(1, r.MaxConcurrentReconciles),
 		RateLimiter:             requeue.RateLimiter(r.MaxBackoff),

@@ -18,6 +18,7 @@ package secrets
 
 import (
 	"context"
+	"time"
 
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
 	"github.com/carbogame/vault-keycloak-operator/internal/keycloak"
@@ -39,6 +40,9 @@ type KeycloakAPI interface {
 	PreviousSecret(ctx context.Context, realm, clientID string) (string, error)
 	// InvalidatePreviousSecret ends the previous secret's validity.
 	InvalidatePreviousSecret(ctx context.Context, realm, clientID string) error
+	// RegenerationsSince are the realm's clients whose secret Keycloak
+	// issued after cursor (its admin events), and the next cursor.
+	RegenerationsSince(ctx context.Context, realm string, cursor time.Time) (keycloak.Regenerations, error)
 	IssuerURL(realm string) string
 	TokenURL(realm string) string
 	Version(ctx context.Context) (string, error)

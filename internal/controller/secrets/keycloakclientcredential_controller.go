@@ -72,6 +72,9 @@ type KeycloakClientCredentialReconciler struct {
 	// Outage holds the resources that wait for their Keycloak server to
 	// answer again; SetupWithManager makes one when nil.
 	Outage *outage.Tracker
+	// RegenerationsEvery is how often each realm's admin events are read
+	// for secrets regenerated outside this process; 0 reads none.
+	RegenerationsEvery time.Duration
 
 	refresh requeue.Refresh
 	recent  recentSecrets

@@ -19,6 +19,7 @@ limitations under the License.
 package keycloakfake
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"time"
@@ -48,6 +49,21 @@ type Server struct {
 	// Created counts the regenerations of each client: its secret's
 	// creation record.
 	Created map[string]int
+	// Regenerated is what RegenerationsSince answers for each realm, once;
+	// RegenerationsErr, when set, its error (view-events refused).
+	Regenerated      map[string][]string
+	RegenerationsErr error
+}
+
+// RegenerationsSince answers the realm's Regenerated clientIds, once.
+func (f *Server) RegenerationsSince(_ context.Context, realm string, cursor time.Time) (keycloak.Regenerations, error) {
+	f.Calls = append(f.Calls, "admin-events "+realm)
+	if f.Down != nil || f.RegenerationsErr != nil {
+		return keycloak.Regenerations{Cursor: cursor}, cmp.Or(f.Down, f.RegenerationsErr)
+	}
+	ids := f.Regenerated[realm]
+	delete(f.Regenerated, realm)
+	return keycloak.Regenerations{ClientIDs: ids, Cursor: cursor.Add(time.Second)}, nil
 }
 
 func (f *Server) LoginClientID() string { return f.Login }
