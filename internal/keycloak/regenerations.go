@@ -83,9 +83,13 @@ func (c *Client) RegenerationsSince(ctx context.Context, realm string, cursor ti
 		return Regenerations{Cursor: cursor}, err
 	}
 	out := Regenerations{Cursor: cursor, More: !cursor.IsZero() && len(events) == regenerationsPage}
+	if cursor.IsZero() {
+		// A realm without such an event yet is read from its first one.
+		out.Cursor = time.UnixMilli(0)
+	}
 	for _, e := range events {
 		at := time.UnixMilli(e.Time)
-		if !at.After(out.Cursor) {
+		if !cursor.IsZero() && !at.After(out.Cursor) {
 			continue // read before (dateFrom is inclusive)
 		}
 		out.Cursor = at

@@ -18,8 +18,10 @@ package olm
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -188,6 +190,34 @@ func TestAdminSetupAsWritten(t *testing.T) {
 		if grace, err := c.RotationGrace(context.Background(), "apps"); err != nil || !grace.Offered || grace.Lifetime != time.Hour {
 			t.Errorf("the operator reads realm apps' rotation grace as %+v, %v; want one hour", grace, err)
 		}
+		// With view-events and the realms' admin events on, it reads a
+		// regeneration someone else made.
+		for _, realm := range []string{"apps", "shop"} {
+			if _, err := c.RegenerationsSince(ctx, realm, time.Time{}); err != nil {
+				t.Errorf("read realm %s's admin events: %v", realm, err)
+			}
+		}
+		start, err := c.RegenerationsSince(ctx, "shop", time.Time{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.ClientSecret(ctx, "shop", "shop-web"); err != nil { // the operator knows the client
+			t.Fatal(err)
+		}
+		a, err := e.keycloak.Admin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := a.RegenerateSecret(ctx, "shop", "shop-web"); err != nil {
+			t.Fatal(err)
+		}
+		harness.Eventually(t, 10*time.Second, func() error {
+			got, err := c.RegenerationsSince(ctx, "shop", start.Cursor)
+			if err != nil || !slices.Contains(got.ClientIDs, "shop-web") {
+				return fmt.Errorf("the regeneration of shop-web in realm shop: %+v, %v", got, err)
+			}
+			return nil
+		})
 	})
 }
 

@@ -222,6 +222,40 @@ func TestAnUnknownServerAnswersAsAMissingOne(t *testing.T) {
 	}
 }
 
+// The VaultServer is recorded in the status before anything is written
+// there: a pass whose status writes all conflict (a tenant editing the
+// VaultApp in a loop) writes nothing to Vault, so a grant taken back later
+// always finds, in the status, what it must remove.
+func TestTheServerIsRecordedBeforeItIsWritten(t *testing.T) {
+	a := shopAPI()
+	a.Spec.ServerRef = &vaultv1beta1.ServerReference{Name: "eu"}
+	w := newWorld(t, nil, a)
+	eu := &vaultv1beta1.VaultServer{
+		ObjectMeta: metav1.ObjectMeta{Name: "eu"},
+		Spec: vaultv1beta1.VaultServerSpec{Address: "https://eu.example.com",
+			AppAuth: vaultv1beta1.VaultAuthMethod{Kubernetes: &vaultv1beta1.VaultKubernetesAuthMount{VaultAuthMount: vaultv1beta1.VaultAuthMount{Mount: "kubernetes"}}},
+			Access:  []vaultv1beta1.VaultAccessGrant{{Namespaces: []string{"shop"}, Paths: []vaultv1beta1.VaultPathGrant{kvGrant}}}},
+	}
+	if err := w.client.Create(context.Background(), eu); err != nil {
+		t.Fatal(err)
+	}
+	euVault := vaultfake.New()
+	w.r.Destinations = &ClusterDestinations{Reader: w.client, ClusterUID: "uid-1", Clients: &ServerClients{Reader: w.client,
+		New: func(vaultclient.Config) (ServerClient, error) { return &fakeChecker{Vault: euVault}, nil }}}
+	w.conflicting(1)
+	if _, err := w.r.Reconcile(context.Background(), w.request()); err == nil {
+		t.Fatal("a pass whose status write conflicted succeeded")
+	}
+	if len(euVault.Policies) > 0 || len(euVault.Roles) > 0 {
+		t.Fatalf("written to Vault before the status recorded the server: %v %v", euVault.Policies, euVault.Roles)
+	}
+	w.r.Client = w.client
+	w.reconcile()
+	if st := w.app().Status; st.Server != "eu" || len(euVault.Policies) != 1 {
+		t.Fatalf("status.server %q, policies %v", st.Server, euVault.Policies)
+	}
+}
+
 // A VaultApp whose VaultServer was deleted is let go when it is deleted:
 // nothing can be removed from a Vault the operator no longer knows.
 func TestVaultAppOfADeletedServerIsLetGo(t *testing.T) {

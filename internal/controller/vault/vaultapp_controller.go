@@ -180,6 +180,9 @@ func (r *pass) reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, *r
 		r.app.Status.PolicyName, r.app.Status.RoleName = r.name, r.name
 	}
 	r.app.Status.Server = r.server.Name
+	if err := r.recordServer(ctx); err != nil {
+		return ctrl.Result{}, nil, err
+	}
 	r.app.Status.Vault = workloadAccess(r.server.Where, r.server.grantsNamespace(r.app.Namespace), r.app.Namespace, r.app.Status.RoleName)
 	legacy := r.reportLegacyConfiguration()
 
@@ -192,6 +195,21 @@ func (r *pass) reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, *r
 		return ctrl.Result{}, rep, err
 	}
 	return r.refresh.After(req, tenancy.VaultRefreshInterval(r.app)), rep, nil
+}
+
+// recordServer writes, before the first write to a VaultServer, that the
+// VaultApp writes there: what it has in Vault is then decided from the
+// status whatever becomes of the pass's own status write (a tenant's edits
+// can make it conflict every time), and a grant taken back removes it.
+func (r *pass) recordServer(ctx context.Context) error {
+	if r.before.Server != "" || r.server.Name == "" {
+		return nil
+	}
+	if err := r.Status().Update(ctx, r.app); err != nil {
+		return fmt.Errorf("record VaultServer %s in the status before writing there: %w", r.server.Name, err)
+	}
+	r.before.Server, r.before.PolicyName, r.before.RoleName = r.app.Status.Server, r.app.Status.PolicyName, r.app.Status.RoleName
+	return nil
 }
 
 // bringInStep observes what the namespace is granted, brings Vault in step

@@ -178,12 +178,13 @@ func (v *VaultAppValidator) validate(ctx context.Context, app *vaultv1beta1.Vaul
 }
 
 // unknownServer reports whether the VaultApp names a server it never wrote
-// to that does not exist or grants its namespace nothing.
+// to that does not exist, is being deleted or grants its namespace nothing
+// (the controller's ServerNotFound for each).
 func unknownServer(app *vaultv1beta1.VaultApp, written *vaultv1beta1.VaultAppStatus, server *vaultv1beta1.VaultServer) bool {
 	if app.Spec.ServerRef == nil || (written != nil && written.WroteToVault()) {
 		return false
 	}
-	return server == nil || !tenancy.VaultServerGrantsNamespace(server, app.Namespace)
+	return server == nil || !server.DeletionTimestamp.IsZero() || !tenancy.VaultServerGrantsNamespace(server, app.Namespace)
 }
 
 // ServerFor is the VaultServer the VaultApp will use: the one it names,
