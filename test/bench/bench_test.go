@@ -30,6 +30,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/carbogame/vault-keycloak-operator/internal/manager"
 	"github.com/carbogame/vault-keycloak-operator/test/harness"
 )
 
@@ -110,6 +111,11 @@ func BenchmarkFleet(b *testing.B) {
 		"%d / %d / %d", p2.Vault["write"], p2.Keycloak["write"], apiWrites)
 	r.add("P2", "external reads per object in that period: Vault per VaultApp / Keycloak per credential", p2.VaultReadsPer <= 2 && p2.KeycloakReadsP <= 2, "≤ 2 / ≤ 2",
 		"%.2f / %.2f", p2.VaultReadsPer, p2.KeycloakReadsP)
+	// The admin events are read per realm, whatever the fleet's size: the
+	// fleet's credentials read one realm.
+	eventsAllowed := int(p2.Window/manager.DefaultKeycloakEventsEvery) + 1
+	r.add("P2", "Keycloak admin-events reads in that period, for the 1 realm the fleet reads", p2.Keycloak["events"] <= eventsAllowed,
+		fmt.Sprintf("≤ 1 per %s (%d)", manager.DefaultKeycloakEventsEvery, eventsAllowed), "%d", p2.Keycloak["events"])
 	f.spent.lap("P2")
 
 	// P4: repairs while the refresh wave that follows runs.

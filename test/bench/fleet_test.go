@@ -133,6 +133,8 @@ func classifyKeycloak(r *http.Request) string {
 	switch {
 	case strings.HasSuffix(r.URL.Path, "/protocol/openid-connect/token"):
 		return "token"
+	case strings.HasSuffix(r.URL.Path, "/admin-events"):
+		return "events" // per realm, not per credential
 	case r.Method == http.MethodGet:
 		return "read"
 	}
