@@ -475,10 +475,19 @@ func TestLegacyVaultAppMovesToItsTwin(t *testing.T) {
 		Address: "http://vault:8200/", Cluster: testCluster,
 		Login:   vaultv1beta1.VaultLogin{Kubernetes: &vaultv1beta1.VaultRoleLogin{Mount: "kubernetes", Role: "vko"}},
 		AppAuth: vaultv1beta1.VaultAuthMethod{Kubernetes: &vaultv1beta1.VaultKubernetesAuthMount{VaultAuthMount: vaultv1beta1.VaultAuthMount{Mount: "kubernetes"}}},
-		Access: []vaultv1beta1.VaultAccessGrant{{Namespaces: []string{"shop"}, Paths: []vaultv1beta1.VaultPathGrant{
+		Access: []vaultv1beta1.VaultAccessGrant{{Namespaces: []string{"other"}, Paths: []vaultv1beta1.VaultPathGrant{
 			{Template: "secret/data/{namespace}/*", Capabilities: []vaultv1beta1.Capability{"read"}}}}},
 	}}
 	if err := w.client.Create(context.Background(), twin); err != nil {
+		t.Fatal(err)
+	}
+	// Not listing the namespace, it is not named to the app team.
+	w.reconcile()
+	if msg := w.condition(vaultv1beta1.TypeLegacyConfiguration, metav1.ConditionTrue, vaultv1beta1.ReasonLegacyConfiguration); strings.Contains(msg, "vault ") || !strings.Contains(msg, "does not grant this namespace") {
+		t.Fatalf("LegacyConfiguration message, a twin that does not list the namespace: %q", msg)
+	}
+	twin.Spec.Access[0].Namespaces = []string{"shop"}
+	if err := w.client.Update(context.Background(), twin); err != nil {
 		t.Fatal(err)
 	}
 	w.vault.Writes = nil

@@ -44,6 +44,11 @@ func (v *ClusterDestinations) holdOnEnv(ctx context.Context, app *vaultv1beta1.V
 // moveRefused is holdOnEnv's decision, on the VaultApp as the webhook
 // would default it on twin.
 func moveRefused(app *vaultv1beta1.VaultApp, ns *corev1.Namespace, twin *vaultv1beta1.VaultServer) string {
+	if !tenancy.VaultServerGrantsNamespace(twin, app.Namespace) {
+		// Not named: the app team learns of no server it may not use.
+		return "a VaultServer writes where the environment's Vault does, but does not grant this namespace: " +
+			"the VaultApp moves to it once the cluster admin lists the namespace in its spec.access"
+	}
 	defaulted := app.DeepCopy()
 	defaulted.SetDefaults(tenancy.DefaultTokenTTLOn(twin, app.Namespace))
 	if _, refused := tenancy.DecideVaultGrant(defaulted, ns, twin); len(refused) > 0 {
