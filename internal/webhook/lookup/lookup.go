@@ -31,11 +31,19 @@ import (
 // CacheFirst reads from Cache, and from API what Cache does not hold.
 type CacheFirst struct {
 	Cache, API client.Reader
+	// FromAPI, when it holds for an object, reads it from the API server
+	// alone: the servers a tenant names. Read cache first, one that exists
+	// answered sooner than a missing one, and she could tell which exist by
+	// the time an admission takes.
+	FromAPI func(client.Object) bool
 }
 
 // Get reads obj from the cache, or from the API server when the cache says
 // it does not exist.
 func (r CacheFirst) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	if r.FromAPI != nil && r.FromAPI(obj) {
+		return r.API.Get(ctx, key, obj, opts...)
+	}
 	err := r.Cache.Get(ctx, key, obj, opts...)
 	if apierrors.IsNotFound(err) {
 		return r.API.Get(ctx, key, obj, opts...)

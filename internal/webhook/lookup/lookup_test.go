@@ -37,3 +37,17 @@ func TestANamespaceTheCacheHasNotSeenYetIsFound(t *testing.T) {
 		t.Fatalf("a namespace only the API server knows yet: %v", err)
 	}
 }
+
+// Kinds read from the API server alone never touch the cache: a present
+// and a missing one cost the same round trip.
+func TestKindsReadFromTheAPIAloneSkipTheCache(t *testing.T) {
+	scheme := runtime.NewScheme()
+	_ = corev1.AddToScheme(scheme)
+	cache := fake.NewClientBuilder().WithScheme(scheme).WithObjects(&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "cached-only"}}).Build()
+	api := fake.NewClientBuilder().WithScheme(scheme).Build()
+	r := CacheFirst{Cache: cache, API: api, FromAPI: func(o client.Object) bool { _, ns := o.(*corev1.Namespace); return ns }}
+	var ns corev1.Namespace
+	if err := r.Get(context.Background(), client.ObjectKey{Name: "cached-only"}, &ns); err == nil {
+		t.Fatal("read from the cache a kind that is read from the API server alone")
+	}
+}

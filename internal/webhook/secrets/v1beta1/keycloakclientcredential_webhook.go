@@ -52,8 +52,15 @@ import (
 func SetupKeycloakClientCredentialWebhookWithManager(mgr ctrl.Manager, operatorNamespace string) error {
 	return ctrl.NewWebhookManagedBy(mgr, &secretsv1beta1.KeycloakClientCredential{}).
 		WithDefaulter(&KeycloakClientCredentialDefaulter{}).
-		WithValidator(&KeycloakClientCredentialValidator{Client: lookup.CacheFirst{Cache: mgr.GetClient(), API: mgr.GetAPIReader()}, Secrets: mgr.GetAPIReader(), OperatorNamespace: operatorNamespace}).
+		WithValidator(&KeycloakClientCredentialValidator{Client: lookup.CacheFirst{Cache: mgr.GetClient(), API: mgr.GetAPIReader(), FromAPI: isKeycloakServer}, Secrets: mgr.GetAPIReader(), OperatorNamespace: operatorNamespace}).
 		Complete()
+}
+
+// isKeycloakServer: the servers a tenant names are read from the API server
+// alone (lookup.CacheFirst.FromAPI).
+func isKeycloakServer(o client.Object) bool {
+	_, server := o.(*secretsv1beta1.KeycloakServer)
+	return server
 }
 
 // +kubebuilder:webhook:path=/mutate-secrets-carbogame-com-v1beta1-keycloakclientcredential,mutating=true,failurePolicy=fail,sideEffects=None,groups=secrets.carbogame.com,resources=keycloakclientcredentials,verbs=create;update,versions=v1beta1,name=mkeycloakclientcredential-v1beta1.secrets.carbogame.com,admissionReviewVersions=v1,matchPolicy=Equivalent

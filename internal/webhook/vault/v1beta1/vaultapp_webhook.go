@@ -49,11 +49,18 @@ import (
 // SetupVaultAppWebhookWithManager registers the defaulting, validating and
 // conversion webhooks of VaultApp.
 func SetupVaultAppWebhookWithManager(mgr ctrl.Manager) error {
-	reader := lookup.CacheFirst{Cache: mgr.GetClient(), API: mgr.GetAPIReader()}
+	reader := lookup.CacheFirst{Cache: mgr.GetClient(), API: mgr.GetAPIReader(), FromAPI: isVaultServer}
 	return ctrl.NewWebhookManagedBy(mgr, &vaultv1beta1.VaultApp{}).
 		WithDefaulter(&VaultAppDefaulter{Client: reader}).
 		WithValidator(&VaultAppValidator{Client: reader}).
 		Complete()
+}
+
+// isVaultServer: the servers a tenant names are read from the API server
+// alone (lookup.CacheFirst.FromAPI).
+func isVaultServer(o client.Object) bool {
+	_, server := o.(*vaultv1beta1.VaultServer)
+	return server
 }
 
 // +kubebuilder:webhook:path=/mutate-vault-exemple-com-v1beta1-vaultapp,mutating=true,failurePolicy=fail,sideEffects=None,groups=vault.exemple.com,resources=vaultapps,verbs=create;update,versions=v1beta1,name=mvaultapp-v1beta1.vault.exemple.com,admissionReviewVersions=v1,matchPolicy=Equivalent
