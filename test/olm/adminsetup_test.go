@@ -193,11 +193,11 @@ func TestAdminSetupAsWritten(t *testing.T) {
 		// With view-events and the realms' admin events on, it reads a
 		// regeneration someone else made.
 		for _, realm := range []string{"apps", "shop"} {
-			if _, err := c.RegenerationsSince(ctx, realm, time.Time{}); err != nil {
+			if _, err := c.RegenerationsSince(ctx, realm, keycloak.EventsCursor{}); err != nil {
 				t.Errorf("read realm %s's admin events: %v", realm, err)
 			}
 		}
-		start, err := c.RegenerationsSince(ctx, "shop", time.Time{})
+		start, err := c.RegenerationsSince(ctx, "shop", keycloak.EventsCursor{})
 		if err != nil {
 			t.Fatal(err)
 		}

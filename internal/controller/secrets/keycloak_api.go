@@ -18,7 +18,6 @@ package secrets
 
 import (
 	"context"
-	"time"
 
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
 	"github.com/carbogame/vault-keycloak-operator/internal/keycloak"
@@ -42,7 +41,7 @@ type KeycloakAPI interface {
 	InvalidatePreviousSecret(ctx context.Context, realm, clientID string) error
 	// RegenerationsSince are the realm's clients whose secret Keycloak
 	// issued after cursor (its admin events), and the next cursor.
-	RegenerationsSince(ctx context.Context, realm string, cursor time.Time) (keycloak.Regenerations, error)
+	RegenerationsSince(ctx context.Context, realm string, cursor keycloak.EventsCursor) (keycloak.Regenerations, error)
 	IssuerURL(realm string) string
 	TokenURL(realm string) string
 	Version(ctx context.Context) (string, error)

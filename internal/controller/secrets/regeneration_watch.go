@@ -19,6 +19,7 @@ package secrets
 import (
 	"cmp"
 	"context"
+	"maps"
 	"slices"
 	"time"
 
@@ -44,31 +45,43 @@ import (
 // realmRead is a realm of a KeycloakServer that credentials read.
 type realmRead struct{ Server, Realm string }
 
-// realmsRead are the realms the credentials read, once each, in order.
-func realmsRead(creds []secretsv1beta1.KeycloakClientCredential) []realmRead {
-	var out []realmRead
+// realmsRead are the realms that credentials of the shard read and were
+// granted (their Secret was written once: a credential naming a server or
+// realm nobody granted its namespace makes the operator read nothing), once
+// each, in order.
+func realmsRead(creds []secretsv1beta1.KeycloakClientCredential, owns func(namespace string) bool) []realmRead {
+	set := map[realmRead]bool{}
 	for _, k := range creds {
 		r := realmRead{Server: k.Spec.Source.ServerRef.Name, Realm: k.Spec.Source.Realm}
-		if r.Server != "" && r.Realm != "" && !slices.Contains(out, r) {
-			out = append(out, r)
+		if r.Server != "" && r.Realm != "" && k.Status.LastSyncTime != nil && owns(k.Namespace) {
+			set[r] = true
 		}
 	}
-	slices.SortFunc(out, func(a, b realmRead) int {
-		return cmp.Or(cmp.Compare(a.Server, b.Server), cmp.Compare(a.Realm, b.Realm))
-	})
+	out := slices.Collect(maps.Keys(set))
+	slices.SortFunc(out, func(a, b realmRead) int { return cmp.Or(cmp.Compare(a.Server, b.Server), cmp.Compare(a.Realm, b.Realm)) })
 	return out
 }
 
+// realmWatch is what is kept of one realm's events between two reads: a
+// cursor into Keycloak's own log, not shared state (a new process starts
+// from the newest event, and reads every client at its first pass anyway).
+type realmWatch struct {
+	cursor keycloak.EventsCursor
+	// skipUntil: after a failure, the realm is read again a minute later;
+	// said holds the kind of refusal already logged.
+	skipUntil time.Time
+	said      string
+}
+
+// regenerationsRetry is how long a realm whose read failed waits.
+const regenerationsRetry = time.Minute
+
 // regenerationSource polls every RegenerationsEvery while the controller
-// runs. The cursors are where each realm's events were read up to, on
-// Keycloak's clock: a cursor into Keycloak's log, not shared state (a new
-// process starts from the newest event, as it reads every client at its
-// first pass anyway).
+// runs (on the leader of the shard: controllers start after the election).
 func (r *KeycloakClientCredentialReconciler) regenerationSource() source.TypedSource[reconcile.Request] {
 	return source.TypedFunc[reconcile.Request](func(ctx context.Context, q workqueue.TypedRateLimitingInterface[reconcile.Request]) error {
 		go func() {
-			cursors := map[realmRead]time.Time{}
-			refused := map[realmRead]bool{}
+			realms := map[realmRead]*realmWatch{}
 			tick := time.NewTicker(r.RegenerationsEvery)
 			defer tick.Stop()
 			for {
@@ -76,7 +89,7 @@ func (r *KeycloakClientCredentialReconciler) regenerationSource() source.TypedSo
 				case <-ctx.Done():
 					return
 				case <-tick.C:
-					r.readRegenerations(ctx, cursors, refused, q)
+					r.readRegenerations(ctx, realms, q)
 				}
 			}
 		}()
@@ -86,20 +99,28 @@ func (r *KeycloakClientCredentialReconciler) regenerationSource() source.TypedSo
 
 // readRegenerations reads each realm's new regenerations once, and wakes
 // the readers of each client regenerated.
-func (r *KeycloakClientCredentialReconciler) readRegenerations(ctx context.Context, cursors map[realmRead]time.Time, refused map[realmRead]bool,
-	q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+func (r *KeycloakClientCredentialReconciler) readRegenerations(ctx context.Context, realms map[realmRead]*realmWatch, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
 	log := logf.FromContext(ctx).WithName("regenerations")
 	var list secretsv1beta1.KeycloakClientCredentialList
 	if err := r.List(ctx, &list); err != nil {
 		return
 	}
-	read := realmsRead(list.Items)
-	for key := range cursors {
+	read := realmsRead(list.Items, r.Shard.Owns)
+	for key := range realms {
 		if !slices.Contains(read, key) {
-			delete(cursors, key) // no reader left: start afresh if one comes
+			delete(realms, key) // no reader left: start afresh if one comes
 		}
 	}
+	now := time.Now()
 	for _, key := range read {
+		w := realms[key]
+		if w == nil {
+			w = &realmWatch{}
+			realms[key] = w
+		}
+		if now.Before(w.skipUntil) {
+			continue
+		}
 		var ks secretsv1beta1.KeycloakServer
 		if err := r.Get(ctx, client.ObjectKey{Name: key.Server}, &ks); err != nil {
 			continue
@@ -108,20 +129,19 @@ func (r *KeycloakClientCredentialReconciler) readRegenerations(ctx context.Conte
 		if err != nil {
 			continue // the credentials' own passes report it
 		}
-		got, err := kc.RegenerationsSince(ctx, key.Realm, cursors[key])
-		switch {
-		case keycloak.Forbidden(err):
-			if !refused[key] {
-				refused[key] = true
-				log.Info("Keycloak refused to show the realm's admin events: its readers learn of a secret regenerated elsewhere at their refresh; the Keycloak admin grants the operator's client view-events of the realm",
-					"server", key.Server, "realm", key.Realm)
+		got, err := kc.RegenerationsSince(ctx, key.Realm, w.cursor)
+		if err != nil {
+			// Refused or failing, the realm waits: no login or request
+			// every period against a Keycloak that says no.
+			w.skipUntil = now.Add(regenerationsRetry)
+			if why := refusedRead(err); why != "" && w.said != why {
+				w.said = why
+				log.Info("the realm's admin events cannot be read: its readers learn of a secret regenerated elsewhere at their refresh",
+					"server", key.Server, "realm", key.Realm, "why", why)
 			}
 			continue
-		case err != nil:
-			continue // Keycloak's outage is reported by the credentials
 		}
-		refused[key] = false
-		cursors[key] = got.Cursor
+		w.cursor, w.said = got.Cursor, ""
 		if len(got.ClientIDs) == 0 {
 			continue
 		}
@@ -132,4 +152,16 @@ func (r *KeycloakClientCredentialReconciler) readRegenerations(ctx context.Conte
 		log.V(1).Info("secrets regenerated outside this process", "server", key.Server, "realm", key.Realm, "clients", len(clients))
 		r.wakeReaders(ctx, key.Server, clients, q)
 	}
+}
+
+// refusedRead says who must act on a refused read of the admin events; ""
+// for another failure (Keycloak's outage is the credentials' to report).
+func refusedRead(err error) string {
+	switch {
+	case keycloak.Forbidden(err):
+		return "Keycloak refused (403): the Keycloak admin grants the operator's client view-events of the realm"
+	case keycloak.Unsupported(err):
+		return "Keycloak does not answer the query (400): it needs Keycloak 26.2 or later"
+	}
+	return ""
 }

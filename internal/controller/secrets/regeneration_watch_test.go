@@ -23,19 +23,29 @@ import (
 	"time"
 
 	"github.com/Nerzal/gocloak/v13"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
 )
 
-func TestRealmsReadAreEachRealmOnce(t *testing.T) {
-	in := func(server, realm string) secretsv1beta1.KeycloakClientCredential {
+// Each realm once, and only of credentials the shard owns that were granted
+// once (a credential naming a server or realm nobody granted makes the
+// operator read nothing).
+func TestRealmsReadAreEachGrantedRealmOnce(t *testing.T) {
+	in := func(server, realm string, synced bool) secretsv1beta1.KeycloakClientCredential {
 		k := teamA("x", "c")
 		k.Spec.Source.ServerRef.Name, k.Spec.Source.Realm = server, realm
+		if synced {
+			k.Status.LastSyncTime = &metav1.Time{Time: time.Now()}
+		}
 		return *k
 	}
-	got := realmsRead([]secretsv1beta1.KeycloakClientCredential{in("kc", "b"), in("kc", "a"), in("kc", "b"), in("other", "a"), in("", "a")})
+	other := in("kc", "elsewhere", true)
+	other.Namespace = "another-shard"
+	got := realmsRead([]secretsv1beta1.KeycloakClientCredential{in("kc", "b", true), in("kc", "a", true), in("kc", "b", true), in("other", "a", true),
+		in("", "a", true), in("kc", "never-granted", false), other}, func(ns string) bool { return ns != "another-shard" })
 	want := []realmRead{{"kc", "a"}, {"kc", "b"}, {"other", "a"}}
 	if !slices.Equal(got, want) {
 		t.Fatalf("realmsRead = %v, want %v", got, want)
@@ -51,10 +61,11 @@ func TestASecretRegeneratedElsewhereWakesItsReaders(t *testing.T) {
 	w := newKCCWorld(t, teamA("web", "team-a-web"), teamA("rot", "team-a-rot"))
 	w.reconcile("web")
 	w.reconcile("rot")
+	realms := map[realmRead]*realmWatch{}
 	read := func() []reconcile.Request {
 		q := workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[reconcile.Request]())
 		defer q.ShutDown()
-		w.r.readRegenerations(ctx, map[realmRead]time.Time{}, map[realmRead]bool{}, q)
+		w.r.readRegenerations(ctx, realms, q)
 		var out []reconcile.Request
 		for q.Len() > 0 {
 			item, _ := q.Get()
@@ -80,5 +91,15 @@ func TestASecretRegeneratedElsewhereWakesItsReaders(t *testing.T) {
 	w.kc.RegenerationsErr = &gocloak.APIError{Code: 403, Message: "403 Forbidden"} // no view-events
 	if got := read(); len(got) != 0 {
 		t.Fatalf("a refused read of the admin events queued %v", got)
+	}
+	// Refused, the realm waits a minute: no request each period.
+	w.kc.RegenerationsErr = nil
+	calls := w.calls("admin-events ")
+	if got := read(); len(got) != 0 || w.calls("admin-events ") != calls {
+		t.Fatalf("read again at once after a refusal: queued %v, %d reads", got, w.calls("admin-events ")-calls)
+	}
+	realms[realmRead{"kc", "apps"}].skipUntil = time.Time{}
+	if got := read(); len(got) != 1 {
+		t.Fatalf("after the wait, queued %v", got)
 	}
 }

@@ -180,9 +180,6 @@ func (r *pass) reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, *r
 		r.app.Status.PolicyName, r.app.Status.RoleName = r.name, r.name
 	}
 	r.app.Status.Server = r.server.Name
-	if err := r.recordServer(ctx); err != nil {
-		return ctrl.Result{}, nil, err
-	}
 	r.app.Status.Vault = workloadAccess(r.server.Where, r.server.grantsNamespace(r.app.Namespace), r.app.Namespace, r.app.Status.RoleName)
 	legacy := r.reportLegacyConfiguration()
 
@@ -205,10 +202,16 @@ func (r *pass) recordServer(ctx context.Context) error {
 	if r.before.Server != "" || r.server.Name == "" {
 		return nil
 	}
-	if err := r.Status().Update(ctx, r.app); err != nil {
+	// A copy: the answer is the object as stored, and the pass goes on
+	// with the spec in its defaulted view.
+	recorded := r.app.DeepCopy()
+	recorded.Status = *r.before.DeepCopy()
+	recorded.Status.Server, recorded.Status.PolicyName, recorded.Status.RoleName = r.app.Status.Server, r.app.Status.PolicyName, r.app.Status.RoleName
+	if err := r.Status().Update(ctx, recorded); err != nil {
 		return fmt.Errorf("record VaultServer %s in the status before writing there: %w", r.server.Name, err)
 	}
-	r.before.Server, r.before.PolicyName, r.before.RoleName = r.app.Status.Server, r.app.Status.PolicyName, r.app.Status.RoleName
+	r.app.ResourceVersion = recorded.ResourceVersion
+	r.before.Server, r.before.PolicyName, r.before.RoleName = recorded.Status.Server, recorded.Status.PolicyName, recorded.Status.RoleName
 	return nil
 }
 
@@ -232,6 +235,11 @@ func (r *pass) bringInStep(ctx context.Context) (*report, error) {
 	// stays live there.
 	decided, refused := tenancy.DecideVaultGrant(r.app, &ns, r.server.Spec)
 	granted := grant{decided}
+	if !granted.empty() {
+		if err := r.recordServer(ctx); err != nil {
+			return nil, err
+		}
+	}
 
 	changed, err := r.act(ctx, granted)
 	var notOwned *errNotOwned

@@ -56,14 +56,14 @@ type Server struct {
 }
 
 // RegenerationsSince answers the realm's Regenerated clientIds, once.
-func (f *Server) RegenerationsSince(_ context.Context, realm string, cursor time.Time) (keycloak.Regenerations, error) {
+func (f *Server) RegenerationsSince(_ context.Context, realm string, cursor keycloak.EventsCursor) (keycloak.Regenerations, error) {
 	f.Calls = append(f.Calls, "admin-events "+realm)
 	if f.Down != nil || f.RegenerationsErr != nil {
 		return keycloak.Regenerations{Cursor: cursor}, cmp.Or(f.Down, f.RegenerationsErr)
 	}
 	ids := f.Regenerated[realm]
 	delete(f.Regenerated, realm)
-	return keycloak.Regenerations{ClientIDs: ids, Cursor: cursor.Add(time.Second)}, nil
+	return keycloak.Regenerations{ClientIDs: ids, Cursor: keycloak.EventsCursor{At: cursor.At.Add(time.Second)}}, nil
 }
 
 func (f *Server) LoginClientID() string { return f.Login }
