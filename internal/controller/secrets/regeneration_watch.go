@@ -58,7 +58,9 @@ func realmsRead(creds []secretsv1beta1.KeycloakClientCredential, owns func(names
 		}
 	}
 	out := slices.Collect(maps.Keys(set))
-	slices.SortFunc(out, func(a, b realmRead) int { return cmp.Or(cmp.Compare(a.Server, b.Server), cmp.Compare(a.Realm, b.Realm)) })
+	slices.SortFunc(out, func(a, b realmRead) int {
+		return cmp.Or(cmp.Compare(a.Server, b.Server), cmp.Compare(a.Realm, b.Realm))
+	})
 	return out
 }
 
