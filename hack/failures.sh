@@ -12,9 +12,10 @@ if ((rc != 0)); then
 	echo
 	echo "=== failed tests (first messages of each; the full output is above)"
 	awk '
-		/--- FAIL: / { print; left = 4; next }
-		left > 0 && /_test\.go:[0-9]+:/ { print; left--; next }
-		/^panic: / || /^FAIL\t/ { print }
+		/--- FAIL: / { print; left = 4; tail = 0; next }
+		left > 0 && /_test\.go:[0-9]+:/ { print; left--; tail = 3; next }
+		tail > 0 && /^        / { print substr($0, 1, 200); tail--; next }
+		/^panic: / || /^FAIL\t/ { print; tail = 0 }
 	' "$log" | head -60
 fi
 exit "$rc"
