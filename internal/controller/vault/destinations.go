@@ -46,6 +46,10 @@ type Destination struct {
 	// HeldBack, on the environment's Vault, says why a VaultApp stays
 	// there rather than move to the VaultServer of the same Location.
 	HeldBack string
+	// Unknown, for a VaultServer the VaultApp names and never recorded
+	// writing to, which grants its namespace nothing: the answer it gets,
+	// the one of a missing server (onUnknownServer).
+	Unknown string
 }
 
 // outageKey names the server in the Outage: each is probed on its own, so
@@ -168,9 +172,23 @@ func (v *ClusterDestinations) Resolve(ctx context.Context, app *vaultv1beta1.Vau
 	// A server the tenant named and never wrote to answers the same
 	// whether it is missing, going or grants her nothing. The grant is
 	// checked again, in full, before each write.
-	if app.Spec.ServerRef != nil && !app.Status.WroteToVault() &&
-		(err != nil || !s.DeletionTimestamp.IsZero() || !tenancy.VaultServerGrantsNamespace(&s, app.Namespace)) {
+	unknown := app.Spec.ServerRef != nil && !app.Status.WroteToVault()
+	if unknown && (err != nil || !s.DeletionTimestamp.IsZero()) {
 		return nil, &errNoDestination{vaultv1beta1.ReasonServerNotFound, tenancy.UnknownVaultServer(name, app.Namespace)}
+	}
+	if unknown && !tenancy.VaultServerGrantsNamespace(&s, app.Namespace) {
+		// The status may not record a write whose status write failed:
+		// what is in Vault decides (onUnknownServer).
+		d, derr := v.serverOf(ctx, &s)
+		var none *errNoDestination
+		if errors.As(derr, &none) {
+			return nil, &errNoDestination{vaultv1beta1.ReasonServerNotFound, tenancy.UnknownVaultServer(name, app.Namespace)}
+		}
+		if derr != nil {
+			return nil, derr
+		}
+		d.Unknown = tenancy.UnknownVaultServer(name, app.Namespace)
+		return d, nil
 	}
 	if err != nil {
 		return nil, &errNoDestination{vaultv1beta1.ReasonServerNotFound, fmt.Sprintf("VaultServer %s does not exist", name)}

@@ -222,11 +222,13 @@ func TestAnUnknownServerAnswersAsAMissingOne(t *testing.T) {
 	}
 }
 
-// The VaultServer is recorded in the status before anything is written
-// there: a pass whose status writes all conflict (a tenant editing the
-// VaultApp in a loop) writes nothing to Vault, so a grant taken back later
-// always finds, in the status, what it must remove.
-func TestTheServerIsRecordedBeforeItIsWritten(t *testing.T) {
+// A pass that wrote to Vault and whose status write conflicted (a tenant
+// editing the VaultApp in a loop) leaves a status that records no write.
+// When the grant is taken back, what is in Vault decides: the policy and
+// role are removed, and only then does the VaultApp answer as for a
+// missing server.
+func TestAWriteTheStatusMissedIsRemovedWhenTheGrantGoes(t *testing.T) {
+	ctx := context.Background()
 	a := shopAPI()
 	a.Spec.ServerRef = &vaultv1beta1.ServerReference{Name: "eu"}
 	w := newWorld(t, nil, a)
@@ -236,23 +238,32 @@ func TestTheServerIsRecordedBeforeItIsWritten(t *testing.T) {
 			AppAuth: vaultv1beta1.VaultAuthMethod{Kubernetes: &vaultv1beta1.VaultKubernetesAuthMount{VaultAuthMount: vaultv1beta1.VaultAuthMount{Mount: "kubernetes"}}},
 			Access:  []vaultv1beta1.VaultAccessGrant{{Namespaces: []string{"shop"}, Paths: []vaultv1beta1.VaultPathGrant{kvGrant}}}},
 	}
-	if err := w.client.Create(context.Background(), eu); err != nil {
+	if err := w.client.Create(ctx, eu); err != nil {
 		t.Fatal(err)
 	}
 	euVault := vaultfake.New()
 	w.r.Destinations = &ClusterDestinations{Reader: w.client, ClusterUID: "uid-1", Clients: &ServerClients{Reader: w.client,
 		New: func(vaultclient.Config) (ServerClient, error) { return &fakeChecker{Vault: euVault}, nil }}}
 	w.conflicting(1)
-	if _, err := w.r.Reconcile(context.Background(), w.request()); err == nil {
+	if _, err := w.r.Reconcile(ctx, w.request()); err == nil {
 		t.Fatal("a pass whose status write conflicted succeeded")
 	}
-	if len(euVault.Policies) > 0 || len(euVault.Roles) > 0 {
-		t.Fatalf("written to Vault before the status recorded the server: %v %v", euVault.Policies, euVault.Roles)
+	if st := w.app().Status; st.WroteToVault() || len(euVault.Policies) != 1 {
+		t.Fatalf("the setting of the race: status %+v, policies %v", st, euVault.Policies)
 	}
 	w.r.Client = w.client
+	eu.Spec.Access[0].Namespaces = []string{"team-*"}
+	if err := w.client.Update(ctx, eu); err != nil {
+		t.Fatal(err)
+	}
 	w.reconcile()
-	if st := w.app().Status; st.Server != "eu" || len(euVault.Policies) != 1 {
-		t.Fatalf("status.server %q, policies %v", st.Server, euVault.Policies)
+	if len(euVault.Policies) > 0 || len(euVault.Roles) > 0 {
+		t.Fatalf("left in Vault once the grant was taken back: %v %v", euVault.Policies, euVault.Roles)
+	}
+	w.condition(vaultv1beta1.TypeReady, metav1.ConditionFalse, vaultv1beta1.ReasonGrantRevoked)
+	w.reconcile()
+	if msg := w.condition(vaultv1beta1.TypeReady, metav1.ConditionFalse, vaultv1beta1.ReasonServerNotFound); !strings.Contains(msg, "does not exist or grants namespace") {
+		t.Fatalf("after the removal, Ready says %q", msg)
 	}
 }
 

@@ -163,6 +163,9 @@ func (r *VaultAppReconciler) resolve(ctx context.Context, app *vaultv1beta1.Vaul
 }
 
 func (r *pass) reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, *report, error) {
+	if r.server.Unknown != "" {
+		return r.onUnknownServer(ctx)
+	}
 	if !r.app.DeletionTimestamp.IsZero() {
 		return r.finalize(ctx)
 	}
@@ -194,27 +197,6 @@ func (r *pass) reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, *r
 	return r.refresh.After(req, tenancy.VaultRefreshInterval(r.app)), rep, nil
 }
 
-// recordServer writes, before the first write to a VaultServer, that the
-// VaultApp writes there: what it has in Vault is then decided from the
-// status whatever becomes of the pass's own status write (a tenant's edits
-// can make it conflict every time), and a grant taken back removes it.
-func (r *pass) recordServer(ctx context.Context) error {
-	if r.before.Server != "" || r.server.Name == "" {
-		return nil
-	}
-	// A copy: the answer is the object as stored, and the pass goes on
-	// with the spec in its defaulted view.
-	recorded := r.app.DeepCopy()
-	recorded.Status = *r.before.DeepCopy()
-	recorded.Status.Server, recorded.Status.PolicyName, recorded.Status.RoleName = r.app.Status.Server, r.app.Status.PolicyName, r.app.Status.RoleName
-	if err := r.Status().Update(ctx, recorded); err != nil {
-		return fmt.Errorf("record VaultServer %s in the status before writing there: %w", r.server.Name, err)
-	}
-	r.app.ResourceVersion = recorded.ResourceVersion
-	r.before.Server, r.before.PolicyName, r.before.RoleName = recorded.Status.Server, recorded.Status.PolicyName, recorded.Status.RoleName
-	return nil
-}
-
 // bringInStep observes what the namespace is granted, brings Vault in step
 // with it, and decides the report; no report when the pass could not look.
 func (r *pass) bringInStep(ctx context.Context) (*report, error) {
@@ -235,11 +217,6 @@ func (r *pass) bringInStep(ctx context.Context) (*report, error) {
 	// stays live there.
 	decided, refused := tenancy.DecideVaultGrant(r.app, &ns, r.server.Spec)
 	granted := grant{decided}
-	if !granted.empty() {
-		if err := r.recordServer(ctx); err != nil {
-			return nil, err
-		}
-	}
 
 	changed, err := r.act(ctx, granted)
 	var notOwned *errNotOwned
