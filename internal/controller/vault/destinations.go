@@ -180,12 +180,8 @@ func (v *ClusterDestinations) Resolve(ctx context.Context, app *vaultv1beta1.Vau
 		// The status may not record a write whose status write failed:
 		// what is in Vault decides (onUnknownServer).
 		d, derr := v.serverOf(ctx, &s)
-		var none *errNoDestination
-		if errors.As(derr, &none) {
+		if derr != nil { // a CA or a client that cannot be had: the same answer
 			return nil, &errNoDestination{vaultv1beta1.ReasonServerNotFound, tenancy.UnknownVaultServer(name, app.Namespace)}
-		}
-		if derr != nil {
-			return nil, derr
 		}
 		d.Unknown = tenancy.UnknownVaultServer(name, app.Namespace)
 		return d, nil

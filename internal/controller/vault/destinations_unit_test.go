@@ -265,6 +265,16 @@ func TestAWriteTheStatusMissedIsRemovedWhenTheGrantGoes(t *testing.T) {
 	if msg := w.condition(vaultv1beta1.TypeReady, metav1.ConditionFalse, vaultv1beta1.ReasonServerNotFound); !strings.Contains(msg, "does not exist or grants namespace") {
 		t.Fatalf("after the removal, Ready says %q", msg)
 	}
+	// What this cluster did not write there for it is never touched: a
+	// policy of the name that an older release or another cluster wrote.
+	for _, owner := range []vaultclient.Owner{{Namespace: "shop", Name: "api", UID: "9"}, {Namespace: "shop", Name: "api", UID: "9", Cluster: "west", ClusterID: "uid-west"}} {
+		euVault.Policies["app.shop.api"] = vaultclient.RenderPolicy(vaultclient.KV{Mount: "secret"}, owner, nil)
+		w.reconcile()
+		if _, ok := euVault.Policies["app.shop.api"]; !ok {
+			t.Fatalf("removed a policy of the name written by %+v", owner)
+		}
+		w.condition(vaultv1beta1.TypeReady, metav1.ConditionFalse, vaultv1beta1.ReasonServerNotFound)
+	}
 }
 
 // A VaultApp whose VaultServer was deleted is let go when it is deleted:
