@@ -29,6 +29,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -88,7 +89,12 @@ func TestMonitoringLeavesAForeignObject(t *testing.T) {
 				return err
 			}
 			installPrometheusCRDs(t, cl)
-			return cl.Create(ctx, foreign)
+			// Established, the kind may still be unknown to the client's
+			// discovery for a moment.
+			var err error
+			NewWithT(t).Eventually(func() bool { err = cl.Create(ctx, foreign); return !apimeta.IsNoMatchError(err) }).
+				WithTimeout(10 * time.Second).Should(BeTrue())
+			return err
 		}
 	})
 
