@@ -19,6 +19,7 @@ package vault
 import (
 	"context"
 	"fmt"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -68,7 +69,7 @@ func (r *pass) onUnknownServer(ctx context.Context) (ctrl.Result, *report, error
 		// missing one.
 		rep = refused(vaultv1beta1.ReasonGrantRevoked, fmt.Sprintf("removed policy and role %s from Vault: %s", r.name, r.server.Unknown))
 		rep.changedVault = true
-		return ctrl.Result{Requeue: true}, &rep, nil
+		return ctrl.Result{RequeueAfter: time.Second}, &rep, nil
 	}
 	return ctrl.Result{}, &rep, nil
 }
