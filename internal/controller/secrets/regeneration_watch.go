@@ -104,7 +104,8 @@ func (r *KeycloakClientCredentialReconciler) regenerationSource() source.TypedSo
 func (r *KeycloakClientCredentialReconciler) readRegenerations(ctx context.Context, realms map[realmRead]*realmWatch, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
 	log := logf.FromContext(ctx).WithName("regenerations")
 	var list secretsv1beta1.KeycloakClientCredentialList
-	if err := r.List(ctx, &list); err != nil {
+	// Read only: the cache's objects, not copies, every period.
+	if err := r.List(ctx, &list, client.UnsafeDisableDeepCopy); err != nil {
 		return
 	}
 	read := realmsRead(list.Items, r.Shard.Owns)

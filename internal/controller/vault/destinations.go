@@ -173,17 +173,18 @@ func (v *ClusterDestinations) Resolve(ctx context.Context, app *vaultv1beta1.Vau
 	// whether it is missing, going or grants her nothing. The grant is
 	// checked again, in full, before each write.
 	unknown := app.Spec.ServerRef != nil && !app.Status.WroteToVault()
+	asMissing := tenancy.UnknownVaultServer(name, app.Namespace)
 	if unknown && (err != nil || !s.DeletionTimestamp.IsZero()) {
-		return nil, &errNoDestination{vaultv1beta1.ReasonServerNotFound, tenancy.UnknownVaultServer(name, app.Namespace)}
+		return nil, &errNoDestination{vaultv1beta1.ReasonServerNotFound, asMissing}
 	}
 	if unknown && !tenancy.VaultServerGrantsNamespace(&s, app.Namespace) {
 		// The status may not record a write whose status write failed:
 		// what is in Vault decides (onUnknownServer).
 		d, derr := v.serverOf(ctx, &s)
 		if derr != nil { // a CA or a client that cannot be had: the same answer
-			return nil, &errNoDestination{vaultv1beta1.ReasonServerNotFound, tenancy.UnknownVaultServer(name, app.Namespace)}
+			return nil, &errNoDestination{vaultv1beta1.ReasonServerNotFound, asMissing}
 		}
-		d.Unknown = tenancy.UnknownVaultServer(name, app.Namespace)
+		d.Unknown = asMissing
 		return d, nil
 	}
 	if err != nil {
