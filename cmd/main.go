@@ -155,6 +155,7 @@ func (f *managerFlags) managerOptions(s shard.Shard, serverSide bool) ctrl.Optio
 	return ctrl.Options{
 		Scheme:                 manager.NewScheme(),
 		Cache:                  manager.ShardedCacheOptions(s, serverSide),
+		Client:                 manager.ClientOptions(),
 		Metrics:                metrics,
 		WebhookServer:          webhook.NewServer(webhook.Options{TLSOpts: tlsOpts, CertDir: f.webhookCertPath, Host: f.webhookHost, Port: f.webhookPort}),
 		HealthProbeBindAddress: f.probeAddr,

@@ -203,6 +203,7 @@ func Start(config Config) (*Operator, error) {
 	mgr, err := ctrl.NewManager(mgrCfg, ctrl.Options{
 		Scheme: scheme,
 		Cache:  manager.CacheOptions(),
+		Client: manager.ClientOptions(),
 		// Tests may run more than one manager in a process.
 		Controller: ctrlconfig.Controller{SkipNameValidation: &skipNameValidation},
 		Metrics:    metricsserver.Options{BindAddress: "0"},

@@ -70,7 +70,7 @@ func Record(ctx context.Context, c client.Client, regarding client.Object, relat
 		e.Related = &corev1.ObjectReference{APIVersion: rgvk.GroupVersion().String(), Kind: rgvk.Kind, Namespace: related.GetNamespace(),
 			Name: related.GetName(), UID: related.GetUID()}
 	}
-	if err := c.Create(ctx, e); err != nil {
+	if err := c.Create(ctx, e, client.DisableReadYourWritesConsistency); err != nil {
 		return fmt.Errorf("create Event about %s %s in %s: %w", gvk.Kind, regarding.GetName(), namespace, err)
 	}
 	return nil

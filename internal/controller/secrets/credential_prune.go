@@ -107,15 +107,18 @@ func (r *KeycloakClientCredentialReconciler) release(ctx context.Context, w secr
 	case err != nil:
 		return "", fmt.Errorf("read Secret %s/%s: %w", w.Namespace, w.Name, err)
 	}
+	// Both writes pass DisableReadYourWritesConsistency: the Secret may be
+	// one the cache does not hold (read above from the API server), whose
+	// deletion the cache would never show (manager.ClientOptions).
 	if othersKeys(&s) {
-		if err := r.Patch(ctx, &s, client.RawPatch(types.MergePatchType, releasePatch(&s)), client.FieldOwner(FieldManager)); client.IgnoreNotFound(err) != nil {
+		if err := r.Patch(ctx, &s, client.RawPatch(types.MergePatchType, releasePatch(&s)), client.FieldOwner(FieldManager), client.DisableReadYourWritesConsistency); client.IgnoreNotFound(err) != nil {
 			return "", fmt.Errorf("remove the operator's keys from Secret %s/%s: %w", w.Namespace, w.Name, err)
 		}
 		return fmt.Sprintf("removed the operator's keys from Secret %s/%s and kept the keys others added", w.Namespace, w.Name), nil
 	}
 	// Only as read: a key added since (the cache lags) makes it a conflict,
 	// and the next pass keeps that key.
-	if err := r.Delete(ctx, &s, client.Preconditions{UID: &w.UID, ResourceVersion: &s.ResourceVersion}); client.IgnoreNotFound(err) != nil {
+	if err := r.Delete(ctx, &s, client.Preconditions{UID: &w.UID, ResourceVersion: &s.ResourceVersion}, client.DisableReadYourWritesConsistency); client.IgnoreNotFound(err) != nil {
 		return "", fmt.Errorf("delete Secret %s/%s: %w", w.Namespace, w.Name, err)
 	}
 	return fmt.Sprintf("deleted Secret %s/%s", w.Namespace, w.Name), nil

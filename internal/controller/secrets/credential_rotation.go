@@ -305,7 +305,8 @@ func (r *KeycloakClientCredentialReconciler) recordRotation(ctx context.Context,
 	if err := r.Status().Patch(ctx, kcc, patch); err != nil {
 		return fmt.Errorf("record the rotation of client %q: %w", kcc.Spec.Source.ClientID, err)
 	}
+	// The manager's client reads its own writes (ClientOptions): a pass
+	// that follows, even on a retry at once, reads this step.
 	kcc.SetDefaults() // the patch read the object back as stored
-	r.rotations.remember(kcc)
 	return nil
 }

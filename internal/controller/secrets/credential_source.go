@@ -132,7 +132,6 @@ func (r *KeycloakClientCredentialReconciler) sourceServer(ctx context.Context, k
 // under way whose right was withdrawn since it began is abandoned: the
 // right is checked again before each change in Keycloak.
 func (r *KeycloakClientCredentialReconciler) allowedRotation(kcc *secretsv1beta1.KeycloakClientCredential, server *secretsv1beta1.KeycloakServer, access tenancy.KeycloakRequest, login string, out *sourced) rotation {
-	r.rotations.overlay(kcc)
 	rotate := decideRotation(kcc, r.now())
 	why := ""
 	if rotate.request != "" || rotate.acts() {

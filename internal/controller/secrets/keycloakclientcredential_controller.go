@@ -78,8 +78,6 @@ type KeycloakClientCredentialReconciler struct {
 
 	refresh requeue.Refresh
 	recent  recentSecrets
-	// rotations are the rotations recorded until the cache shows them.
-	rotations recordedRotations
 	// readers queues the other readers of a client just rotated.
 	readers *readersOfRotated
 	// created holds the UIDs of the Secrets this process created, by the

@@ -217,33 +217,6 @@ func TestDecideRotation(t *testing.T) {
 	}
 }
 
-func TestARotationIsNotRepeatedWhenTheCacheLagsBehindItsRecord(t *testing.T) {
-	w := newKCCWorld(t, teamA("rot", "team-a-rot"))
-	w.reconcile("rot")
-	w.request("rot", secretsv1beta1.RotationRequestAnnotation, "r1")
-	w.reconcile("rot")
-	if w.calls("regenerate ") != 1 {
-		t.Fatalf("%d regenerations, want 1", w.calls("regenerate "))
-	}
-	// The next pass reads the resource as it was before the rotation's
-	// status patch (a cache behind it).
-	var k secretsv1beta1.KeycloakClientCredential
-	if err := w.client.Get(context.Background(), client.ObjectKey{Namespace: "team-a", Name: "rot"}, &k); err != nil {
-		t.Fatal(err)
-	}
-	k.Status.LastRotationTime, k.Status.LastRotationRequest, k.Status.Rotation = nil, "", nil
-	if err := w.client.Status().Update(context.Background(), &k); err != nil {
-		t.Fatal(err)
-	}
-	w.reconcile("rot")
-	if w.calls("regenerate ") != 1 {
-		t.Fatal("a stale read of the resource regenerated the secret again for the same request")
-	}
-	if st := w.status("rot"); st.LastRotationRequest != "r1" || st.LastRotationTime == nil {
-		t.Fatalf("the status lost the rotation: %+v", st)
-	}
-}
-
 func TestARotationRequestWaitsForTheGapAfterTheLastRotation(t *testing.T) {
 	now := time.Now()
 	kcc := teamA("rot", "team-a-rot")

@@ -139,7 +139,7 @@ func (r *KeycloakClientCredentialReconciler) restartConsumer(ctx context.Context
 		tmpl.Annotations = map[string]string{}
 	}
 	tmpl.Annotations[rollout.RestartedAtAnnotation] = value
-	if err := r.Patch(ctx, obj, patch, client.FieldOwner(FieldManager)); err != nil {
+	if err := r.Patch(ctx, obj, patch, client.FieldOwner(FieldManager), client.DisableReadYourWritesConsistency); err != nil {
 		c.Message = "restart failed, tried again"
 		return fmt.Errorf("restart %s: %w", consumerName(*c), err)
 	}

@@ -145,13 +145,13 @@ func (s *RotationSignal) update(ctx context.Context, server *secretsv1beta1.Keyc
 		}
 		cm.Data = withEntry(cm.Data, r, s.now())
 		if !missing {
-			return s.Client.Update(ctx, &cm, client.FieldOwner(FieldManager))
+			return s.Client.Update(ctx, &cm, client.FieldOwner(FieldManager), client.DisableReadYourWritesConsistency)
 		}
 		cm.ObjectMeta = metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name, Labels: maps.Clone(rotationsLabels),
 			Annotations: map[string]string{RotationsServerAnnotation: server.Name},
 			OwnerReferences: []metav1.OwnerReference{{APIVersion: secretsv1beta1.GroupVersion.String(), Kind: "KeycloakServer",
 				Name: server.Name, UID: server.UID}}}
-		err = s.Client.Create(ctx, &cm, client.FieldOwner(FieldManager))
+		err = s.Client.Create(ctx, &cm, client.FieldOwner(FieldManager), client.DisableReadYourWritesConsistency)
 		if apierrors.IsAlreadyExists(err) {
 			// Created by another shard meanwhile: read it again.
 			return apierrors.NewConflict(corev1.Resource("configmaps"), key.Name, err)
