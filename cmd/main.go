@@ -30,6 +30,7 @@ import (
 	_ "k8s.io/client-go/plugin/pkg/client/auth"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
+	ctrlconfig "sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
@@ -156,6 +157,7 @@ func (f *managerFlags) managerOptions(s shard.Shard, serverSide bool) ctrl.Optio
 		Scheme:                 manager.NewScheme(),
 		Cache:                  manager.ShardedCacheOptions(s, serverSide),
 		Client:                 manager.ClientOptions(),
+		Controller:             ctrlconfig.Controller{ReconciliationTimeout: manager.ReconciliationTimeout},
 		Metrics:                metrics,
 		WebhookServer:          webhook.NewServer(webhook.Options{TLSOpts: tlsOpts, CertDir: f.webhookCertPath, Host: f.webhookHost, Port: f.webhookPort}),
 		HealthProbeBindAddress: f.probeAddr,

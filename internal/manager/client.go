@@ -17,6 +17,8 @@ limitations under the License.
 package manager
 
 import (
+	"time"
+
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
@@ -30,9 +32,19 @@ import (
 // lives.
 //
 // A write to an object the manager's cache does not hold (another cache's
-// ConfigMaps, a workload, an Event, a Secret without the operator's labels)
-// passes client.DisableReadYourWritesConsistency: its kind has no informer
-// to wait on, and a deletion would be waited for forever.
+// ConfigMaps, a workload, an Event, a Secret outside the cache's label
+// selection) passes client.DisableReadYourWritesConsistency: a kind without
+// an informer would get one, and a write the informer never shows would be
+// waited for until another object of its kind changes. Reads that need no
+// wait (watch mappings, polls, metrics, webhooks) opt out too.
+//
+// A read waits without a deadline of its own: ReconciliationTimeout bounds
+// a pass, so that a wait the cache never ends (a deletion it missed in a
+// relist) fails and is retried instead of holding a worker.
 func ClientOptions() client.Options {
 	return client.Options{Cache: &client.CacheOptions{EnableReadYourWritesConsistency: ptr.To(true)}}
 }
+
+// ReconciliationTimeout is the longest one pass of any controller runs:
+// far above a pass's Vault and Keycloak requests, each bounded on its own.
+const ReconciliationTimeout = 2 * time.Minute

@@ -113,7 +113,7 @@ func (collector) Collect(ch chan<- prometheus.Metric) {
 	defer cancel()
 	for kind, list := range lists() {
 		// Read only: the cache's objects need no copy.
-		if err := src.reader.List(ctx, list, client.UnsafeDisableDeepCopy); err != nil {
+		if err := src.reader.List(ctx, list, client.UnsafeDisableDeepCopy, client.DisableReadYourWritesConsistency); err != nil {
 			continue
 		}
 		for key, n := range Count(kind, list) {

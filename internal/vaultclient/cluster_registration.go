@@ -51,7 +51,14 @@ type Registration struct {
 	// Claims are the IDs of other clusters that found the name held, with
 	// when each last said so.
 	Claims map[string]time.Time
+	// Wants are the policies its VaultApps ask for that another cluster
+	// holds (clusters without a name prefix share the names): the holder
+	// keeps their tokens short while they are asked for.
+	Wants []string
 }
+
+// MaxWants is the most policy names a registration lists as wanted.
+const MaxWants = 500
 
 // RegistrationName is the policy name of a cluster's registration.
 func RegistrationName(cluster string) string { return RegistrationPrefix + cluster }
@@ -64,6 +71,7 @@ const (
 	lineClaim        = "# claimed-by: "
 	lineJWTMount     = "# jwt-mount: "
 	lineJWTIssuer    = "# jwt-issuer: "
+	lineWants        = "# wants: "
 )
 
 // RenderRegistration is the policy text of a registration; the same input
@@ -81,6 +89,10 @@ func RenderRegistration(r Registration) string {
 	}
 	for _, id := range slices.Sorted(maps.Keys(r.Claims)) {
 		b.WriteString(lineClaim + id + " " + r.Claims[id].UTC().Format(time.RFC3339) + "\n")
+	}
+	wants := slices.Compact(slices.Sorted(slices.Values(r.Wants)))
+	for _, name := range wants[:min(len(wants), MaxWants)] {
+		b.WriteString(lineWants + name + "\n")
 	}
 	return b.String()
 }
@@ -105,6 +117,10 @@ func ParseRegistration(text string) (Registration, bool) {
 			r.JWTMount = strings.TrimPrefix(l, lineJWTMount)
 		case strings.HasPrefix(l, lineJWTIssuer):
 			r.JWTIssuer = strings.TrimPrefix(l, lineJWTIssuer)
+		case strings.HasPrefix(l, lineWants):
+			if name := strings.TrimPrefix(l, lineWants); name != "" && len(r.Wants) < MaxWants {
+				r.Wants = append(r.Wants, name)
+			}
 		case strings.HasPrefix(l, lineClaim):
 			id, at, _ := strings.Cut(strings.TrimPrefix(l, lineClaim), " ")
 			if when, err := time.Parse(time.RFC3339, at); err == nil && id != "" {

@@ -205,7 +205,7 @@ func Start(config Config) (*Operator, error) {
 		Cache:  manager.CacheOptions(),
 		Client: manager.ClientOptions(),
 		// Tests may run more than one manager in a process.
-		Controller: ctrlconfig.Controller{SkipNameValidation: &skipNameValidation},
+		Controller: ctrlconfig.Controller{SkipNameValidation: &skipNameValidation, ReconciliationTimeout: manager.ReconciliationTimeout},
 		Metrics:    metricsserver.Options{BindAddress: "0"},
 		WebhookServer: webhook.NewServer(webhook.Options{
 			Host: wh.LocalServingHost, Port: wh.LocalServingPort, CertDir: wh.LocalServingCertDir,

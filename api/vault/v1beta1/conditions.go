@@ -68,6 +68,11 @@ const (
 	// ReasonNotOwned: a Vault object of the VaultApp's name exists and was
 	// not written by the operator for it; it is left untouched.
 	ReasonNotOwned = "NotOwned"
+	// ReasonHeldByAnotherCluster: another cluster's operator, sharing the
+	// Vault without a name prefix of its own, holds the policy of the
+	// VaultApp's name; this cluster leaves it alone and, on a VaultServer,
+	// says in its registration that it asks for the name too.
+	ReasonHeldByAnotherCluster = "HeldByAnotherCluster"
 	// ReasonRenamed: the VaultApp's policy and role moved to the name its
 	// cluster's name prefix now gives; those under the former name were
 	// removed (a Warning when the operator's own Vault policy does not

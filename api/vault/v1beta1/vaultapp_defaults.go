@@ -30,6 +30,9 @@ const (
 	DefaultTokenTTL        = time.Hour
 	MinTokenTTL            = time.Minute
 	MaxTokenTTL            = 24 * time.Hour
+	// ContestedTokenTTL is the longest a token of a contested policy's
+	// role lives, renewals included (VaultServerStatus.ContestedPolicies).
+	ContestedTokenTTL = 5 * time.Minute
 )
 
 // SetDefaults fills in what the spec leaves out. The defaulting webhook

@@ -217,6 +217,18 @@ type VaultServerStatus struct {
 	// +optional
 	AppAuthIssuer string `json:"appAuthIssuer,omitempty"`
 
+	// ContestedPolicies are the policies this cluster holds in the Vault
+	// that a VaultApp of another cluster registered there asks for too
+	// (the clusters share their names: neither has a name prefix). While a
+	// name is contested its role issues tokens that live at most
+	// ContestedTokenTTL, renewals included: a token issued before the
+	// VaultApp goes would otherwise keep the other cluster's rules, once
+	// it takes the name, for as long as it lives.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=500
+	ContestedPolicies []string `json:"contestedPolicies,omitempty"`
+
 	// VaultApps is how many VaultApps have written to this server.
 	// +optional
 	VaultApps int32 `json:"vaultApps,omitempty"`

@@ -232,6 +232,7 @@ var knownEvents = []struct{ reason, kind, eventType string }{
 	{"DriftRepaired", "VaultApp", "Normal"},                          // decideReport
 	{"GrantRevoked", "VaultApp", "Warning"},                          // decideReport: refused(…), r.reason = reason
 	{"NotOwned", "VaultApp", ""},                                     // bringInStep: failed(ReasonNotOwned, …); finalize
+	{"HeldByAnotherCluster", "VaultApp", "Warning"},                  // bringInStep: failed(reason, …)
 	{"LegacyConfiguration", "VaultApp", "Warning"},                   // legacy.go
 	{"DeleteFailed", "Namespace", "Warning"},                         // tellTerminatingNamespace: clusterevent.Record
 	{"VaultUnavailable", "VaultServer", ""},                          // checkNow: serverEvent{reason: connected.reason}

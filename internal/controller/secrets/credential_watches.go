@@ -111,7 +111,7 @@ func (r *KeycloakClientCredentialReconciler) ownerOfSecret(ctx context.Context, 
 		return nil
 	}
 	var owner secretsv1beta1.KeycloakClientCredential
-	if err := r.Get(ctx, key, &owner); err != nil {
+	if err := r.Get(ctx, key, &owner, client.DisableReadYourWritesConsistency); err != nil {
 		return nil // gone (its finalizer cleaned up) or never existed
 	}
 	if owner.Spec.Target.SecretName != o.GetName() || !slices.Contains(tenancy.TargetNamespaces(&owner), o.GetNamespace()) {
@@ -122,7 +122,7 @@ func (r *KeycloakClientCredentialReconciler) ownerOfSecret(ctx context.Context, 
 
 func (r *KeycloakClientCredentialReconciler) usersOfServer(ctx context.Context, o client.Object) []reconcile.Request {
 	var list secretsv1beta1.KeycloakClientCredentialList
-	if err := r.List(ctx, &list, client.MatchingFields{serverRefIndex: o.GetName()}); err != nil {
+	if err := r.List(ctx, &list, client.MatchingFields{serverRefIndex: o.GetName()}, client.DisableReadYourWritesConsistency); err != nil {
 		logf.FromContext(ctx).Error(err, "list users of a KeycloakServer", "server", o.GetName())
 		return nil
 	}
@@ -131,7 +131,7 @@ func (r *KeycloakClientCredentialReconciler) usersOfServer(ctx context.Context, 
 
 func (r *KeycloakClientCredentialReconciler) targetingNamespace(ctx context.Context, o client.Object) []reconcile.Request {
 	var list secretsv1beta1.KeycloakClientCredentialList
-	if err := r.List(ctx, &list, client.MatchingFields{targetNamespaceIndex: o.GetName()}); err != nil {
+	if err := r.List(ctx, &list, client.MatchingFields{targetNamespaceIndex: o.GetName()}, client.DisableReadYourWritesConsistency); err != nil {
 		logf.FromContext(ctx).Error(err, "list KeycloakClientCredentials targeting a namespace", "namespace", o.GetName())
 		return nil
 	}

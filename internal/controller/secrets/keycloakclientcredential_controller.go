@@ -107,6 +107,8 @@ func (e *sourceError) Error() string { return e.err.Error() }
 // the status once.
 func (r *KeycloakClientCredentialReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	var kcc secretsv1beta1.KeycloakClientCredential
+	// Waits for this process's own writes (manager.ClientOptions): a
+	// rotation's step recorded by the last pass is read here, never missed.
 	if err := r.Get(ctx, req.NamespacedName, &kcc); err != nil {
 		r.refresh.Forget(req)
 		r.recent.forget(req.NamespacedName)

@@ -156,7 +156,7 @@ func (r *KeycloakServerReconciler) SetupWithManager(mgr ctrl.Manager) error {
 // serversNaming maps a credentials Secret to the KeycloakServers that name it.
 func (r *KeycloakServerReconciler) serversNaming(ctx context.Context, secret *metav1.PartialObjectMetadata) []reconcile.Request {
 	var servers secretsv1beta1.KeycloakServerList
-	if err := r.List(ctx, &servers); err != nil {
+	if err := r.List(ctx, &servers, client.DisableReadYourWritesConsistency); err != nil {
 		logf.FromContext(ctx).Error(err, "list KeycloakServers for a credentials Secret", "secret", secret.Name)
 		return nil
 	}

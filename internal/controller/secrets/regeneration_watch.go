@@ -105,7 +105,7 @@ func (r *KeycloakClientCredentialReconciler) readRegenerations(ctx context.Conte
 	log := logf.FromContext(ctx).WithName("regenerations")
 	var list secretsv1beta1.KeycloakClientCredentialList
 	// Read only: the cache's objects, not copies, every period.
-	if err := r.List(ctx, &list, client.UnsafeDisableDeepCopy); err != nil {
+	if err := r.List(ctx, &list, client.UnsafeDisableDeepCopy, client.DisableReadYourWritesConsistency); err != nil {
 		return
 	}
 	read := realmsRead(list.Items, r.Shard.Owns)

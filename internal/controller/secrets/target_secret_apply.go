@@ -86,7 +86,10 @@ func (r *KeycloakClientCredentialReconciler) removeHeld(ctx context.Context, s *
 		fieldData:     nulls[fieldData],
 	})
 	out := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: s.Namespace, Name: s.Name}}
-	if err := r.Patch(ctx, out, client.RawPatch(types.MergePatchType, patch), client.FieldOwner(FieldManager)); err != nil {
+	// Opts out of read-your-writes: the Secret may be one the cache does
+	// not hold (an earlier release's, read from the API server); the apply
+	// that follows is waited for.
+	if err := r.Patch(ctx, out, client.RawPatch(types.MergePatchType, patch), client.FieldOwner(FieldManager), client.DisableReadYourWritesConsistency); err != nil {
 		return nil, fmt.Errorf("remove %s from Secret %s/%s: %w", strings.Join(held, ", "), s.Namespace, s.Name, err)
 	}
 	r.echoes.wrote(out)

@@ -110,13 +110,13 @@ func TestAnotherClustersPolicyIsLeftAloneAndNamed(t *testing.T) {
 	if len(w.vault.Writes) > 0 {
 		t.Fatalf("wrote %v over another cluster's policy", w.vault.Writes)
 	}
-	msg := w.condition(vaultv1beta1.TypeReady, metav1.ConditionFalse, vaultv1beta1.ReasonNotOwned)
+	msg := w.condition(vaultv1beta1.TypeReady, metav1.ConditionFalse, vaultv1beta1.ReasonHeldByAnotherCluster)
 	for _, want := range []string{"belongs to cluster west", "--vault-name-prefix"} {
 		if !strings.Contains(msg, want) {
 			t.Fatalf("Ready message %q does not say %q", msg, want)
 		}
 	}
-	w.event(corev1.EventTypeWarning, vaultv1beta1.ReasonNotOwned)
+	w.event(corev1.EventTypeWarning, vaultv1beta1.ReasonHeldByAnotherCluster)
 
 	// Neither its deletion nor the sweep touches them.
 	if err := w.client.Delete(context.Background(), w.app()); err != nil {
@@ -306,7 +306,7 @@ func TestLosingClusterRemovesItsRoleBesideAnotherClustersPolicy(t *testing.T) {
 	if want := []string{vaultclient.OpDeleteRole + " " + testPolicy}; !slices.Equal(w.vault.Writes, want) {
 		t.Fatalf("writes = %v, want %v", w.vault.Writes, want)
 	}
-	msg := w.condition(vaultv1beta1.TypeReady, metav1.ConditionFalse, vaultv1beta1.ReasonNotOwned)
+	msg := w.condition(vaultv1beta1.TypeReady, metav1.ConditionFalse, vaultv1beta1.ReasonHeldByAnotherCluster)
 	if !strings.Contains(msg, "belongs to cluster west") || !strings.Contains(msg, "role app.shop.api, which granted it, was removed") {
 		t.Fatalf("Ready message = %q", msg)
 	}

@@ -20,6 +20,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -80,7 +81,12 @@ type sweep struct {
 	apps []client.ObjectKey
 	// read counts the candidates read: the policies not known live.
 	read int
+	// contestedNames are the server's status.contestedPolicies.
+	contestedNames []string
 }
+
+// contested reports whether another cluster asks for the policy name.
+func (s *sweep) contested(name string) bool { return slices.Contains(s.contestedNames, name) }
 
 // NeedLeaderElection: only the leader writes to Vault.
 func (s *OrphanSweeper) NeedLeaderElection() bool { return true }
@@ -131,6 +137,9 @@ func (s *OrphanSweeper) sweepAll(ctx context.Context) ([]string, int, error) {
 	servers, errs := s.Destinations.All(ctx)
 	for _, srv := range servers {
 		one := &sweep{OrphanSweeper: s, Vault: srv.Vault, Identity: srv.Identity, apps: apps}
+		if srv.Spec != nil {
+			one.contestedNames = srv.Spec.Status.ContestedPolicies
+		}
 		names, err := one.run(ctx)
 		removed, read = append(removed, names...), read+one.read
 		if err != nil {
@@ -180,8 +189,12 @@ func (s *sweep) run(ctx context.Context) ([]string, error) {
 		// Regarding the VaultApp that is gone, so that the Event is in its
 		// namespace: not in default, where any tenant might read it.
 		deleted := &vaultv1beta1.VaultApp{ObjectMeta: metav1.ObjectMeta{Namespace: owner.Namespace, Name: owner.Name, UID: types.UID(owner.UID)}}
+		note := ""
+		if s.contested(name) {
+			note = removedContestedNote(name)
+		}
 		s.Recorder.Eventf(deleted, nil, corev1.EventTypeNormal,
-			vaultv1beta1.ReasonOrphanRemoved, "Sweep", "removed policy and role %s from Vault: VaultApp %s/%s (uid %s) no longer exists", name, owner.Namespace, owner.Name, owner.UID)
+			vaultv1beta1.ReasonOrphanRemoved, "Sweep", "removed policy and role %s from Vault: VaultApp %s/%s (uid %s) no longer exists%s", name, owner.Namespace, owner.Name, owner.UID, note)
 	}
 	return removed, errs
 }

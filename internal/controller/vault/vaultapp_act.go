@@ -94,6 +94,9 @@ func (w written) String() string {
 // the operator's to write.
 func (r *pass) sync(ctx context.Context, granted grant) (written, error) {
 	wantPolicy, wantRole := Desired(r.app, r.Vault.KV(), r.name, r.ownerOf(), granted.VaultGrant)
+	if r.contested() {
+		wantRole = boundContested(wantRole)
+	}
 
 	have, err := r.observe(ctx)
 	if err != nil {

@@ -224,7 +224,11 @@ func (r *pass) bringInStep(ctx context.Context) (*report, error) {
 	case errors.As(err, &notOwned):
 		// No backoff retries: the owner of that object must act in Vault;
 		// the next refresh looks again.
-		rep := failed(vaultv1beta1.ReasonNotOwned, err.Error())
+		reason := vaultv1beta1.ReasonNotOwned
+		if notOwned.cluster != "" {
+			reason = vaultv1beta1.ReasonHeldByAnotherCluster // asked for in the registration
+		}
+		rep := failed(reason, err.Error())
 		rep.access = decideAccess(r.app, granted, refused)
 		return &rep, nil
 	case err != nil:
@@ -234,6 +238,9 @@ func (r *pass) bringInStep(ctx context.Context) (*report, error) {
 		return &rep, err
 	}
 	rep := decideReport(r.app, r.before, r.name, granted, refused, changed)
+	if rep.role.ok && r.contested() {
+		rep.role.message += contestedNote(r.name)
+	}
 	r.app.Status.ObservedGeneration = r.app.Generation
 	if id := r.app.PendingRefresh(); id != "" {
 		r.app.Status.LastRefreshRequest = id // Vault was read for it in this pass

@@ -62,8 +62,11 @@ func (r *pass) finalize(ctx context.Context) (ctrl.Result, *report, error) {
 		}
 		var removed bool
 		removed, err = r.removeOwned(ctx)
-		if err == nil && !removed {
+		switch {
+		case err == nil && !removed:
 			note = "nothing to remove from Vault"
+		case err == nil && r.contested():
+			note += removedContestedNote(r.name)
 		}
 	}
 	var notOwned *errNotOwned

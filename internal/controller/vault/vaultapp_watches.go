@@ -18,12 +18,15 @@ package vault
 
 import (
 	"context"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
@@ -67,6 +70,9 @@ func (r *VaultAppReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		}
 		b = b.Watches(&vaultv1beta1.VaultServer{}, servers,
 			builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{})))
+		// A policy name another cluster began or ceased to ask for: the
+		// VaultApp holding it writes its role's token TTLs (contested.go).
+		b = b.Watches(&vaultv1beta1.VaultServer{}, handler.Funcs{UpdateFunc: r.contestChanged})
 	}
 	return b.
 		// VaultApps that waited for Vault, once it answers again.
@@ -85,7 +91,7 @@ func (r *VaultAppReconciler) SetupWithManager(mgr ctrl.Manager) error {
 // twins).
 func (r *VaultAppReconciler) vaultAppsOf(ctx context.Context, server client.Object) []reconcile.Request {
 	var list vaultv1beta1.VaultAppList
-	if err := r.List(ctx, &list); err != nil {
+	if err := r.List(ctx, &list, client.DisableReadYourWritesConsistency); err != nil {
 		logf.FromContext(ctx).Error(err, "list VaultApps of a VaultServer", "server", server.GetName())
 		return nil
 	}
@@ -98,9 +104,36 @@ func (r *VaultAppReconciler) vaultAppsOf(ctx context.Context, server client.Obje
 
 func (r *VaultAppReconciler) vaultAppsIn(ctx context.Context, ns client.Object) []reconcile.Request {
 	var list vaultv1beta1.VaultAppList
-	if err := r.List(ctx, &list, client.InNamespace(ns.GetName())); err != nil {
+	if err := r.List(ctx, &list, client.InNamespace(ns.GetName()), client.DisableReadYourWritesConsistency); err != nil {
 		logf.FromContext(ctx).Error(err, "list VaultApps of a namespace", "namespace", ns.GetName())
 		return nil
 	}
 	return watches.Requests[vaultv1beta1.VaultApp](list.Items, nil)
+}
+
+// contestChanged queues the VaultApps on a server whose policy name
+// another cluster began or ceased to ask for.
+func (r *VaultAppReconciler) contestChanged(ctx context.Context, e event.TypedUpdateEvent[client.Object], q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+	before, ok1 := e.ObjectOld.(*vaultv1beta1.VaultServer)
+	after, ok2 := e.ObjectNew.(*vaultv1beta1.VaultServer)
+	if !ok1 || !ok2 || slices.Equal(before.Status.ContestedPolicies, after.Status.ContestedPolicies) {
+		return
+	}
+	moved := map[string]bool{}
+	for _, name := range before.Status.ContestedPolicies {
+		moved[name] = !moved[name]
+	}
+	for _, name := range after.Status.ContestedPolicies {
+		moved[name] = !moved[name]
+	}
+	var list vaultv1beta1.VaultAppList
+	if err := r.List(ctx, &list, client.UnsafeDisableDeepCopy, client.DisableReadYourWritesConsistency); err != nil {
+		logf.FromContext(ctx).Error(err, "list VaultApps of a VaultServer", "server", after.Name)
+		return
+	}
+	for _, req := range watches.Requests(list.Items, func(a *vaultv1beta1.VaultApp) bool {
+		return a.Status.Server == after.Name && moved[a.Status.PolicyName]
+	}) {
+		q.Add(req)
+	}
 }

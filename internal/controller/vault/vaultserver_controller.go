@@ -132,13 +132,16 @@ func (r *VaultServerReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 // status (the caller writes it) and the Event the check is worth (the
 // caller records it once the status is written).
 func (r *VaultServerReconciler) checkNow(ctx context.Context, server *vaultv1beta1.VaultServer) (ctrl.Result, []serverEvent, error) {
-	info, registration, err := r.check(ctx, server)
+	info, registration, mine, err := r.check(ctx, server)
 	r.noteCheck(server, err)
 	apps := server.Status.VaultApps
 	// Read from the API server (a split cache), the count waits for a
 	// check that succeeds: a Vault down would otherwise page through every
 	// VaultApp at each retry.
-	if err == nil || !r.everyVaultApp().Paged {
+	switch {
+	case mine != nil:
+		apps = mine.count
+	case err == nil || !r.everyVaultApp().Paged:
 		var err2 error
 		if apps, err2 = r.vaultAppsOn(ctx, server.Name); err2 != nil {
 			return ctrl.Result{}, nil, errors.Join(err, err2)
@@ -212,22 +215,27 @@ func (r *VaultServerReconciler) noteCount(name string) {
 	}
 }
 
-// check logs in to the server's Vault and registers this cluster there;
-// no registration when the login failed.
-func (r *VaultServerReconciler) check(ctx context.Context, server *vaultv1beta1.VaultServer) (vaultclient.ServerInfo, *registrationOutcome, error) {
+// check logs in to the server's Vault, reads this cluster's VaultApps on
+// it (one listing) and registers this cluster there; no registration, and
+// no listing, when the login failed.
+func (r *VaultServerReconciler) check(ctx context.Context, server *vaultv1beta1.VaultServer) (vaultclient.ServerInfo, *registrationOutcome, *appsOnServer, error) {
 	vc, err := r.Clients.For(ctx, server)
 	if err != nil {
-		return vaultclient.ServerInfo{}, nil, err
+		return vaultclient.ServerInfo{}, nil, nil, err
 	}
 	info, err := vc.Check(ctx)
 	if err != nil {
-		return info, nil, err
+		return info, nil, nil, err
 	}
-	registration, err := r.register(ctx, server, vc)
+	mine, err := r.appsOn(ctx, server.Name)
 	if err != nil {
-		return info, nil, err
+		return info, nil, nil, err
 	}
-	return info, &registration, nil
+	registration, err := r.register(ctx, server, vc, mine)
+	if err != nil {
+		return info, nil, mine, err
+	}
+	return info, &registration, mine, nil
 }
 
 // vaultAppsOn counts the VaultApps that wrote to the server.

@@ -71,6 +71,9 @@ type registrationOutcome struct {
 	write      *vaultclient.Registration
 	registered verdict
 	kv         *verdict
+	// contested are the policies this cluster holds that another
+	// cluster's VaultApps ask for (contested.go).
+	contested []string
 }
 
 // wantedRegistration is this cluster's registration in a server's Vault:
@@ -208,7 +211,7 @@ func kvPathsOverlap(a, b vaultclient.KV) bool {
 // register observes, decides and writes this cluster's registration in a
 // server's Vault. A Vault policy that does not allow it is the admin's to
 // fix, and said so.
-func (r *VaultServerReconciler) register(ctx context.Context, s *vaultv1beta1.VaultServer, reg registrar) (registrationOutcome, error) {
+func (r *VaultServerReconciler) register(ctx context.Context, s *vaultv1beta1.VaultServer, reg registrar, mine *appsOnServer) (registrationOutcome, error) {
 	id := identityOn(s, r.ClusterUID)
 	if former := s.Status.Cluster; former != "" && former != id.Cluster {
 		// Renamed: the former name is freed (when it is this cluster's).
@@ -221,7 +224,10 @@ func (r *VaultServerReconciler) register(ctx context.Context, s *vaultv1beta1.Va
 	issuer, _ := r.Clients.Bindings(s.Name) // as the login's client has it
 	seen, err := observeRegistrations(ctx, reg, id.Cluster)
 	if err == nil {
-		out := decideRegistration(wantedRegistration(s, id, issuer), seen, time.Now())
+		want := wantedRegistration(s, id, issuer)
+		want.Wants = mine.wanted
+		out := decideRegistration(want, seen, time.Now())
+		out.contested = contestedPolicies(id.ID, mine.held, seen.others)
 		if out.write == nil {
 			return out, nil
 		}

@@ -44,7 +44,8 @@ func (r CacheFirst) Get(ctx context.Context, key client.ObjectKey, obj client.Ob
 	if r.FromAPI != nil && r.FromAPI(obj) {
 		return r.API.Get(ctx, key, obj, opts...)
 	}
-	err := r.Cache.Get(ctx, key, obj, opts...)
+	// Admission never follows a write of this process: no wait for one.
+	err := r.Cache.Get(ctx, key, obj, append(opts, client.DisableReadYourWritesConsistency)...)
 	if apierrors.IsNotFound(err) {
 		return r.API.Get(ctx, key, obj, opts...)
 	}
@@ -53,5 +54,5 @@ func (r CacheFirst) Get(ctx context.Context, key client.ObjectKey, obj client.Ob
 
 // List lists from the cache.
 func (r CacheFirst) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
-	return r.Cache.List(ctx, list, opts...)
+	return r.Cache.List(ctx, list, append(opts, client.DisableReadYourWritesConsistency)...)
 }

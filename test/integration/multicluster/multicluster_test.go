@@ -311,7 +311,7 @@ func TestTwoClustersOnOneVaultWithoutPrefixes(t *testing.T) {
 	westAPI := west.createApp(t, "shop", "api")
 	westOnly := west.createApp(t, "shop", "west-only")
 	west.wait(t, westOnly, metav1.ConditionTrue, vaultv1beta1.ReasonSynced)
-	msg := west.wait(t, westAPI, metav1.ConditionFalse, vaultv1beta1.ReasonNotOwned)
+	msg := west.wait(t, westAPI, metav1.ConditionFalse, vaultv1beta1.ReasonHeldByAnotherCluster)
 	if !strings.Contains(msg, "policy app.shop.api in Vault belongs to cluster east") {
 		t.Fatalf("west's shop/api says %q; want it to name cluster east", msg)
 	}

@@ -1,0 +1,162 @@
+/*
+Copyright 2026 The vault-keycloak-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package vault
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/tools/events"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
+	"github.com/carbogame/vault-keycloak-operator/internal/vaultclient"
+	"github.com/carbogame/vault-keycloak-operator/internal/vaultclient/vaultfake"
+)
+
+// Two clusters without a name prefix on one Vault: east's VaultApp finds
+// the policy held by west's. East's check asks for the name in its
+// registration; west's check lists it as contested in its VaultServer's
+// status, and says so; once east no longer asks, west's next check
+// drops it.
+func TestAContestedNameIsAskedForAndReported(t *testing.T) {
+	shared := vaultfake.New()
+	cluster := func(name, uid string, policySynced metav1.Condition) (*VaultServerReconciler, client.Client) {
+		server := centralVault()
+		server.Spec.Cluster = name
+		app := shopAPI()
+		app.Status = vaultv1beta1.VaultAppStatus{Server: "central", PolicyName: testPolicy, Conditions: []metav1.Condition{policySynced}}
+		scheme := runtime.NewScheme()
+		_ = corev1.AddToScheme(scheme)
+		_ = vaultv1beta1.AddToScheme(scheme)
+		c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(server, app).WithStatusSubresource(server, app).Build()
+		return &VaultServerReconciler{Client: c, Recorder: events.NewFakeRecorder(10), ClusterUID: uid,
+			Clients: &ServerClients{Reader: c, New: func(vaultclient.Config) (ServerClient, error) { return &fakeChecker{Vault: shared}, nil }}}, c
+	}
+	west, westClient := cluster("west", "uid-w", metav1.Condition{Type: vaultv1beta1.TypePolicySynced, Status: metav1.ConditionTrue, Reason: vaultv1beta1.ReasonSynced})
+	east, eastClient := cluster("east", "uid-e", metav1.Condition{Type: vaultv1beta1.TypePolicySynced, Status: metav1.ConditionFalse, Reason: vaultv1beta1.ReasonHeldByAnotherCluster})
+	check := func(r *VaultServerReconciler, c client.Client) *vaultv1beta1.VaultServer {
+		t.Helper()
+		r.checked = nil // the check interval is over
+		if _, err := r.Reconcile(context.Background(), ctrl.Request{NamespacedName: client.ObjectKey{Name: "central"}}); err != nil {
+			t.Fatal(err)
+		}
+		var s vaultv1beta1.VaultServer
+		if err := c.Get(context.Background(), client.ObjectKey{Name: "central"}, &s); err != nil {
+			t.Fatal(err)
+		}
+		return &s
+	}
+	check(west, westClient)
+	check(east, eastClient)
+	if reg, _ := vaultclient.ParseRegistration(shared.Registrations[vaultclient.RegistrationName("east")]); !slices.Equal(reg.Wants, []string{testPolicy}) {
+		t.Fatalf("east's registration asks for %v, want [%s]", reg.Wants, testPolicy)
+	}
+	if s := check(east, eastClient); len(s.Status.ContestedPolicies) > 0 {
+		t.Fatalf("east, which holds nothing, lists %v as contested", s.Status.ContestedPolicies)
+	}
+	s := check(west, westClient)
+	if !slices.Equal(s.Status.ContestedPolicies, []string{testPolicy}) {
+		t.Fatalf("west's status.contestedPolicies = %v, want [%s]", s.Status.ContestedPolicies, testPolicy)
+	}
+	if c := meta.FindStatusCondition(s.Status.Conditions, vaultv1beta1.TypeRegistered); c == nil || c.Status != metav1.ConditionTrue ||
+		!strings.Contains(c.Message, "ask for 1 of this cluster's policies too") || !strings.Contains(c.Message, "at most 5m0s") {
+		t.Fatalf("west's Registered: %+v", c)
+	}
+
+	// East's VaultApp is gone: east asks for nothing, and west's next
+	// check holds the name uncontested.
+	if err := eastClient.Delete(context.Background(), shopAPI()); err != nil {
+		t.Fatal(err)
+	}
+	check(east, eastClient)
+	if s := check(west, westClient); len(s.Status.ContestedPolicies) > 0 {
+		t.Fatalf("after east's VaultApp went, west still lists %v", s.Status.ContestedPolicies)
+	}
+}
+
+// The holder of a contested name writes its role with tokens that live at
+// most ContestedTokenTTL, renewals included, and says so; the deletion's
+// Event says how long tokens issued before keep working; once the name is
+// no longer asked for, the role gets the spec's TTLs back.
+func TestAContestedPolicysTokensAreShortLived(t *testing.T) {
+	a := shopAPI()
+	a.Spec.ServerRef = &vaultv1beta1.ServerReference{Name: "eu"}
+	w := newWorld(t, nil, a)
+	eu := &vaultv1beta1.VaultServer{
+		ObjectMeta: metav1.ObjectMeta{Name: "eu"},
+		Spec: vaultv1beta1.VaultServerSpec{Address: "https://eu.example.com", Cluster: "west",
+			Login:   vaultv1beta1.VaultLogin{Kubernetes: &vaultv1beta1.VaultRoleLogin{Mount: "kubernetes", Role: "vko"}},
+			AppAuth: vaultv1beta1.VaultAuthMethod{Kubernetes: &vaultv1beta1.VaultKubernetesAuthMount{VaultAuthMount: vaultv1beta1.VaultAuthMount{Mount: "kubernetes"}}},
+			Access:  []vaultv1beta1.VaultAccessGrant{{Namespaces: []string{"shop"}, Paths: []vaultv1beta1.VaultPathGrant{kvGrant}}}},
+	}
+	if err := w.client.Create(context.Background(), eu); err != nil {
+		t.Fatal(err)
+	}
+	euVault := vaultfake.New()
+	w.r.Destinations = &ClusterDestinations{Reader: w.client, ClusterUID: "uid-1",
+		Clients: &ServerClients{Reader: w.client, New: func(vaultclient.Config) (ServerClient, error) { return &fakeChecker{Vault: euVault}, nil }}}
+	contest := func(names ...string) {
+		t.Helper()
+		var s vaultv1beta1.VaultServer
+		if err := w.client.Get(context.Background(), client.ObjectKey{Name: "eu"}, &s); err != nil {
+			t.Fatal(err)
+		}
+		s.Status.ContestedPolicies = names
+		if err := w.client.Update(context.Background(), &s); err != nil { // no status subresource here
+			t.Fatal(err)
+		}
+	}
+	w.reconcile()
+	if role := euVault.Roles[testPolicy]; role.TTL != time.Hour || role.MaxTTL != vaultv1beta1.MaxTokenTTL {
+		t.Fatalf("uncontested role: ttl %s, max %s; want 1h and 24h", role.TTL, role.MaxTTL)
+	}
+
+	contest(testPolicy)
+	w.reconcile()
+	if role := euVault.Roles[testPolicy]; role.TTL != vaultv1beta1.ContestedTokenTTL || role.MaxTTL != vaultv1beta1.ContestedTokenTTL {
+		t.Fatalf("contested role: ttl %s, max %s; want both %s", role.TTL, role.MaxTTL, vaultv1beta1.ContestedTokenTTL)
+	}
+	if msg := w.condition(vaultv1beta1.TypeRoleSynced, metav1.ConditionTrue, vaultv1beta1.ReasonSynced); !strings.Contains(msg, "its tokens live at most 5m0s") {
+		t.Fatalf("RoleSynced says %q", msg)
+	}
+
+	contest()
+	w.reconcile()
+	if role := euVault.Roles[testPolicy]; role.TTL != time.Hour || role.MaxTTL != vaultv1beta1.MaxTokenTTL {
+		t.Fatalf("no longer contested: ttl %s, max %s; want 1h and 24h back", role.TTL, role.MaxTTL)
+	}
+
+	contest(testPolicy)
+	w.reconcile()
+	if err := w.client.Delete(context.Background(), w.app()); err != nil {
+		t.Fatal(err)
+	}
+	w.reconcile()
+	if note := w.event(corev1.EventTypeNormal, vaultv1beta1.ReasonDeleted); !strings.Contains(note, "a VaultApp of another cluster asks for policy "+testPolicy) || !strings.Contains(note, "at most 5m0s") {
+		t.Fatalf("the deletion's Event says %q", note)
+	}
+}
