@@ -111,7 +111,9 @@ func TestAContestedNamesTokensAreShortLived(t *testing.T) {
 
 	a.deleteApp(t, held)
 	notes := a.op.Events(t, "shop", "contested")[vaultv1beta1.ReasonDeleted]
-	if !slices.ContainsFunc(notes, func(n string) bool { return strings.Contains(n, "asks for policy "+policy) && strings.Contains(n, "at most 5m0s") }) {
+	if !slices.ContainsFunc(notes, func(n string) bool {
+		return strings.Contains(n, "asks for policy "+policy) && strings.Contains(n, "at most 5m0s")
+	}) {
 		t.Fatalf("A's deletion Events %v do not say how long tokens keep working", notes)
 	}
 
