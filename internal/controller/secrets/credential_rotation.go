@@ -288,25 +288,3 @@ func (r *KeycloakClientCredentialReconciler) invalidate(ctx context.Context, kcc
 	out.notices = append(out.notices, notice{corev1.EventTypeNormal, secretsv1beta1.ReasonPreviousSecretInvalidated, message})
 	return nil
 }
-
-// recordRotation patches the status with a rotation's step at once, by a
-// patch no concurrent status write can refuse: a status update that later
-// fails on a conflict must not leave the step looking undone, or the next
-// pass would take it again. locked makes the patch fail instead when the
-// resource changed since it was read (its spec was checked against the
-// grants as read).
-func (r *KeycloakClientCredentialReconciler) recordRotation(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential, locked bool, step func(*secretsv1beta1.KeycloakClientCredentialStatus)) error {
-	before := kcc.DeepCopy()
-	step(&kcc.Status)
-	patch := client.MergeFrom(before)
-	if locked {
-		patch = client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})
-	}
-	if err := r.Status().Patch(ctx, kcc, patch); err != nil {
-		return fmt.Errorf("record the rotation of client %q: %w", kcc.Spec.Source.ClientID, err)
-	}
-	// The manager's client reads its own writes (ClientOptions): a pass
-	// that follows, even on a retry at once, reads this step.
-	kcc.SetDefaults() // the patch read the object back as stored
-	return nil
-}

@@ -1,0 +1,75 @@
+/*
+Copyright 2026 The vault-keycloak-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package vault
+
+import (
+	"context"
+	"fmt"
+
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
+	"github.com/carbogame/vault-keycloak-operator/internal/controller/requeue"
+)
+
+// serverOf maps a VaultApp to the VaultServer it wrote to, whose count
+// may have changed.
+func serverOf(_ context.Context, app client.Object) []reconcile.Request {
+	if a, ok := app.(*vaultv1beta1.VaultApp); ok && a.Status.Server != "" {
+		return []reconcile.Request{{NamespacedName: client.ObjectKey{Name: a.Status.Server}}}
+	}
+	return nil
+}
+
+// SetupWithManager watches VaultServers' specs (their status is written
+// here).
+func (r *VaultServerReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	b := ctrl.NewControllerManagedBy(mgr).
+		For(&vaultv1beta1.VaultServer{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		WithOptions(controller.Options{RateLimiter: requeue.RateLimiter(r.MaxBackoff)}).
+		Named("vaultserver")
+	// A VaultApp that wrote to a server, or went: the server's count.
+	if r.everyVaultApp().Paged {
+		b = b.Watches(&vaultv1beta1.VaultApp{}, handler.EnqueueRequestsFromMapFunc(serverOf), builder.WithPredicates(serverCountChanged))
+	} else {
+		tally := newServerTally(mgr.GetCache())
+		if err := mgr.Add(tally); err != nil {
+			return fmt.Errorf("count the servers' VaultApps: %w", err)
+		}
+		r.tally = tally
+		b = b.WatchesRawSource(tally.Source())
+	}
+	return b.Complete(r)
+}
+
+// serverCountChanged passes a VaultApp's creation, deletion, and a change
+// of the server it wrote to.
+var serverCountChanged = predicate.Funcs{
+	UpdateFunc: func(e event.UpdateEvent) bool {
+		before, ok1 := e.ObjectOld.(*vaultv1beta1.VaultApp)
+		after, ok2 := e.ObjectNew.(*vaultv1beta1.VaultApp)
+		return ok1 && ok2 && before.Status.Server != after.Status.Server
+	},
+	GenericFunc: func(event.GenericEvent) bool { return false },
+}
