@@ -51,13 +51,23 @@ type Registration struct {
 	// Claims are the IDs of other clusters that found the name held, with
 	// when each last said so.
 	Claims map[string]time.Time
-	// Wants are the policies its VaultApps ask for that another cluster
-	// holds (clusters without a name prefix share the names): the holder
-	// keeps their tokens short while they are asked for.
-	Wants []string
+	// Wants are, by VaultServer of the cluster (several may write to one
+	// Vault), the policies its VaultApps ask for that another cluster
+	// holds (clusters without a name prefix share the names), and when
+	// that server's check last said so: the holder keeps their tokens
+	// short while they are asked for, and forgets a request no check
+	// renews (a cluster gone without unregistering).
+	Wants map[string]Wanted
 }
 
-// MaxWants is the most policy names a registration lists as wanted.
+// Wanted is one VaultServer's request for policy names.
+type Wanted struct {
+	At    time.Time
+	Names []string
+}
+
+// MaxWants is the most policy names a registration lists as wanted, per
+// VaultServer.
 const MaxWants = 500
 
 // RegistrationName is the policy name of a cluster's registration.
@@ -90,9 +100,12 @@ func RenderRegistration(r Registration) string {
 	for _, id := range slices.Sorted(maps.Keys(r.Claims)) {
 		b.WriteString(lineClaim + id + " " + r.Claims[id].UTC().Format(time.RFC3339) + "\n")
 	}
-	wants := slices.Compact(slices.Sorted(slices.Values(r.Wants)))
-	for _, name := range wants[:min(len(wants), MaxWants)] {
-		b.WriteString(lineWants + name + "\n")
+	for _, server := range slices.Sorted(maps.Keys(r.Wants)) {
+		w := r.Wants[server]
+		names := slices.Compact(slices.Sorted(slices.Values(w.Names)))
+		for _, name := range names[:min(len(names), MaxWants)] {
+			b.WriteString(lineWants + server + " " + w.At.UTC().Format(time.RFC3339) + " " + name + "\n")
+		}
 	}
 	return b.String()
 }
@@ -118,9 +131,7 @@ func ParseRegistration(text string) (Registration, bool) {
 		case strings.HasPrefix(l, lineJWTIssuer):
 			r.JWTIssuer = strings.TrimPrefix(l, lineJWTIssuer)
 		case strings.HasPrefix(l, lineWants):
-			if name := strings.TrimPrefix(l, lineWants); name != "" && len(r.Wants) < MaxWants {
-				r.Wants = append(r.Wants, name)
-			}
+			r.addWanted(strings.Fields(strings.TrimPrefix(l, lineWants)))
 		case strings.HasPrefix(l, lineClaim):
 			id, at, _ := strings.Cut(strings.TrimPrefix(l, lineClaim), " ")
 			if when, err := time.Parse(time.RFC3339, at); err == nil && id != "" {
@@ -132,6 +143,25 @@ func ParseRegistration(text string) (Registration, bool) {
 		}
 	}
 	return r, r.ID != ""
+}
+
+// addWanted reads one wants line's fields: server, time, policy.
+func (r *Registration) addWanted(fields []string) {
+	if len(fields) != 3 {
+		return
+	}
+	at, err := time.Parse(time.RFC3339, fields[1])
+	if err != nil {
+		return
+	}
+	if r.Wants == nil {
+		r.Wants = map[string]Wanted{}
+	}
+	w := r.Wants[fields[0]]
+	if len(w.Names) < MaxWants {
+		w.At, w.Names = at, append(w.Names, fields[2])
+	}
+	r.Wants[fields[0]] = w
 }
 
 // ReadRegistration reads the registration of a cluster name; false when

@@ -20,9 +20,9 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
 	"github.com/carbogame/vault-keycloak-operator/internal/vaultclient"
@@ -39,29 +39,38 @@ import (
 // vaultv1beta1.ContestedTokenTTL, renewals included, and says so.
 
 // appsOnServer is what a check reads of this cluster's VaultApps on a
-// server: how many wrote there, the policies they hold (in step there),
-// and those they ask for that another cluster holds.
+// server: how many wrote there, the policies they hold (written there and
+// not found held by someone else since), and those they ask for that
+// another cluster holds.
 type appsOnServer struct {
-	count        int32
-	held, wanted []string
+	count  int32
+	held   map[string]bool
+	wanted []string
 }
 
 // appsOn reads this cluster's VaultApps on a server, in one listing (the
 // count from the tally, where there is one).
 func (r *VaultServerReconciler) appsOn(ctx context.Context, server string) (*appsOnServer, error) {
-	var mine appsOnServer
+	mine := appsOnServer{held: map[string]bool{}}
 	err := r.everyVaultApp().Each(ctx, func(a *vaultv1beta1.VaultApp) {
 		if a.Status.Server != server {
 			return
 		}
 		mine.count++
-		c := meta.FindStatusCondition(a.Status.Conditions, vaultv1beta1.TypePolicySynced)
+		if a.Status.PolicyName == "" {
+			return
+		}
+		reason := ""
+		if c := meta.FindStatusCondition(a.Status.Conditions, vaultv1beta1.TypePolicySynced); c != nil {
+			reason = c.Reason
+		}
 		switch {
-		case a.Status.PolicyName == "" || c == nil:
-		case c.Status == metav1.ConditionTrue:
-			mine.held = append(mine.held, a.Status.PolicyName)
-		case c.Reason == vaultv1beta1.ReasonHeldByAnotherCluster:
+		case reason == vaultv1beta1.ReasonHeldByAnotherCluster:
 			mine.wanted = append(mine.wanted, a.Status.PolicyName)
+		case reason != vaultv1beta1.ReasonNotOwned && a.Status.LastSyncTime != nil:
+			// Held through a failed pass too: a Vault error must not
+			// lengthen the tokens of a name still asked for.
+			mine.held[a.Status.PolicyName] = true
 		}
 	})
 	if err != nil {
@@ -73,22 +82,59 @@ func (r *VaultServerReconciler) appsOn(ctx context.Context, server string) (*app
 	return &mine, nil
 }
 
-// contestedPolicies are the policies this cluster holds that another
-// cluster's registration asks for (pure); at most MaxWants, sorted.
-func contestedPolicies(id string, held []string, others []vaultclient.Registration) []string {
-	var out []string
+// mergeWants is this cluster's requests as its registration keeps them:
+// this server's as its check found them (mine holds its entry, empty when
+// it asks for nothing), the other servers' of the cluster while fresh.
+func mergeWants(registered, mine map[string]vaultclient.Wanted, now time.Time) map[string]vaultclient.Wanted {
+	out := map[string]vaultclient.Wanted{}
+	for server, w := range registered {
+		if fresh(w, now) {
+			out[server] = w
+		}
+	}
+	for server, w := range mine {
+		if len(w.Names) == 0 {
+			delete(out, server)
+			continue
+		}
+		out[server] = w
+	}
+	return out
+}
+
+// fresh reports whether a request was renewed within claimFresh: three
+// checks of the server that made it.
+func fresh(w vaultclient.Wanted, now time.Time) bool { return now.Sub(w.At) < claimFresh }
+
+// wantedByOthers are the policy names other clusters' fresh requests name.
+func wantedByOthers(id string, others []vaultclient.Registration, now time.Time) map[string]bool {
+	out := map[string]bool{}
 	for _, o := range others {
 		if o.ID == id {
 			continue // this cluster, under a former name
 		}
-		for _, name := range o.Wants {
-			if slices.Contains(held, name) {
-				out = append(out, name)
+		for _, w := range o.Wants {
+			if !fresh(w, now) {
+				continue
+			}
+			for _, name := range w.Names {
+				out[name] = true
 			}
 		}
 	}
+	return out
+}
+
+// contestedPolicies are the policies this cluster holds that another
+// cluster asks for (pure); at most MaxWants, sorted.
+func contestedPolicies(id string, held map[string]bool, others []vaultclient.Registration, now time.Time) []string {
+	out := []string{}
+	for name := range wantedByOthers(id, others, now) {
+		if held[name] {
+			out = append(out, name)
+		}
+	}
 	slices.Sort(out)
-	out = slices.Compact(out)
 	return out[:min(len(out), vaultclient.MaxWants)]
 }
 
@@ -98,12 +144,12 @@ func (r *pass) contested() bool {
 	return r.server.Spec != nil && slices.Contains(r.server.Spec.Status.ContestedPolicies, r.name)
 }
 
-// boundContested shortens the tokens of a contested policy's role.
+// boundContested shortens the tokens of a contested policy's role. A
+// VaultServer's role always has a MaxTTL (its grants' cap), so the bound
+// is undone by writing the cap again once the name is free.
 func boundContested(role vaultclient.Role) vaultclient.Role {
 	role.TTL = min(role.TTL, vaultv1beta1.ContestedTokenTTL)
-	if role.MaxTTL == 0 || role.MaxTTL > vaultv1beta1.ContestedTokenTTL {
-		role.MaxTTL = vaultv1beta1.ContestedTokenTTL
-	}
+	role.MaxTTL = min(role.MaxTTL, vaultv1beta1.ContestedTokenTTL)
 	return role
 }
 
@@ -111,6 +157,14 @@ func boundContested(role vaultclient.Role) vaultclient.Role {
 // contested.
 func contestedNote(name string) string {
 	return fmt.Sprintf("; its tokens live at most %s, renewals included, while a VaultApp of another cluster asks for policy %s too", vaultv1beta1.ContestedTokenTTL, name)
+}
+
+// contestMovedNote is the Event of a role written for its TTLs alone.
+func contestMovedNote(name string, contested bool) string {
+	if contested {
+		return fmt.Sprintf("wrote role %s with tokens that live at most %s: a VaultApp of another cluster asks for policy %s too", name, vaultv1beta1.ContestedTokenTTL, name)
+	}
+	return fmt.Sprintf("wrote role %s with the spec's token TTLs again: no other cluster asks for policy %s any more", name, name)
 }
 
 // removedContestedNote is what the Event of a contested policy's removal

@@ -48,7 +48,8 @@ func TestAContestedNameIsAskedForAndReported(t *testing.T) {
 		server := centralVault()
 		server.Spec.Cluster = name
 		app := shopAPI()
-		app.Status = vaultv1beta1.VaultAppStatus{Server: "central", PolicyName: testPolicy, Conditions: []metav1.Condition{policySynced}}
+		synced := metav1.Now() // east's once, before it found the name held
+		app.Status = vaultv1beta1.VaultAppStatus{Server: "central", PolicyName: testPolicy, LastSyncTime: &synced, Conditions: []metav1.Condition{policySynced}}
 		scheme := runtime.NewScheme()
 		_ = corev1.AddToScheme(scheme)
 		_ = vaultv1beta1.AddToScheme(scheme)
@@ -72,8 +73,8 @@ func TestAContestedNameIsAskedForAndReported(t *testing.T) {
 	}
 	check(west, westClient)
 	check(east, eastClient)
-	if reg, _ := vaultclient.ParseRegistration(shared.Registrations[vaultclient.RegistrationName("east")]); !slices.Equal(reg.Wants, []string{testPolicy}) {
-		t.Fatalf("east's registration asks for %v, want [%s]", reg.Wants, testPolicy)
+	if reg, _ := vaultclient.ParseRegistration(shared.Registrations[vaultclient.RegistrationName("east")]); !slices.Equal(reg.Wants["central"].Names, []string{testPolicy}) {
+		t.Fatalf("east's registration asks for %v, want central: [%s]", reg.Wants, testPolicy)
 	}
 	if s := check(east, eastClient); len(s.Status.ContestedPolicies) > 0 {
 		t.Fatalf("east, which holds nothing, lists %v as contested", s.Status.ContestedPolicies)
@@ -95,6 +96,34 @@ func TestAContestedNameIsAskedForAndReported(t *testing.T) {
 	check(east, eastClient)
 	if s := check(west, westClient); len(s.Status.ContestedPolicies) > 0 {
 		t.Fatalf("after east's VaultApp went, west still lists %v", s.Status.ContestedPolicies)
+	}
+}
+
+// What a check decides of requests, without I/O: this server's replace
+// its own, another server's of the cluster stay while fresh; another
+// cluster's count only while fresh, only for names this cluster holds, and
+// never this cluster's own under a former name.
+func TestRequestsForNames(t *testing.T) {
+	now := time.Date(2026, 12, 6, 12, 0, 0, 0, time.UTC)
+	old := now.Add(-claimFresh)
+	merged := mergeWants(map[string]vaultclient.Wanted{
+		"central": {At: now.Add(-time.Minute), Names: []string{"app.shop.old"}},
+		"second":  {At: now.Add(-time.Minute), Names: []string{"app.shop.b"}},
+		"gone":    {At: old, Names: []string{"app.shop.c"}},
+	}, map[string]vaultclient.Wanted{"central": {At: now}}, now)
+	if len(merged) != 1 || !slices.Equal(merged["second"].Names, []string{"app.shop.b"}) {
+		t.Fatalf("merged requests %+v, want the second server's alone", merged)
+	}
+	others := []vaultclient.Registration{
+		{Cluster: "east", ID: "uid-e", Wants: map[string]vaultclient.Wanted{
+			"a": {At: now.Add(-time.Minute), Names: []string{"app.shop.api", "app.shop.not-held"}},
+			"b": {At: old, Names: []string{"app.shop.stale"}},
+		}},
+		{Cluster: "former-name", ID: "uid-w", Wants: map[string]vaultclient.Wanted{"a": {At: now, Names: []string{"app.shop.mine"}}}},
+	}
+	held := map[string]bool{"app.shop.api": true, "app.shop.stale": true, "app.shop.mine": true}
+	if got := contestedPolicies("uid-w", held, others, now); !slices.Equal(got, []string{"app.shop.api"}) {
+		t.Fatalf("contested %v, want [app.shop.api]", got)
 	}
 }
 
@@ -143,11 +172,18 @@ func TestAContestedPolicysTokensAreShortLived(t *testing.T) {
 	if msg := w.condition(vaultv1beta1.TypeRoleSynced, metav1.ConditionTrue, vaultv1beta1.ReasonSynced); !strings.Contains(msg, "its tokens live at most 5m0s") {
 		t.Fatalf("RoleSynced says %q", msg)
 	}
+	// Not drift: the Event says why the role was written.
+	if note := w.event(corev1.EventTypeNormal, vaultv1beta1.ReasonUpdated); !strings.Contains(note, "tokens that live at most 5m0s") {
+		t.Fatalf("the Event of the bounded role says %q", note)
+	}
 
 	contest()
 	w.reconcile()
 	if role := euVault.Roles[testPolicy]; role.TTL != time.Hour || role.MaxTTL != vaultv1beta1.MaxTokenTTL {
 		t.Fatalf("no longer contested: ttl %s, max %s; want 1h and 24h back", role.TTL, role.MaxTTL)
+	}
+	if note := w.event(corev1.EventTypeNormal, vaultv1beta1.ReasonUpdated); !strings.Contains(note, "the spec's token TTLs again") {
+		t.Fatalf("the Event of the restored role says %q", note)
 	}
 
 	contest(testPolicy)

@@ -47,7 +47,10 @@ const everyVaultAppPage = 500
 // that fails (an expired continue token among others) fails the whole:
 // callers act on every VaultApp or on none.
 func (e EveryVaultApp) Each(ctx context.Context, fn func(*vaultv1beta1.VaultApp)) error {
+	// No wait for this process's own writes: a count and a sweep read
+	// what the cache holds (manager.ClientOptions).
 	opts := &client.ListOptions{UnsafeDisableDeepCopy: ptr.To(!e.Paged)}
+	client.DisableReadYourWritesConsistency.ApplyToList(opts)
 	for {
 		if e.Paged {
 			opts.Limit = everyVaultAppPage

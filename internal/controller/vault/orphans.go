@@ -20,7 +20,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -81,12 +80,31 @@ type sweep struct {
 	apps []client.ObjectKey
 	// read counts the candidates read: the policies not known live.
 	read int
-	// contestedNames are the server's status.contestedPolicies.
-	contestedNames []string
+	// wanted are the names other clusters registered in this Vault ask
+	// for, read at the sweep's first removal; nil before.
+	wanted map[string]bool
 }
 
-// contested reports whether another cluster asks for the policy name.
-func (s *sweep) contested(name string) bool { return slices.Contains(s.contestedNames, name) }
+// contested reports whether another cluster asks for the policy name: its
+// VaultApp may take the name now, and the tokens the removed role issued
+// read that cluster's rules until they expire. The VaultApp is gone, so
+// the server's status no longer lists it: the registrations are read.
+func (s *sweep) contested(ctx context.Context, name string) bool {
+	reg, ok := s.Vault.(registrar)
+	if !ok {
+		return false // the environment's Vault: no registrations
+	}
+	if s.wanted == nil {
+		seen, err := observeRegistrations(ctx, reg, s.Identity.Cluster)
+		if err != nil {
+			logf.FromContext(ctx).Info("registrations not read; the sweep's Events say nothing of names other clusters ask for", "error", err.Error())
+			s.wanted = map[string]bool{}
+			return false
+		}
+		s.wanted = wantedByOthers(s.Identity.ID, seen.others, time.Now())
+	}
+	return s.wanted[name]
+}
 
 // NeedLeaderElection: only the leader writes to Vault.
 func (s *OrphanSweeper) NeedLeaderElection() bool { return true }
@@ -137,9 +155,6 @@ func (s *OrphanSweeper) sweepAll(ctx context.Context) ([]string, int, error) {
 	servers, errs := s.Destinations.All(ctx)
 	for _, srv := range servers {
 		one := &sweep{OrphanSweeper: s, Vault: srv.Vault, Identity: srv.Identity, apps: apps}
-		if srv.Spec != nil {
-			one.contestedNames = srv.Spec.Status.ContestedPolicies
-		}
 		names, err := one.run(ctx)
 		removed, read = append(removed, names...), read+one.read
 		if err != nil {
@@ -190,7 +205,7 @@ func (s *sweep) run(ctx context.Context) ([]string, error) {
 		// namespace: not in default, where any tenant might read it.
 		deleted := &vaultv1beta1.VaultApp{ObjectMeta: metav1.ObjectMeta{Namespace: owner.Namespace, Name: owner.Name, UID: types.UID(owner.UID)}}
 		note := ""
-		if s.contested(name) {
+		if s.contested(ctx, name) {
 			note = removedContestedNote(name)
 		}
 		s.Recorder.Eventf(deleted, nil, corev1.EventTypeNormal,

@@ -70,6 +70,9 @@ type errNotOwned struct {
 	kind, name, why string
 	// cluster is the other cluster whose operator holds the name, if any.
 	cluster string
+	// released: that cluster retained the policy (deletionPolicy Retain),
+	// and no operator will remove it.
+	released bool
 	// namesake is the ID of another cluster given this cluster's name
 	// that holds the object, if any.
 	namesake string
@@ -97,7 +100,7 @@ func ownsPolicy(id Identity, app *vaultv1beta1.VaultApp, status *vaultv1beta1.Va
 		return &errNotOwned{kind: kindPolicy, name: name, namesake: mark.Owner.ClusterID,
 			why: fmt.Sprintf("its operator wrote it for VaultApp %s/%s there", mark.Owner.Namespace, mark.Owner.Name)}
 	case (mark.Managed || mark.Retained) && mark.Owner.Cluster != "" && !id.owns(mark.Owner):
-		return &errNotOwned{kind: kindPolicy, name: name, cluster: mark.Owner.Cluster,
+		return &errNotOwned{kind: kindPolicy, name: name, cluster: mark.Owner.Cluster, released: mark.Retained,
 			why: fmt.Sprintf("its operator wrote it for VaultApp %s/%s there", mark.Owner.Namespace, mark.Owner.Name)}
 	case mark.Retained:
 		return &errNotOwned{kind: kindPolicy, name: name,

@@ -94,8 +94,9 @@ func (w written) String() string {
 // the operator's to write.
 func (r *pass) sync(ctx context.Context, granted grant) (written, error) {
 	wantPolicy, wantRole := Desired(r.app, r.Vault.KV(), r.name, r.ownerOf(), granted.VaultGrant)
+	otherTTLs := boundContested(wantRole) // the role's other form
 	if r.contested() {
-		wantRole = boundContested(wantRole)
+		wantRole, otherTTLs = otherTTLs, wantRole
 	}
 
 	have, err := r.observe(ctx)
@@ -114,6 +115,9 @@ func (r *pass) sync(ctx context.Context, granted grant) (written, error) {
 		w = policyOnly
 	}
 	if !have.roleFound || !have.role.Equal(wantRole) {
+		// A role in the other form was written so: its name became, or
+		// ceased to be, contested; no drift.
+		r.contestMoved = have.roleFound && have.role.Equal(otherTTLs)
 		roleErr = r.Vault.WriteRole(ctx, r.name, wantRole)
 		w |= roleOnly
 	}

@@ -89,6 +89,9 @@ type pass struct {
 	// name is the policy's and role's name under this cluster's prefix
 	// (the status may still name a former one).
 	name string
+	// contestMoved: the pass wrote the role only because its name became,
+	// or ceased to be, contested (contested.go).
+	contestMoved bool
 }
 
 // failure gives a Vault failure its reason and message. A Vault that did
@@ -225,7 +228,7 @@ func (r *pass) bringInStep(ctx context.Context) (*report, error) {
 		// No backoff retries: the owner of that object must act in Vault;
 		// the next refresh looks again.
 		reason := vaultv1beta1.ReasonNotOwned
-		if notOwned.cluster != "" {
+		if notOwned.cluster != "" && !notOwned.released {
 			reason = vaultv1beta1.ReasonHeldByAnotherCluster // asked for in the registration
 		}
 		rep := failed(reason, err.Error())
@@ -240,6 +243,9 @@ func (r *pass) bringInStep(ctx context.Context) (*report, error) {
 	rep := decideReport(r.app, r.before, r.name, granted, refused, changed)
 	if rep.role.ok && r.contested() {
 		rep.role.message += contestedNote(r.name)
+	}
+	if r.contestMoved && changed == roleOnly && rep.reason == vaultv1beta1.ReasonDriftRepaired {
+		rep.reason, rep.note = vaultv1beta1.ReasonUpdated, contestMovedNote(r.name, r.contested())
 	}
 	r.app.Status.ObservedGeneration = r.app.Generation
 	if id := r.app.PendingRefresh(); id != "" {

@@ -124,21 +124,35 @@ func (r *VaultServerReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 // status (the caller writes it) and the Event the check is worth (the
 // caller records it once the status is written).
 func (r *VaultServerReconciler) checkNow(ctx context.Context, server *vaultv1beta1.VaultServer) (ctrl.Result, []serverEvent, error) {
-	info, registration, mine, err := r.check(ctx, server)
-	r.noteCheck(server, err)
+	vc, info, err := r.connect(ctx, server)
 	apps := server.Status.VaultApps
-	// Read from the API server (a split cache), the count waits for a
-	// check that succeeds: a Vault down would otherwise page through every
-	// VaultApp at each retry.
+	var registration *registrationOutcome
 	switch {
-	case mine != nil:
+	case err == nil:
+		// One listing of this cluster's VaultApps: the count, and the
+		// names they hold or ask for, which the registration needs. A
+		// listing that fails writes no status (as before a check).
+		mine, lerr := r.appsOn(ctx, server.Name)
+		if lerr != nil {
+			r.noteCheck(server, lerr)
+			return ctrl.Result{}, nil, lerr
+		}
 		apps = mine.count
-	case err == nil || !r.everyVaultApp().Paged:
+		var reg registrationOutcome
+		if reg, err = r.register(ctx, server, vc, mine); err == nil {
+			registration = &reg
+		}
+	case !r.everyVaultApp().Paged:
+		// Read from the API server (a split cache), the count waits for a
+		// check that succeeds: a Vault down would otherwise page through
+		// every VaultApp at each retry.
 		var err2 error
 		if apps, err2 = r.vaultAppsOn(ctx, server.Name); err2 != nil {
+			r.noteCheck(server, err)
 			return ctrl.Result{}, nil, errors.Join(err, err2)
 		}
 	}
+	r.noteCheck(server, err)
 	var events []serverEvent
 	issuer, _ := r.Clients.Bindings(server.Name)
 	if server.Spec.AppAuth.JWT == nil {
@@ -207,27 +221,14 @@ func (r *VaultServerReconciler) noteCount(name string) {
 	}
 }
 
-// check logs in to the server's Vault, reads this cluster's VaultApps on
-// it (one listing) and registers this cluster there; no registration, and
-// no listing, when the login failed.
-func (r *VaultServerReconciler) check(ctx context.Context, server *vaultv1beta1.VaultServer) (vaultclient.ServerInfo, *registrationOutcome, *appsOnServer, error) {
+// connect logs in to the server's Vault and asks how it is.
+func (r *VaultServerReconciler) connect(ctx context.Context, server *vaultv1beta1.VaultServer) (ServerClient, vaultclient.ServerInfo, error) {
 	vc, err := r.Clients.For(ctx, server)
 	if err != nil {
-		return vaultclient.ServerInfo{}, nil, nil, err
+		return nil, vaultclient.ServerInfo{}, err
 	}
 	info, err := vc.Check(ctx)
-	if err != nil {
-		return info, nil, nil, err
-	}
-	mine, err := r.appsOn(ctx, server.Name)
-	if err != nil {
-		return info, nil, nil, err
-	}
-	registration, err := r.register(ctx, server, vc, mine)
-	if err != nil {
-		return info, nil, mine, err
-	}
-	return info, &registration, mine, nil
+	return vc, info, err
 }
 
 // vaultAppsOn counts the VaultApps that wrote to the server.

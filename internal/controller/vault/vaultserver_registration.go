@@ -72,8 +72,9 @@ type registrationOutcome struct {
 	registered verdict
 	kv         *verdict
 	// contested are the policies this cluster holds that another
-	// cluster's VaultApps ask for (contested.go).
-	contested []string
+	// cluster's VaultApps ask for (contested.go); nil when the
+	// registrations were not read (the status keeps what it said).
+	contested *[]string
 }
 
 // wantedRegistration is this cluster's registration in a server's Vault:
@@ -131,6 +132,7 @@ func decideRegistration(want vaultclient.Registration, seen registrationsSeen, n
 		out.registered = verdict{true, vaultv1beta1.ReasonRegistered, fmt.Sprintf("cluster %s (id %s) is registered in this Vault (policy %s)", want.Cluster, want.ID, vaultclient.RegistrationName(want.Cluster))}
 	case own.ID == want.ID:
 		want.Claims = freshClaims(own.Claims, now)
+		want.Wants = mergeWants(own.Wants, want.Wants, now)
 		if vaultclient.RenderRegistration(want) != vaultclient.RenderRegistration(*own) {
 			out.write = &want
 		}
@@ -224,10 +226,12 @@ func (r *VaultServerReconciler) register(ctx context.Context, s *vaultv1beta1.Va
 	issuer, _ := r.Clients.Bindings(s.Name) // as the login's client has it
 	seen, err := observeRegistrations(ctx, reg, id.Cluster)
 	if err == nil {
+		now := time.Now()
 		want := wantedRegistration(s, id, issuer)
-		want.Wants = mine.wanted
-		out := decideRegistration(want, seen, time.Now())
-		out.contested = contestedPolicies(id.ID, mine.held, seen.others)
+		want.Wants = map[string]vaultclient.Wanted{s.Name: {At: now, Names: mine.wanted}}
+		out := decideRegistration(want, seen, now)
+		contested := contestedPolicies(id.ID, mine.held, seen.others, now)
+		out.contested = &contested
 		if out.write == nil {
 			return out, nil
 		}

@@ -133,12 +133,12 @@ func TestKVPathsOverlap(t *testing.T) {
 // taken for one.
 func TestRegistrationText(t *testing.T) {
 	r := vaultclient.Registration{Cluster: "eu-1", ID: "uid-a", KV: vaultclient.KV{Mount: "secret", Path: "eu-1/{namespace}"},
-		Claims: map[string]time.Time{"uid-b": time.Date(2026, 12, 6, 12, 0, 0, 0, time.UTC)}, Wants: []string{"app.shop.web", "app.shop.api"}}
+		Claims: map[string]time.Time{"uid-b": time.Date(2026, 12, 6, 12, 0, 0, 0, time.UTC)}, Wants: map[string]vaultclient.Wanted{"central": {At: time.Date(2026, 12, 6, 11, 0, 0, 0, time.UTC), Names: []string{"app.shop.web", "app.shop.api"}}}}
 	got, ok := vaultclient.ParseRegistration(vaultclient.RenderRegistration(r))
 	if !ok || vaultclient.RenderRegistration(got) != vaultclient.RenderRegistration(r) {
 		t.Fatalf("read back %+v, %v; want %+v", got, ok, r)
 	}
-	if !slices.Equal(got.Wants, []string{"app.shop.api", "app.shop.web"}) {
+	if w := got.Wants["central"]; !slices.Equal(w.Names, []string{"app.shop.api", "app.shop.web"}) || !w.At.Equal(r.Wants["central"].At) {
 		t.Fatalf("wants read back %v", got.Wants)
 	}
 	if _, ok := vaultclient.ParseRegistration(`path "secret/*" { capabilities = ["read"] }`); ok {

@@ -60,14 +60,16 @@ func decideServerStatus(server *vaultv1beta1.VaultServer, seen serverCheckOutcom
 	conditions.Set(&st.Conditions, server.Generation, vaultv1beta1.TypeConnected, seen.err == nil, connected.reason, connected.message)
 	if reg := seen.registration; reg != nil {
 		registered := reg.registered.message
-		if n := len(reg.contested); n > 0 && reg.registered.ok {
+		if reg.contested != nil {
+			st.ContestedPolicies = *reg.contested
+		}
+		if n := len(st.ContestedPolicies); n > 0 && reg.registered.ok {
 			registered += fmt.Sprintf("; VaultApps of another cluster ask for %d of this cluster's policies too (status.contestedPolicies): their roles' tokens live at most %s", n, vaultv1beta1.ContestedTokenTTL)
 		}
 		conditions.Set(&st.Conditions, server.Generation, vaultv1beta1.TypeRegistered, reg.registered.ok, reg.registered.reason, registered)
 		if reg.kv != nil {
 			conditions.Set(&st.Conditions, server.Generation, vaultv1beta1.TypeIsolated, reg.kv.ok, reg.kv.reason, reg.kv.message)
 		}
-		st.ContestedPolicies = reg.contested
 	}
 	conditions.SetSummaryWith(&st.Conditions, server.Generation, vaultv1beta1.TypeReady, connected.reason, connected.message,
 		vaultv1beta1.TypeConnected, vaultv1beta1.TypeRegistered)

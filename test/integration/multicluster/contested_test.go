@@ -18,7 +18,6 @@ package multicluster_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -62,44 +61,53 @@ func TestAContestedNamesTokensAreShortLived(t *testing.T) {
 	if msg := b.wait(t, wanting, metav1.ConditionFalse, vaultv1beta1.ReasonHeldByAnotherCluster); !strings.Contains(msg, "belongs to cluster cona") {
 		t.Fatalf("B's VaultApp says %q; want cluster cona named", msg)
 	}
-	b.recheck(t)
-	harness.Eventually(t, 30*time.Second, func() error {
-		reg, err := admin.Sys().GetPolicy(vaultclient.RegistrationName("conb"))
-		if err != nil || !strings.Contains(reg, "# wants: "+policy) {
-			return fmt.Errorf("B's registration does not ask for %s yet: %v\n%s", policy, err, reg)
-		}
-		return nil
-	})
-
-	a.recheck(t)
-	harness.Eventually(t, 30*time.Second, func() error {
-		var s vaultv1beta1.VaultServer
-		if err := a.op.Client.Get(ctx, client.ObjectKey{Name: "shared"}, &s); err != nil {
+	asked := func(wants bool) {
+		t.Helper()
+		b.recheck(t)
+		harness.Eventually(t, 30*time.Second, func() error {
+			reg, err := admin.Sys().GetPolicy(vaultclient.RegistrationName("conb"))
+			if err != nil || strings.Contains(reg, " "+policy+"\n") != wants {
+				return fmt.Errorf("B's registration does not say it asks for %s: %v (want %v)\n%s", policy, err, wants, reg)
+			}
+			return nil
+		})
+		a.recheck(t)
+		harness.Eventually(t, 30*time.Second, func() error {
+			var s vaultv1beta1.VaultServer
+			if err := a.op.Client.Get(ctx, client.ObjectKey{Name: "shared"}, &s); err != nil {
+				return err
+			}
+			if slices.Contains(s.Status.ContestedPolicies, policy) != wants {
+				return fmt.Errorf("A's status.contestedPolicies = %v (want %s there: %v)", s.Status.ContestedPolicies, policy, wants)
+			}
+			return nil
+		})
+	}
+	roleTTLs := func(ttl, maxTTL string) {
+		t.Helper()
+		harness.Eventually(t, 30*time.Second, func() error {
+			role, err := admin.Logical().Read("auth/" + a.mount + "/role/" + policy)
+			if err != nil || role == nil {
+				return fmt.Errorf("read A's role: %v", err)
+			}
+			if got, gotMax := fmt.Sprint(role.Data["token_ttl"]), fmt.Sprint(role.Data["token_max_ttl"]); got != ttl || gotMax != maxTTL {
+				return fmt.Errorf("A's role: token_ttl %s, token_max_ttl %s; want %s and %s", got, gotMax, ttl, maxTTL)
+			}
+			return nil
+		})
+	}
+	asked(true)
+	roleTTLs("300", "300")
+	var app vaultv1beta1.VaultApp
+	harness.Eventually(t, 10*time.Second, func() error {
+		if err := a.op.Client.Get(ctx, held, &app); err != nil {
 			return err
 		}
-		if !slices.Equal(s.Status.ContestedPolicies, []string{policy}) {
-			return fmt.Errorf("A's status.contestedPolicies = %v", s.Status.ContestedPolicies)
+		if c := meta.FindStatusCondition(app.Status.Conditions, vaultv1beta1.TypeRoleSynced); c == nil || !strings.Contains(c.Message, "its tokens live at most 5m0s") {
+			return fmt.Errorf("A's RoleSynced: %+v", c)
 		}
 		return nil
 	})
-	harness.Eventually(t, 30*time.Second, func() error {
-		role, err := admin.Logical().Read("auth/" + a.mount + "/role/" + policy)
-		if err != nil || role == nil {
-			return fmt.Errorf("read A's role: %v", err)
-		}
-		ttl, maxTTL := role.Data["token_ttl"].(json.Number), role.Data["token_max_ttl"].(json.Number)
-		if ttl.String() != "300" || maxTTL.String() != "300" {
-			return fmt.Errorf("A's role: token_ttl %s, token_max_ttl %s; want 300 and 300", ttl, maxTTL)
-		}
-		return nil
-	})
-	var app vaultv1beta1.VaultApp
-	if err := a.op.Client.Get(ctx, held, &app); err != nil {
-		t.Fatal(err)
-	}
-	if c := meta.FindStatusCondition(app.Status.Conditions, vaultv1beta1.TypeRoleSynced); c == nil || !strings.Contains(c.Message, "its tokens live at most 5m0s") {
-		t.Fatalf("A's RoleSynced: %+v", c)
-	}
 	token := a.workload(t, held)
 	self, err := token.Auth().Token().LookupSelf()
 	if err != nil {
@@ -109,13 +117,26 @@ func TestAContestedNamesTokensAreShortLived(t *testing.T) {
 		t.Fatalf("a token of the contested role lives %s", ttl)
 	}
 
+	// B's VaultApp goes: A's role gets the spec's TTLs back; it comes
+	// again: bounded again.
+	b.deleteApp(t, wanting)
+	asked(false)
+	roleTTLs("3600", "86400")
+	wanting = b.serverAppAgain(t, "contested")
+	b.wait(t, wanting, metav1.ConditionFalse, vaultv1beta1.ReasonHeldByAnotherCluster)
+	asked(true)
+	roleTTLs("300", "300")
+
 	a.deleteApp(t, held)
-	notes := a.op.Events(t, "shop", "contested")[vaultv1beta1.ReasonDeleted]
-	if !slices.ContainsFunc(notes, func(n string) bool {
-		return strings.Contains(n, "asks for policy "+policy) && strings.Contains(n, "at most 5m0s")
-	}) {
-		t.Fatalf("A's deletion Events %v do not say how long tokens keep working", notes)
-	}
+	harness.Eventually(t, 10*time.Second, func() error {
+		notes := a.op.Events(t, "shop", "contested")[vaultv1beta1.ReasonDeleted]
+		if !slices.ContainsFunc(notes, func(n string) bool {
+			return strings.Contains(n, "asks for policy "+policy) && strings.Contains(n, "at most 5m0s")
+		}) {
+			return fmt.Errorf("A's deletion Events %v do not say how long tokens keep working", notes)
+		}
+		return nil
+	})
 
 	// B takes the name at its next refresh, and asks for nothing more.
 	if err := b.op.Client.Get(ctx, wanting, &app); err != nil {
@@ -129,22 +150,23 @@ func TestAContestedNamesTokensAreShortLived(t *testing.T) {
 	if mark := vaultclient.MarkOf(vaultState(t)["policy "+policy]); mark.Owner.Cluster != "conb" {
 		t.Fatalf("%s is marked %+v, want cluster conb's", policy, mark)
 	}
-	b.recheck(t)
-	harness.Eventually(t, 30*time.Second, func() error {
-		if reg, err := admin.Sys().GetPolicy(vaultclient.RegistrationName("conb")); err != nil || strings.Contains(reg, "# wants: ") {
-			return fmt.Errorf("B's registration still asks: %v\n%s", err, reg)
-		}
-		return nil
-	})
-	a.recheck(t)
-	harness.Eventually(t, 30*time.Second, func() error {
-		var s vaultv1beta1.VaultServer
-		if err := a.op.Client.Get(ctx, client.ObjectKey{Name: "shared"}, &s); err != nil {
-			return err
-		}
-		if len(s.Status.ContestedPolicies) > 0 {
-			return fmt.Errorf("A's status.contestedPolicies = %v", s.Status.ContestedPolicies)
-		}
-		return nil
-	})
+	asked(false)
+}
+
+// serverAppAgain creates VaultApp shop/<name> on "shared" again, its
+// ServiceAccount kept from the first.
+func (c *cluster) serverAppAgain(t *testing.T, name string) client.ObjectKey {
+	t.Helper()
+	app := &vaultv1beta1.VaultApp{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "shop"},
+		Spec: vaultv1beta1.VaultAppSpec{
+			ServerRef:      &vaultv1beta1.ServerReference{Name: "shared"},
+			Policy:         vaultv1beta1.PolicySpec{Rules: []vaultv1beta1.PolicyRule{{Path: name + "/*", Capabilities: []vaultv1beta1.Capability{"read"}}}},
+			KubernetesAuth: vaultv1beta1.KubernetesAuthSpec{ServiceAccounts: []string{name}},
+		},
+	}
+	if err := c.op.Client.Create(context.Background(), app); err != nil {
+		t.Fatalf("%s: create VaultApp: %v", c.name, err)
+	}
+	return client.ObjectKeyFromObject(app)
 }
