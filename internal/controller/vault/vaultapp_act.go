@@ -84,10 +84,13 @@ const (
 	policyOnly
 	roleOnly
 	policyAndRole
+	// roleTTLs: the role alone, for its token TTLs, because its name
+	// became or ceased to be contested (contested.go): no drift.
+	roleTTLs
 )
 
 func (w written) String() string {
-	return [...]string{"nothing", "wrote policy", "wrote role", "wrote policy and role"}[w]
+	return [...]string{"nothing", "wrote policy", "wrote role", "wrote policy and role", "wrote role"}[w]
 }
 
 // sync reads the policy and the role, and writes each that differs and is
@@ -115,11 +118,11 @@ func (r *pass) sync(ctx context.Context, granted grant) (written, error) {
 		w = policyOnly
 	}
 	if !have.roleFound || !have.role.Equal(wantRole) {
-		// A role in the other form was written so: its name became, or
-		// ceased to be, contested; no drift.
-		r.contestMoved = have.roleFound && have.role.Equal(otherTTLs)
 		roleErr = r.Vault.WriteRole(ctx, r.name, wantRole)
 		w |= roleOnly
+		if w == roleOnly && have.roleFound && have.role.Equal(otherTTLs) {
+			w = roleTTLs // written in the other form: no drift
+		}
 	}
 	wg.Wait()
 	if err := errors.Join(policyErr, roleErr); err != nil {

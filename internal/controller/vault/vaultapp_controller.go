@@ -89,9 +89,6 @@ type pass struct {
 	// name is the policy's and role's name under this cluster's prefix
 	// (the status may still name a former one).
 	name string
-	// contestMoved: the pass wrote the role only because its name became,
-	// or ceased to be, contested (contested.go).
-	contestMoved bool
 }
 
 // failure gives a Vault failure its reason and message. A Vault that did
@@ -244,8 +241,8 @@ func (r *pass) bringInStep(ctx context.Context) (*report, error) {
 	if rep.role.ok && r.contested() {
 		rep.role.message += contestedNote(r.name)
 	}
-	if r.contestMoved && changed == roleOnly && rep.reason == vaultv1beta1.ReasonDriftRepaired {
-		rep.reason, rep.note = vaultv1beta1.ReasonUpdated, contestMovedNote(r.name, r.contested())
+	if changed == roleTTLs {
+		rep.note = contestMovedNote(r.name, r.contested())
 	}
 	r.app.Status.ObservedGeneration = r.app.Generation
 	if id := r.app.PendingRefresh(); id != "" {

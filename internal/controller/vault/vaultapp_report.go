@@ -146,7 +146,7 @@ func decideReport(app *vaultv1beta1.VaultApp, before *vaultv1beta1.VaultAppStatu
 		return r
 	case before.ObservedGeneration == 0:
 		r.reason = vaultv1beta1.ReasonCreated
-	case before.ObservedGeneration != app.Generation:
+	case before.ObservedGeneration != app.Generation, changed == roleTTLs:
 		r.reason = vaultv1beta1.ReasonUpdated
 	default:
 		r.reason = vaultv1beta1.ReasonDriftRepaired
