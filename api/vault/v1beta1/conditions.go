@@ -48,7 +48,9 @@ const (
 	ReasonSynced = "Synced"
 	// ReasonCreated: the external state was written for the first time.
 	ReasonCreated = "Created"
-	// ReasonUpdated: the external state was changed after a spec change.
+	// ReasonUpdated: the external state was changed after a spec change (or
+	// a role's token TTLs, after its name became or ceased to be asked for
+	// by another cluster).
 	ReasonUpdated = "Updated"
 	// ReasonDriftRepaired: the external state was changed by someone else and restored.
 	ReasonDriftRepaired = "DriftRepaired"

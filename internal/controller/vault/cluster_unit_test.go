@@ -73,7 +73,7 @@ func TestOwnsPolicyByCluster(t *testing.T) {
 		{"this cluster's under the name it had before a rename", vaultclient.RenderPolicy(vaultclient.KV{Mount: "secret"}, vaultclient.Owner{Namespace: "shop", Name: "api", UID: "1", Cluster: "twin", ClusterID: kubeSystemUID}, nil), nil, ""},
 		{"a namesake cluster's, though this VaultApp had it in step once", namesakes("9"), synced, "belongs to another cluster given this cluster's name"},
 		{"another cluster's, though this VaultApp had it in step once", marked("west", "9"), synced, "belongs to cluster west"},
-		{"retained by another cluster", vaultclient.RetainedText(marked("west", "9"), other), synced, "belongs to cluster west"},
+		{"retained by another cluster", vaultclient.RetainedText(marked("west", "9"), other), synced, "was retained by cluster west"},
 		{"another VaultApp's of this cluster", vaultclient.RenderPolicy(vaultclient.KV{Mount: "secret"}, vaultclient.Owner{Namespace: "shop", Name: "web", UID: "3", Cluster: testCluster}, nil), nil,
 			"the operator wrote it for VaultApp shop/web"},
 		{"unmarked, in step before (a hand edit)", `path "x" {}`, synced, ""},

@@ -146,10 +146,13 @@ func (r *pass) contested() bool {
 
 // boundContested shortens the tokens of a contested policy's role. A
 // VaultServer's role always has a MaxTTL (its grants' cap), so the bound
-// is undone by writing the cap again once the name is free.
+// is undone by writing the cap again once the name is free; a MaxTTL of 0
+// (none written: the renewals unbounded) is bounded all the same.
 func boundContested(role vaultclient.Role) vaultclient.Role {
 	role.TTL = min(role.TTL, vaultv1beta1.ContestedTokenTTL)
-	role.MaxTTL = min(role.MaxTTL, vaultv1beta1.ContestedTokenTTL)
+	if role.MaxTTL == 0 || role.MaxTTL > vaultv1beta1.ContestedTokenTTL {
+		role.MaxTTL = vaultv1beta1.ContestedTokenTTL
+	}
 	return role
 }
 

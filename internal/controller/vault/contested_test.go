@@ -57,7 +57,9 @@ func TestAContestedNameIsAskedForAndReported(t *testing.T) {
 		return &VaultServerReconciler{Client: c, Recorder: events.NewFakeRecorder(10), ClusterUID: uid,
 			Clients: &ServerClients{Reader: c, New: func(vaultclient.Config) (ServerClient, error) { return &fakeChecker{Vault: shared}, nil }}}, c
 	}
-	west, westClient := cluster("west", "uid-w", metav1.Condition{Type: vaultv1beta1.TypePolicySynced, Status: metav1.ConditionTrue, Reason: vaultv1beta1.ReasonSynced})
+	// West's last pass failed (Vault did not answer): the name is still
+	// held, and its tokens must stay short.
+	west, westClient := cluster("west", "uid-w", metav1.Condition{Type: vaultv1beta1.TypePolicySynced, Status: metav1.ConditionFalse, Reason: vaultv1beta1.ReasonVaultUnavailable})
 	east, eastClient := cluster("east", "uid-e", metav1.Condition{Type: vaultv1beta1.TypePolicySynced, Status: metav1.ConditionFalse, Reason: vaultv1beta1.ReasonHeldByAnotherCluster})
 	check := func(r *VaultServerReconciler, c client.Client) *vaultv1beta1.VaultServer {
 		t.Helper()
@@ -113,6 +115,11 @@ func TestRequestsForNames(t *testing.T) {
 	}, map[string]vaultclient.Wanted{"central": {At: now}}, now)
 	if len(merged) != 1 || !slices.Equal(merged["second"].Names, []string{"app.shop.b"}) {
 		t.Fatalf("merged requests %+v, want the second server's alone", merged)
+	}
+	renewed := mergeWants(map[string]vaultclient.Wanted{"central": {At: old, Names: []string{"app.shop.old"}}},
+		map[string]vaultclient.Wanted{"central": {At: now, Names: []string{"app.shop.new"}}}, now)
+	if w := renewed["central"]; !slices.Equal(w.Names, []string{"app.shop.new"}) || !w.At.Equal(now) {
+		t.Fatalf("this server's requests %+v, want its new ones, renewed now", renewed)
 	}
 	others := []vaultclient.Registration{
 		{Cluster: "east", ID: "uid-e", Wants: map[string]vaultclient.Wanted{
@@ -194,5 +201,37 @@ func TestAContestedPolicysTokensAreShortLived(t *testing.T) {
 	w.reconcile()
 	if note := w.event(corev1.EventTypeNormal, vaultv1beta1.ReasonDeleted); !strings.Contains(note, "a VaultApp of another cluster asks for policy "+testPolicy) || !strings.Contains(note, "at most 5m0s") {
 		t.Fatalf("the deletion's Event says %q", note)
+	}
+}
+
+// A policy another cluster retained (deletionPolicy Retain) is nobody's to
+// take or remove: NotOwned, not a name to ask for; this cluster's own role
+// beside it goes all the same.
+func TestAPolicyAnotherClusterRetainedIsNotAskedFor(t *testing.T) {
+	w := newWorld(t, nil, shopAPI())
+	owner := vaultclient.Owner{Namespace: "shop", Name: "api", UID: "9", Cluster: "west"}
+	w.vault.Policies[testPolicy] = vaultclient.RetainedText(marked("west", "9"), owner)
+	w.reconcile()
+	if msg := w.condition(vaultv1beta1.TypeReady, metav1.ConditionFalse, vaultv1beta1.ReasonNotOwned); !strings.Contains(msg, "was retained by cluster west") {
+		t.Fatalf("Ready says %q", msg)
+	}
+	if len(w.vault.Writes) > 0 {
+		t.Fatalf("wrote %v beside a retained policy", w.vault.Writes)
+	}
+}
+
+// A check that could not read the registrations keeps the list it had (the
+// tokens stay short); one that read them says what they hold now.
+func TestAContestedListIsKeptUntilTheRegistrationsAreRead(t *testing.T) {
+	s := centralVault()
+	s.Status.ContestedPolicies = []string{testPolicy}
+	refused := &registrationOutcome{registered: verdict{false, vaultv1beta1.ReasonOperatorForbidden, "refused"}}
+	if st, _ := decideServerStatus(s, serverCheckOutcome{registration: refused}); !slices.Equal(st.ContestedPolicies, []string{testPolicy}) {
+		t.Fatalf("a refused read left %v", st.ContestedPolicies)
+	}
+	none := []string{}
+	read := &registrationOutcome{registered: verdict{true, vaultv1beta1.ReasonRegistered, "ok"}, contested: &none}
+	if st, _ := decideServerStatus(s, serverCheckOutcome{registration: read}); len(st.ContestedPolicies) > 0 {
+		t.Fatalf("a read that found no request left %v", st.ContestedPolicies)
 	}
 }

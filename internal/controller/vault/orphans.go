@@ -83,6 +83,8 @@ type sweep struct {
 	// wanted are the names other clusters registered in this Vault ask
 	// for, read at the sweep's first removal; nil before.
 	wanted map[string]bool
+	// registered: a VaultServer, where this cluster registers.
+	registered bool
 }
 
 // contested reports whether another cluster asks for the policy name: its
@@ -91,8 +93,8 @@ type sweep struct {
 // the server's status no longer lists it: the registrations are read.
 func (s *sweep) contested(ctx context.Context, name string) bool {
 	reg, ok := s.Vault.(registrar)
-	if !ok {
-		return false // the environment's Vault: no registrations
+	if !ok || !s.registered {
+		return false // the environment's Vault: no registration of its own
 	}
 	if s.wanted == nil {
 		seen, err := observeRegistrations(ctx, reg, s.Identity.Cluster)
@@ -154,7 +156,7 @@ func (s *OrphanSweeper) sweepAll(ctx context.Context) ([]string, int, error) {
 	read := 0
 	servers, errs := s.Destinations.All(ctx)
 	for _, srv := range servers {
-		one := &sweep{OrphanSweeper: s, Vault: srv.Vault, Identity: srv.Identity, apps: apps}
+		one := &sweep{OrphanSweeper: s, Vault: srv.Vault, Identity: srv.Identity, apps: apps, registered: srv.Spec != nil}
 		names, err := one.run(ctx)
 		removed, read = append(removed, names...), read+one.read
 		if err != nil {

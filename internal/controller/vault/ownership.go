@@ -83,6 +83,10 @@ func (e *errNotOwned) Error() string {
 		return fmt.Sprintf("%s %s in Vault belongs to another cluster given this cluster's name (id %s; %s): left untouched; give each cluster its own name (the VaultServer's spec.cluster)",
 			e.kind, e.name, e.namesake, e.why)
 	}
+	if e.cluster != "" && e.released {
+		return fmt.Sprintf("%s %s in Vault was retained by cluster %s (%s): no operator removes it; the Vault admin deletes it, or the VaultApp is renamed",
+			e.kind, e.name, e.cluster, e.why)
+	}
 	if e.cluster != "" {
 		return fmt.Sprintf("%s %s in Vault belongs to cluster %s (%s): left untouched; give each cluster that shares this Vault its own name prefix (--vault-name-prefix), or rename the VaultApp",
 			e.kind, e.name, e.cluster, e.why)

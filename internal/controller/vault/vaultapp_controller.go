@@ -241,8 +241,8 @@ func (r *pass) bringInStep(ctx context.Context) (*report, error) {
 	if rep.role.ok && r.contested() {
 		rep.role.message += contestedNote(r.name)
 	}
-	if changed == roleTTLs {
-		rep.note = contestMovedNote(r.name, r.contested())
+	if changed == roleTTLs && rep.reason == vaultv1beta1.ReasonUpdated {
+		rep.note = contestMovedNote(r.name, r.contested()) // a Warning's note stays
 	}
 	r.app.Status.ObservedGeneration = r.app.Generation
 	if id := r.app.PendingRefresh(); id != "" {

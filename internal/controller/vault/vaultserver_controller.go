@@ -127,15 +127,14 @@ func (r *VaultServerReconciler) checkNow(ctx context.Context, server *vaultv1bet
 	vc, info, err := r.connect(ctx, server)
 	apps := server.Status.VaultApps
 	var registration *registrationOutcome
+	var listErr error // this cluster's VaultApps not read: not the server's fault
 	switch {
 	case err == nil:
 		// One listing of this cluster's VaultApps: the count, and the
-		// names they hold or ask for, which the registration needs. A
-		// listing that fails writes no status (as before a check).
-		mine, lerr := r.appsOn(ctx, server.Name)
-		if lerr != nil {
-			r.noteCheck(server, lerr)
-			return ctrl.Result{}, nil, lerr
+		// names they hold or ask for, which the registration needs.
+		var mine *appsOnServer
+		if mine, listErr = r.appsOn(ctx, server.Name); listErr != nil {
+			break // Connected as found; registered at the retry
 		}
 		apps = mine.count
 		var reg registrationOutcome
@@ -152,14 +151,14 @@ func (r *VaultServerReconciler) checkNow(ctx context.Context, server *vaultv1bet
 			return ctrl.Result{}, nil, errors.Join(err, err2)
 		}
 	}
-	r.noteCheck(server, err)
+	r.noteCheck(server, errors.Join(err, listErr))
 	var events []serverEvent
 	issuer, _ := r.Clients.Bindings(server.Name)
 	if server.Spec.AppAuth.JWT == nil {
 		issuer = "" // a client built before the server left JWT
 	}
 	server.Status, events = decideServerStatus(server, serverCheckOutcome{clusterUID: r.ClusterUID, info: info, err: err, apps: apps, issuer: issuer, registration: registration})
-	if err != nil {
+	if err := errors.Join(err, listErr); err != nil {
 		return ctrl.Result{}, events, err
 	}
 	return ctrl.Result{RequeueAfter: ServerCheckInterval}, events, nil

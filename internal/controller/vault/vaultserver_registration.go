@@ -225,13 +225,14 @@ func (r *VaultServerReconciler) register(ctx context.Context, s *vaultv1beta1.Va
 	}
 	issuer, _ := r.Clients.Bindings(s.Name) // as the login's client has it
 	seen, err := observeRegistrations(ctx, reg, id.Cluster)
+	var contested *[]string // known once the registrations were read
 	if err == nil {
 		now := time.Now()
 		want := wantedRegistration(s, id, issuer)
 		want.Wants = map[string]vaultclient.Wanted{s.Name: {At: now, Names: mine.wanted}}
 		out := decideRegistration(want, seen, now)
-		contested := contestedPolicies(id.ID, mine.held, seen.others, now)
-		out.contested = &contested
+		names := contestedPolicies(id.ID, mine.held, seen.others, now)
+		contested, out.contested = &names, &names
 		if out.write == nil {
 			return out, nil
 		}
@@ -240,7 +241,7 @@ func (r *VaultServerReconciler) register(ctx context.Context, s *vaultv1beta1.Va
 		}
 	}
 	if vaultclient.PolicyRefused(err) {
-		return registrationOutcome{registered: verdict{false, vaultv1beta1.ReasonOperatorForbidden, fmt.Sprintf(
+		return registrationOutcome{contested: contested, registered: verdict{false, vaultv1beta1.ReasonOperatorForbidden, fmt.Sprintf(
 			"the operator's Vault policy does not let it list, read or write its registration %s: the Vault admin adds the vko-cluster.* paths of the admin setup to it (%v)",
 			vaultclient.RegistrationName(id.Cluster), err)}}, nil
 	}

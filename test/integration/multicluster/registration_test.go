@@ -27,6 +27,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
@@ -84,12 +85,16 @@ func (c *cluster) serverCondition(t *testing.T, typ string, status metav1.Condit
 // every five minutes: its spec changes (a second grant of the same).
 func (c *cluster) recheck(t *testing.T) {
 	t.Helper()
-	var s vaultv1beta1.VaultServer
-	if err := c.op.Client.Get(context.Background(), client.ObjectKey{Name: "shared"}, &s); err != nil {
-		t.Fatal(err)
-	}
-	s.Spec.Access = append(s.Spec.Access, s.Spec.Access[0])
-	if err := c.op.Client.Update(context.Background(), &s); err != nil {
+	// The operator writes the status meanwhile (a recount): read again.
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		var s vaultv1beta1.VaultServer
+		if err := c.op.Client.Get(context.Background(), client.ObjectKey{Name: "shared"}, &s); err != nil {
+			return err
+		}
+		s.Spec.Access = append(s.Spec.Access, s.Spec.Access[0])
+		return c.op.Client.Update(context.Background(), &s)
+	})
+	if err != nil {
 		t.Fatal(err)
 	}
 }
