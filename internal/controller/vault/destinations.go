@@ -178,14 +178,7 @@ func (v *ClusterDestinations) Resolve(ctx context.Context, app *vaultv1beta1.Vau
 		return nil, &errNoDestination{vaultv1beta1.ReasonServerNotFound, asMissing}
 	}
 	if unknown && !tenancy.VaultServerGrantsNamespace(&s, app.Namespace) {
-		// The status may not record a write whose status write failed:
-		// what is in Vault decides (onUnknownServer).
-		d, derr := v.serverOf(ctx, &s)
-		if derr != nil { // a CA or a client that cannot be had: the same answer
-			return nil, &errNoDestination{vaultv1beta1.ReasonServerNotFound, asMissing}
-		}
-		d.Unknown = asMissing
-		return d, nil
+		return v.unknownServer(ctx, &s, asMissing)
 	}
 	if err != nil {
 		return nil, &errNoDestination{vaultv1beta1.ReasonServerNotFound, fmt.Sprintf("VaultServer %s does not exist", name)}

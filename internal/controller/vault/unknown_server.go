@@ -98,3 +98,15 @@ func (r *pass) removeWrittenHere(ctx context.Context) (bool, error) {
 	}
 	return true, r.Vault.DeletePolicy(ctx, r.name)
 }
+
+// unknownServer is a server the VaultApp names, never recorded writing to,
+// and that grants its namespace nothing. The status may not record a write
+// whose status write failed: what is in Vault decides (onUnknownServer).
+func (v *ClusterDestinations) unknownServer(ctx context.Context, s *vaultv1beta1.VaultServer, asMissing string) (*Destination, error) {
+	d, err := v.serverOf(ctx, s)
+	if err != nil { // a CA or a client that cannot be had: the same answer
+		return nil, &errNoDestination{vaultv1beta1.ReasonServerNotFound, asMissing}
+	}
+	d.Unknown = asMissing
+	return d, nil
+}
