@@ -54,22 +54,10 @@ func (c *cluster) sharedServer(t *testing.T, name, prefix, kvPath, template stri
 // reading its KV path <name>/*, with a ServiceAccount of its name.
 func (c *cluster) serverApp(t *testing.T, name string) client.ObjectKey {
 	t.Helper()
-	ctx := context.Background()
-	if err := c.op.Client.Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "shop"}}); err != nil {
+	if err := c.op.Client.Create(context.Background(), &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "shop"}}); err != nil {
 		t.Fatal(err)
 	}
-	app := &vaultv1beta1.VaultApp{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "shop"},
-		Spec: vaultv1beta1.VaultAppSpec{
-			ServerRef:      &vaultv1beta1.ServerReference{Name: "shared"},
-			Policy:         vaultv1beta1.PolicySpec{Rules: []vaultv1beta1.PolicyRule{{Path: name + "/*", Capabilities: []vaultv1beta1.Capability{"read"}}}},
-			KubernetesAuth: vaultv1beta1.KubernetesAuthSpec{ServiceAccounts: []string{name}},
-		},
-	}
-	if err := c.op.Client.Create(ctx, app); err != nil {
-		t.Fatalf("%s: create VaultApp: %v", c.name, err)
-	}
-	return client.ObjectKeyFromObject(app)
+	return c.serverAppAgain(t, name)
 }
 
 // serverCondition waits until the VaultServer "shared" has the condition
