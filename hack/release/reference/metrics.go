@@ -291,15 +291,3 @@ func registers(p *goPackage) bool {
 	}
 	return found
 }
-
-// writeMetrics writes the metrics table.
-func writeMetrics(p *page, metrics []metricDoc) {
-	p.heading(2, "Metrics")
-	p.line("The metrics the operator registers, served on the manager's metrics endpoint (`--metrics-bind-address`)")
-	p.line("next to the ones controller-runtime serves for every manager (`controller_runtime_*`, `workqueue_*`, `rest_client_*`, Go and process).\n")
-	rows := make([][]string, 0, len(metrics))
-	for _, m := range metrics {
-		rows = append(rows, []string{code(m.Name), m.Type, codes(m.Labels), cell(m.Help)})
-	}
-	p.table([]string{"Metric", colType, "Labels", "Help"}, rows)
-}

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
 	"github.com/carbogame/vault-keycloak-operator/internal/vaultclient"
@@ -175,4 +176,25 @@ func contestMovedNote(name string, contested bool) string {
 func removedContestedNote(name string) string {
 	return fmt.Sprintf("; a VaultApp of another cluster asks for policy %s: a token the role issued keeps working, with the rules that cluster writes there next, until it expires (at most %s after its login for tokens issued since the name was asked for; earlier ones at their own max TTL)",
 		name, vaultv1beta1.ContestedTokenTTL)
+}
+
+// contested reports whether another cluster asks for the policy name: its
+// VaultApp may take the name now, and the tokens the removed role issued
+// read that cluster's rules until they expire. The VaultApp is gone, so
+// the server's status no longer lists it: the registrations are read.
+func (s *sweep) contested(ctx context.Context, name string) bool {
+	reg, ok := s.Vault.(registrar)
+	if !ok || !s.registered {
+		return false // the environment's Vault: no registration of its own
+	}
+	if s.wanted == nil {
+		seen, err := observeRegistrations(ctx, reg, s.Identity.Cluster)
+		if err != nil {
+			logf.FromContext(ctx).Info("registrations not read; the sweep's Events say nothing of names other clusters ask for", "error", err.Error())
+			s.wanted = map[string]bool{}
+			return false
+		}
+		s.wanted = wantedByOthers(s.Identity.ID, seen.others, time.Now())
+	}
+	return s.wanted[name]
 }

@@ -87,27 +87,6 @@ type sweep struct {
 	registered bool
 }
 
-// contested reports whether another cluster asks for the policy name: its
-// VaultApp may take the name now, and the tokens the removed role issued
-// read that cluster's rules until they expire. The VaultApp is gone, so
-// the server's status no longer lists it: the registrations are read.
-func (s *sweep) contested(ctx context.Context, name string) bool {
-	reg, ok := s.Vault.(registrar)
-	if !ok || !s.registered {
-		return false // the environment's Vault: no registration of its own
-	}
-	if s.wanted == nil {
-		seen, err := observeRegistrations(ctx, reg, s.Identity.Cluster)
-		if err != nil {
-			logf.FromContext(ctx).Info("registrations not read; the sweep's Events say nothing of names other clusters ask for", "error", err.Error())
-			s.wanted = map[string]bool{}
-			return false
-		}
-		s.wanted = wantedByOthers(s.Identity.ID, seen.others, time.Now())
-	}
-	return s.wanted[name]
-}
-
 // NeedLeaderElection: only the leader writes to Vault.
 func (s *OrphanSweeper) NeedLeaderElection() bool { return true }
 
