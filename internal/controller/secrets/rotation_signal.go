@@ -22,6 +22,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"maps"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -31,6 +32,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/uuid"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -110,9 +112,19 @@ type RotationSignal struct {
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
 
-	// published are the signals this process wrote (ConfigMap/key → At):
-	// it has woken its own readers already.
-	published sync.Map
+	// id names this process in the signals it writes (By), made at the
+	// first: a process restarted is another writer.
+	idOnce sync.Once
+	id     string
+}
+
+// writer is this process's name in the signals it writes.
+func (s *RotationSignal) writer() string {
+	s.idOnce.Do(func() {
+		host, _ := os.Hostname()
+		s.id = host + "/" + string(uuid.NewUUID())
+	})
+	return s.id
 }
 
 func (s *RotationSignal) now() time.Time {
@@ -228,15 +240,8 @@ func (s *RotationSignal) release(ctx context.Context, server *secretsv1beta1.Key
 func (s *RotationSignal) publish(ctx context.Context, server *secretsv1beta1.KeycloakServer, realm, clientID string, at time.Time) {
 	at = at.UTC().Truncate(time.Millisecond)
 	name := RotationsName(server.Name)
-	s.published.Range(func(k, v any) bool {
-		if at.Sub(v.(time.Time)) > rotationsKept {
-			s.published.Delete(k)
-		}
-		return true
-	})
-	s.published.Store(name+"/"+rotatedKey(realm, clientID), at)
 	write := func(ctx context.Context) error {
-		return s.update(ctx, server, realm, clientID, func(r *rotated) (bool, error) { r.At = at; return true, nil })
+		return s.update(ctx, server, realm, clientID, func(r *rotated) (bool, error) { r.At, r.By = at, s.writer(); return true, nil })
 	}
 	if err := write(ctx); err == nil {
 		return
@@ -254,9 +259,5 @@ func (s *RotationSignal) publish(ctx context.Context, server *secretsv1beta1.Key
 	}()
 }
 
-// ownPublication says whether this process wrote the signal r of
-// ConfigMap name.
-func (s *RotationSignal) ownPublication(name string, r rotated) bool {
-	at, ok := s.published.Load(name + "/" + rotatedKey(r.Realm, r.ClientID))
-	return ok && at.(time.Time).Equal(r.At)
-}
+// ownPublication says whether this process wrote the signal r.
+func (s *RotationSignal) ownPublication(r rotated) bool { return r.By == s.writer() }

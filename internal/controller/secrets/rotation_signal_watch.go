@@ -57,7 +57,7 @@ func (s *RotationSignal) source(wake waker) source.TypedSource[reconcile.Request
 func (s *RotationSignal) changed(ctx context.Context, cm *corev1.ConfigMap, before map[string]string, wake waker, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
 	var others []rotated
 	for _, r := range changedRotations(before, cm.Data) {
-		if !s.ownPublication(cm.Name, r) {
+		if !s.ownPublication(r) {
 			others = append(others, r)
 		}
 	}
