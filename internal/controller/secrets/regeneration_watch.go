@@ -23,6 +23,8 @@ import (
 	"slices"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
@@ -53,7 +55,7 @@ func realmsRead(creds []secretsv1beta1.KeycloakClientCredential, owns func(names
 	set := map[realmRead]bool{}
 	for _, k := range creds {
 		r := realmRead{Server: k.Spec.Source.ServerRef.Name, Realm: k.Spec.Source.Realm}
-		if r.Server != "" && r.Realm != "" && k.Status.LastSyncTime != nil && owns(k.Namespace) {
+		if r.Server != "" && r.Realm != "" && k.Status.LastSyncTime != nil && !grantWithdrawn(&k.Status) && owns(k.Namespace) {
 			set[r] = true
 		}
 	}
@@ -62,6 +64,16 @@ func realmsRead(creds []secretsv1beta1.KeycloakClientCredential, owns func(names
 		return cmp.Or(cmp.Compare(a.Server, b.Server), cmp.Compare(a.Realm, b.Realm))
 	})
 	return out
+}
+
+// grantWithdrawn reports whether the credential's last pass found its
+// source no longer granted (or its server gone): it reads the realm no
+// more, and neither does the watch for it. An outage is no withdrawal:
+// the realm stays watched, its cursor kept.
+func grantWithdrawn(st *secretsv1beta1.KeycloakClientCredentialStatus) bool {
+	c := meta.FindStatusCondition(st.Conditions, secretsv1beta1.TypeSourceAvailable)
+	return c != nil && c.Status == metav1.ConditionFalse && slices.Contains([]string{secretsv1beta1.ReasonServerNotFound,
+		secretsv1beta1.ReasonServerNotAllowed, secretsv1beta1.ReasonAccessNotGranted, secretsv1beta1.ReasonNotAllowed}, c.Reason)
 }
 
 // realmWatch is what is kept of one realm's events between two reads: a

@@ -44,9 +44,13 @@ func TestRealmsReadAreEachGrantedRealmOnce(t *testing.T) {
 	}
 	other := in("kc", "elsewhere", true)
 	other.Namespace = "another-shard"
+	withdrawn := in("kc", "withdrawn", true) // synced once, then the grant went
+	withdrawn.Status.Conditions = []metav1.Condition{{Type: secretsv1beta1.TypeSourceAvailable, Status: metav1.ConditionFalse, Reason: secretsv1beta1.ReasonAccessNotGranted}}
+	down := in("kc", "c", true) // Keycloak did not answer: still watched
+	down.Status.Conditions = []metav1.Condition{{Type: secretsv1beta1.TypeSourceAvailable, Status: metav1.ConditionFalse, Reason: secretsv1beta1.ReasonKeycloakUnavailable}}
 	got := realmsRead([]secretsv1beta1.KeycloakClientCredential{in("kc", "b", true), in("kc", "a", true), in("kc", "b", true), in("other", "a", true),
-		in("", "a", true), in("kc", "never-granted", false), other}, func(ns string) bool { return ns != "another-shard" })
-	want := []realmRead{{"kc", "a"}, {"kc", "b"}, {"other", "a"}}
+		in("", "a", true), in("kc", "never-granted", false), other, withdrawn, down}, func(ns string) bool { return ns != "another-shard" })
+	want := []realmRead{{"kc", "a"}, {"kc", "b"}, {"kc", "c"}, {"other", "a"}}
 	if !slices.Equal(got, want) {
 		t.Fatalf("realmsRead = %v, want %v", got, want)
 	}
