@@ -24,6 +24,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
@@ -54,7 +55,7 @@ func (r *KeycloakClientCredentialReconciler) syncTarget(ctx context.Context, kcc
 	current, done, err := r.findOrCreateTarget(ctx, kcc, ns, data, before)
 	switch {
 	case err != nil:
-		return fail(secretsv1beta1.ReasonTargetFailed, err.Error(), err)
+		return r.failedWrite(kcc, ns, err, fail)
 	case done:
 		res.Synced, res.Reason = true, secretsv1beta1.ReasonSynced
 		return res, nil, false, nil
@@ -74,10 +75,27 @@ func (r *KeycloakClientCredentialReconciler) syncTarget(ctx context.Context, kcc
 	}
 	changed = secretChangedOutsideRotation(current, kcc, data, before)
 	if err := r.updateTarget(ctx, current, kcc, data); err != nil {
-		return fail(secretsv1beta1.ReasonTargetFailed, err.Error(), err)
+		return r.failedWrite(kcc, ns, err, fail)
 	}
 	res.Synced, res.Reason = true, secretsv1beta1.ReasonSynced
 	return res, nil, changed, nil
+}
+
+// failedWrite reports a target Secret the API server did not write. In
+// another namespace, its admission policies and quotas, and their words,
+// are that team's: told on the Secret's name there; the tenant learns only
+// that the write failed there.
+func (r *KeycloakClientCredentialReconciler) failedWrite(kcc *secretsv1beta1.KeycloakClientCredential, ns string, err error,
+	fail func(reason, msg string, err error) (secretsv1beta1.TargetStatus, []notice, bool, error)) (secretsv1beta1.TargetStatus, []notice, bool, error) {
+	if ns == kcc.Namespace {
+		return fail(secretsv1beta1.ReasonTargetFailed, err.Error(), err)
+	}
+	res, warnings, _, err := fail(secretsv1beta1.ReasonTargetFailed, "the Secret could not be written in that namespace (tried again); that namespace's team sees why in its Events", err)
+	if len(warnings) > 0 {
+		there := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: kcc.Spec.Target.SecretName}}
+		r.Recorder.Eventf(there, nil, corev1.EventTypeWarning, secretsv1beta1.ReasonTargetFailed, "Sync", "%v (for KeycloakClientCredential %s/%s)", err, kcc.Namespace, kcc.Name)
+	}
+	return res, warnings, false, err
 }
 
 // secretChangedOutsideRotation: the Secret held what the operator last

@@ -19,12 +19,14 @@ package secrets
 import (
 	"bytes"
 	"context"
+	"errors"
 	"maps"
 	"slices"
 	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
@@ -33,6 +35,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
+	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
 )
 
 func gitea() *secretsv1beta1.KeycloakClientCredential {
@@ -307,4 +310,60 @@ func stringData(data map[string][]byte) map[string]string {
 		out[k] = string(v)
 	}
 	return out
+}
+
+// refusingCreates is the manager's client with the API server refusing
+// every Secret created in one namespace (that namespace's quota).
+type refusingCreates struct {
+	client.Client
+	namespace string
+}
+
+func (c refusingCreates) Create(ctx context.Context, obj client.Object, opts ...client.CreateOption) error {
+	if _, ok := obj.(*corev1.Secret); ok && obj.GetNamespace() == c.namespace {
+		return apierrors.NewForbidden(corev1.Resource("secrets"), obj.GetName(), errors.New(`exceeded quota: team-b-quota, requested: secrets=1, used: secrets=40, limited: secrets=40`))
+	}
+	return c.Client.Create(ctx, obj, opts...)
+}
+
+// A write another namespace refuses (its quota, its admission policy) is
+// told in words to that namespace's team, on the Secret's name there; the
+// credential's status says only that it failed there.
+func TestAnotherNamespacesRefusalIsToldThere(t *testing.T) {
+	kcc := teamA("cross", "team-a-web")
+	kcc.Spec.Target.Namespaces = []string{"team-b"}
+	consenting := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team-b", Annotations: map[string]string{tenancy.AllowedSourceNamespacesAnnotation: "team-a"}}}
+	w := newKCCWorld(t, kcc)
+	if err := w.client.Update(context.Background(), consenting); err != nil {
+		t.Fatal(err)
+	}
+	w.r.Client = refusingCreates{Client: w.r.Client, namespace: "team-b"}
+	w.reconcile("cross")
+	var got secretsv1beta1.KeycloakClientCredential
+	if err := w.client.Get(context.Background(), client.ObjectKeyFromObject(kcc), &got); err != nil {
+		t.Fatal(err)
+	}
+	for _, target := range got.Status.Targets {
+		if target.Namespace == "team-b" && (target.Reason != secretsv1beta1.ReasonTargetFailed || strings.Contains(target.Message, "quota")) {
+			t.Fatalf("team-b's target in the tenant's status: %+v (want TargetFailed, no word of team-b's quota)", target)
+		}
+	}
+	if c := w.ready("cross"); strings.Contains(c.Message, "quota") {
+		t.Fatalf("Ready tells the tenant team-b's quota: %q", c.Message)
+	}
+	var there []string
+	for {
+		select {
+		case e := <-w.events.Events:
+			if strings.Contains(e, "quota") {
+				there = append(there, e)
+			}
+			continue
+		default:
+		}
+		break
+	}
+	if len(there) != 1 || !strings.Contains(there[0], "for KeycloakClientCredential team-a/cross") {
+		t.Fatalf("Events with team-b's words: %v, want one, on its Secret", there)
+	}
 }
