@@ -235,13 +235,11 @@ func (r *VaultServerReconciler) vaultAppsOn(ctx context.Context, name string) (i
 	if n, ok := r.tally.Count(name); ok {
 		return n, nil
 	}
-	var n int32
-	err := r.everyVaultApp().Each(ctx, func(a *vaultv1beta1.VaultApp) {
-		if a.Status.Server == name {
-			n++
-		}
-	})
-	return n, err
+	mine, err := r.appsOn(ctx, name)
+	if err != nil {
+		return 0, err
+	}
+	return mine.count, nil
 }
 
 func (r *VaultServerReconciler) everyVaultApp() EveryVaultApp {
