@@ -67,9 +67,16 @@ func (r *KeycloakClientCredentialReconciler) writtenSecrets(ctx context.Context,
 	}
 	slices.Sort(places)
 	for _, ns := range slices.Compact(places) {
+		if slices.ContainsFunc(out, func(w secretsv1beta1.WrittenSecret) bool { return w.Namespace == ns && w.Name == kcc.Spec.Target.SecretName }) {
+			continue // recorded: nothing to adopt there
+		}
 		var s corev1.Secret
 		key := client.ObjectKey{Namespace: ns, Name: kcc.Spec.Target.SecretName}
-		err := r.Get(ctx, key, &s)
+		// An earlier release's Secret is looked for, never one this pass
+		// wrote (recorded in the status it returns): waiting for the
+		// cache to show this pass's own write would cost every repair a
+		// watch echo.
+		err := r.Get(ctx, key, &s, client.DisableReadYourWritesConsistency)
 		if apierrors.IsNotFound(err) && r.Shard.Sharded() && r.Reader != nil {
 			// A shard's cache holds the Secrets labelled with its buckets:
 			// one of an earlier release, without the label, is read here.
