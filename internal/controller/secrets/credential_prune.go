@@ -67,7 +67,9 @@ func (r *KeycloakClientCredentialReconciler) writtenSecrets(ctx context.Context,
 	}
 	slices.Sort(places)
 	for _, ns := range slices.Compact(places) {
-		if slices.ContainsFunc(out, func(w secretsv1beta1.WrittenSecret) bool { return w.Namespace == ns && w.Name == kcc.Spec.Target.SecretName }) {
+		if slices.ContainsFunc(out, func(w secretsv1beta1.WrittenSecret) bool {
+			return w.Namespace == ns && w.Name == kcc.Spec.Target.SecretName
+		}) {
 			continue // recorded: nothing to adopt there
 		}
 		var s corev1.Secret
@@ -129,11 +131,4 @@ func (r *KeycloakClientCredentialReconciler) release(ctx context.Context, w secr
 		return "", fmt.Errorf("delete Secret %s/%s: %w", w.Namespace, w.Name, err)
 	}
 	return fmt.Sprintf("deleted Secret %s/%s", w.Namespace, w.Name), nil
-}
-
-// createdFor reports whether this process created the Secret of that UID
-// for the resource of that UID (its status may not say so yet).
-func (r *KeycloakClientCredentialReconciler) createdFor(secret, resource types.UID) bool {
-	owner, ok := r.created.Load(secret)
-	return ok && owner.(types.UID) == resource
 }

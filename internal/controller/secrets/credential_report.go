@@ -47,14 +47,9 @@ type outcome struct {
 	serves time.Duration
 	// refreshed is the refresh request this pass read Keycloak for.
 	refreshed string
-	// rotationRefused is a rotation request the namespace may not make.
-	rotationRefused *refusal
-	// graceRefused says why a due rotation did not start; rotationWaits
-	// why it waits for another one.
-	graceRefused, rotationWaits string
-	// notices are the rotation's steps this pass took, and the targets'
-	// refusals and failures new in this pass.
-	notices []notice
+	// rotationOutcome is what the rotation phase did; its notices gain the
+	// targets' refusals and failures new in this pass.
+	rotationOutcome
 }
 
 // refusal is a request that was not acted on, and why.

@@ -18,17 +18,14 @@ package secrets
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
-	"github.com/carbogame/vault-keycloak-operator/internal/keycloak"
+	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
 )
 
 // A rotation moves through phases recorded in status.rotation, so that a
@@ -47,29 +44,83 @@ import (
 // A rotation that would cost logins (Keycloak keeps no previous secret, or
 // not for long enough) does not start, unless the spec accepts downtime.
 
-// readCredential reads the client secret, and the previous one while it is
-// valid and the spec maps a key for it.
-func readCredential(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential, kc KeycloakAPI) (keycloak.Credential, error) {
-	src := kcc.Spec.Source
-	cred, err := kc.ClientSecret(ctx, src.Realm, src.ClientID)
-	if err != nil || !previousValid(kcc) || kcc.Spec.Target.Keys.PreviousClientSecret == "" {
-		return cred, err
+// rotationOutcome is what the rotation phase did: whether the client secret
+// changed (and must be read again), a request refused, why a due rotation
+// did not start or waits, and the steps taken (Events).
+type rotationOutcome struct {
+	fresh           bool
+	rotationRefused *refusal
+	// graceRefused says why a due rotation did not start; rotationWaits
+	// why it waits for another one.
+	graceRefused, rotationWaits string
+	notices                     []notice
+}
+
+// rotate is the rotation phase of a pass: the consumers of a rotation in
+// its grace period tended, then the step the namespace may take, in
+// Keycloak; the other readers of a regenerated client told. Without a
+// Keycloak client, only the consumers and a refused request are handled.
+func (r *KeycloakClientCredentialReconciler) rotate(ctx context.Context, sc *scope) (rotationOutcome, *sourceError) {
+	var out rotationOutcome
+	if err := r.tendConsumers(ctx, sc.kcc, &out); err != nil {
+		// Looked at again within consumerPoll (nextCheck): the wait for
+		// the consumers has not begun.
+		logf.FromContext(ctx).Info("the rotation's consumers could not be restarted yet", "error", err.Error())
 	}
-	// The previous secret is a convenience: failing to read it leaves it out
-	// of the Secrets (a Keycloak that does not answer fails the pass).
-	previous, err := kc.PreviousSecret(ctx, src.Realm, src.ClientID)
-	if err != nil && keycloak.Unavailable(err) {
-		return cred, err
+	step := r.allowedRotation(sc, &out)
+	if sc.kcErr != nil {
+		return out, classify(sc.kcErr, sc.server.Name)
 	}
-	cred.Previous = previous
-	return cred, nil
+	fresh, err := r.rotateStep(ctx, sc.server, sc.kcc, sc.kc, step, &out)
+	if err != nil {
+		r.recent.forget(client.ObjectKeyFromObject(sc.kcc))
+		return out, r.unavailable(sc, err)
+	}
+	if fresh {
+		r.tellReadersOf(ctx, sc)
+	}
+	out.fresh = fresh
+	return out, nil
+}
+
+// allowedRotation is the rotation step the pass may take. A rotation
+// request counts only from a namespace that may rotate the client; from
+// any other it is refused (in out), and handled: never retried. A rotation
+// under way whose right was withdrawn since it began is abandoned: the
+// right is checked again before each change in Keycloak.
+func (r *KeycloakClientCredentialReconciler) allowedRotation(sc *scope, out *rotationOutcome) rotation {
+	rotate := decideRotation(sc.kcc, r.now())
+	why := ""
+	if rotate.request != "" || rotate.acts() {
+		why = tenancy.RotationRefusal(sc.server, sc.access, tenancy.LoginOf(sc.server, sc.login))
+	}
+	switch {
+	case why == "":
+	case rotate.request != "":
+		out.rotationRefused = &refusal{request: rotate.request, message: why}
+		rotate = rotation{}
+	case rotate.acts():
+		rotate = rotation{step: stepAbandon, why: why}
+	}
+	return rotate
+}
+
+// tellReadersOf tells the other readers of a client whose secret this pass
+// regenerated: they forget the old secret before they are queued, here and
+// in the other shards.
+func (r *KeycloakClientCredentialReconciler) tellReadersOf(ctx context.Context, sc *scope) {
+	r.recent.forgetClient(sc.server.UID, sc.src.Realm, sc.src.ClientID)
+	r.queueReadersOf(ctx, sc.kcc)
+	if r.Rotations != nil {
+		r.Rotations.publish(ctx, sc.server, sc.src.Realm, sc.src.ClientID, r.now())
+	}
 }
 
 // rotateStep takes the rotation's step in Keycloak; fresh says the client
 // secret changed and must be read again. Every call uses the source as the
 // pass checked it: the Regenerating patch is refused (a conflict) if the
 // resource changed since.
-func (r *KeycloakClientCredentialReconciler) rotateStep(ctx context.Context, server *secretsv1beta1.KeycloakServer, kcc *secretsv1beta1.KeycloakClientCredential, kc KeycloakAPI, rot rotation, out *sourced) (fresh bool, err error) {
+func (r *KeycloakClientCredentialReconciler) rotateStep(ctx context.Context, server *secretsv1beta1.KeycloakServer, kcc *secretsv1beta1.KeycloakClientCredential, kc KeycloakAPI, rot rotation, out *rotationOutcome) (fresh bool, err error) {
 	src := kcc.Spec.Source
 	switch rot.step {
 	case stepStart:
@@ -102,189 +153,4 @@ func (r *KeycloakClientCredentialReconciler) rotateStep(ctx context.Context, ser
 		}
 	}
 	return false, nil
-}
-
-// startRotation begins a rotation: none of another credential under way
-// for the client, a grace period Keycloak keeps (or none asked), the
-// client's own limits as Keycloak records them, then the step recorded
-// ahead of Keycloak (a restart never regenerates twice) and the
-// regeneration.
-func (r *KeycloakClientCredentialReconciler) startRotation(ctx context.Context, server *secretsv1beta1.KeycloakServer, kcc *secretsv1beta1.KeycloakClientCredential, kc KeycloakAPI, rot rotation, out *sourced) (fresh bool, err error) {
-	src := kcc.Spec.Source
-	if other := r.otherRotation(ctx, server, kcc); other != "" {
-		out.rotationWaits = fmt.Sprintf("waiting for the rotation of client %q by %s to complete (Keycloak keeps one previous secret per client)", src.ClientID, other)
-		return false, nil
-	}
-	// The claim is kept only by a rotation that begins: one refused or
-	// waiting must not hold off another resource's.
-	begun := false
-	defer func() {
-		if !begun {
-			r.releaseClaim(ctx, server, src.Realm, src.ClientID, kcc.UID)
-		}
-	}()
-	withGrace, why := r.graceFor(ctx, kcc, kc)
-	if why != "" {
-		out.graceRefused = why
-		if rot.request != "" {
-			out.rotationRefused = &refusal{request: rot.request, message: why}
-		}
-		return false, nil
-	}
-	state, err := kc.SecretState(ctx, src.Realm, src.ClientID)
-	if err != nil {
-		return false, err
-	}
-	if wait := clientRotationWait(src.ClientID, state, r.now()); wait != "" {
-		out.rotationWaits = wait
-		return false, nil
-	}
-	// From here the claim stays, even when the record's answer is lost: a
-	// claim whose rotation is not recorded expires (stillRotates).
-	begun = true
-	now := metav1.NewTime(r.now())
-	grace := metav1.Duration{Duration: kcc.GracePeriod()}
-	if err := r.recordRotation(ctx, kcc, true, func(st *secretsv1beta1.KeycloakClientCredentialStatus) {
-		st.LastRotationTime = &now
-		if rot.request != "" {
-			st.LastRotationRequest = rot.request
-		}
-		st.Rotation = &secretsv1beta1.RotationStatus{Phase: secretsv1beta1.RotationRegenerating, Request: rot.request, WithGrace: withGrace,
-			Server: src.ServerRef.Name, Realm: src.Realm, ClientID: src.ClientID, GracePeriod: &grace,
-			PreviousSecretCreated: state.Created, StartedTime: &now}
-	}); err != nil {
-		return false, err
-	}
-	return true, r.regenerate(ctx, kcc, kc, src, out)
-}
-
-// releaseClaim gives back the claim of realm/clientID held by the
-// credential of UID holder, after its rotation (best effort: the claim of
-// a credential that no longer rotates is free anyway).
-func (r *KeycloakClientCredentialReconciler) releaseClaim(ctx context.Context, server *secretsv1beta1.KeycloakServer, realm, clientID string, holder types.UID) {
-	if r.Rotations == nil {
-		return
-	}
-	if err := r.Rotations.release(ctx, server, realm, clientID, holder); err != nil {
-		logf.FromContext(ctx).Error(err, "give back the claim of a rotation", "client", clientID)
-	}
-}
-
-// otherRotation names another resource with a rotation of the same
-// client under way ("" when none): Keycloak keeps one previous secret per
-// client, and a second regeneration would invalidate the first's at once.
-// With the operator's namespace, the client is claimed in the ConfigMap of
-// rotations (RotationSignal.claim: atomic across shards and clusters'
-// processes alike); not knowing makes the rotation wait. Without it, one
-// process checks its cache.
-func (r *KeycloakClientCredentialReconciler) otherRotation(ctx context.Context, server *secretsv1beta1.KeycloakServer, kcc *secretsv1beta1.KeycloakClientCredential) string {
-	src := kcc.Spec.Source
-	if r.Rotations != nil {
-		other, err := r.Rotations.claim(ctx, server, kcc)
-		if err != nil {
-			logf.FromContext(ctx).Error(err, "claim a client for its rotation")
-			return fmt.Sprintf("another resource, maybe (the claims on KeycloakServer %q's clients could not be read; tried again)", src.ServerRef.Name)
-		}
-		return other
-	}
-	var list secretsv1beta1.KeycloakClientCredentialList
-	if err := r.List(ctx, &list, client.MatchingFields{serverRefIndex: src.ServerRef.Name}); err != nil {
-		return ""
-	}
-	for i := range list.Items {
-		other := &list.Items[i]
-		if st := inProgress(other); st != nil && other.UID != kcc.UID && sameClient(kcc, st) {
-			return other.Namespace + "/" + other.Name
-		}
-	}
-	return ""
-}
-
-// graceFor says whether the rotation keeps the previous secret valid, or
-// why it may not go ahead. Not knowing (Keycloak failed to answer) is a
-// reason not to start, tried again at the next refresh: the credential's
-// Secrets are kept in step meanwhile.
-func (r *KeycloakClientCredentialReconciler) graceFor(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential, kc KeycloakAPI) (withGrace bool, why string) {
-	grace, err := kc.RotationGrace(ctx, kcc.Spec.Source.Realm)
-	if err != nil {
-		return false, fmt.Sprintf("could not tell whether Keycloak keeps the previous secret (tried again at the next refresh): %v", err)
-	}
-	return decideGrace(grace, kcc.GracePeriod(), kcc.AcceptsDowntime())
-}
-
-// regenerate asks Keycloak for the new secret, then records it.
-func (r *KeycloakClientCredentialReconciler) regenerate(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential, kc KeycloakAPI, src secretsv1beta1.CredentialSource, out *sourced) error {
-	if err := kc.RegenerateSecret(ctx, src.Realm, src.ClientID); err != nil {
-		return err
-	}
-	state, err := kc.SecretState(ctx, src.Realm, src.ClientID)
-	if err != nil {
-		return err
-	}
-	return r.regenerated(ctx, kcc, src, state, out)
-}
-
-// regenerated records the new secret (phase Distributing), and whether
-// Keycloak kept the previous one (state: read after the regeneration) when
-// it said it would.
-func (r *KeycloakClientCredentialReconciler) regenerated(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential, src secretsv1beta1.CredentialSource, state keycloak.SecretState, out *sourced) error {
-	withGrace := kcc.Status.Rotation.WithGrace
-	switch {
-	case withGrace && state.PreviousExpires.IsZero():
-		withGrace = false
-		out.notices = append(out.notices, notice{corev1.EventTypeWarning, secretsv1beta1.ReasonRotatedWithoutGrace,
-			fmt.Sprintf("Keycloak did not keep the previous secret of client %q valid: workloads holding it fail to log in until they read the new one (does a client policy apply the secret-rotation executor to it?)", src.ClientID)})
-	case !withGrace:
-		out.notices = append(out.notices, notice{corev1.EventTypeWarning, secretsv1beta1.ReasonRotatedWithoutGrace,
-			fmt.Sprintf("regenerated the secret of client %q without a grace period (spec.rotation.acceptDowntime): workloads holding the previous one fail to log in until they read the new one", src.ClientID)})
-	}
-	now := metav1.NewTime(r.now())
-	request := kcc.Status.Rotation.Request
-	if err := r.recordRotation(ctx, kcc, false, func(st *secretsv1beta1.KeycloakClientCredentialStatus) {
-		st.Rotation.Phase = secretsv1beta1.RotationDistributing
-		st.Rotation.WithGrace = withGrace
-		st.Rotation.RegeneratedTime = &now
-		st.Rotation.SecretCreated = state.Created
-		if withGrace {
-			expires := metav1.NewTime(state.PreviousExpires)
-			st.Rotation.PreviousExpiresTime = &expires
-		}
-	}); err != nil {
-		return err
-	}
-	onRequest := ""
-	if request != "" {
-		onRequest = fmt.Sprintf(" on request %q", request)
-	}
-	out.notices = append(out.notices, notice{corev1.EventTypeNormal, secretsv1beta1.ReasonRotated,
-		fmt.Sprintf("regenerated the secret of client %q in Keycloak%s", src.ClientID, onRequest)})
-	return nil
-}
-
-// invalidate ends the previous secret's validity once the grace is over,
-// unless someone regenerated the secret since (the previous secret Keycloak
-// keeps is then theirs) or the client is gone.
-func (r *KeycloakClientCredentialReconciler) invalidate(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential, kc KeycloakAPI, src secretsv1beta1.CredentialSource, out *sourced) error {
-	rot := kcc.Status.Rotation
-	message := fmt.Sprintf("the grace period passed: the previous secret of client %q is no longer valid", src.ClientID)
-	if rot.WithGrace {
-		state, err := kc.SecretState(ctx, src.Realm, src.ClientID)
-		switch {
-		case errors.Is(err, keycloak.ErrClientNotFound):
-			message = fmt.Sprintf("the grace period passed; client %q is gone from Keycloak", src.ClientID)
-		case err != nil:
-			return err
-		case rot.SecretCreated != "" && state.Created != rot.SecretCreated:
-			message = fmt.Sprintf("the grace period passed; the secret of client %q was regenerated since, outside this rotation: the previous secret Keycloak keeps now is not this rotation's, and is left alone", src.ClientID)
-		default:
-			if err := kc.InvalidatePreviousSecret(ctx, src.Realm, src.ClientID); err != nil && !errors.Is(err, keycloak.ErrClientNotFound) {
-				return err
-			}
-		}
-	}
-	// Written by the pass's status update: a repeat after a lost update
-	// invalidates nothing more.
-	completed(kcc, r.now())
-	out.notices = append(out.notices, notice{corev1.EventTypeNormal, secretsv1beta1.ReasonPreviousSecretInvalidated, message})
-	return nil
 }

@@ -18,6 +18,7 @@ package secrets
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -25,6 +26,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
@@ -33,6 +35,33 @@ import (
 
 // The target Secrets of a KeycloakClientCredential: written, repaired,
 // pruned, each only where the operator wrote it.
+
+// distribution is what the distribution phase did: each target's result,
+// the namespaces whose client secret changed outside a rotation, the
+// failures worth retrying, and the refusals and failures new in this pass.
+type distribution struct {
+	targets []secretsv1beta1.TargetStatus
+	changed []string
+	retry   error
+	notices []notice
+}
+
+// distribute brings every target Secret in step with data, writing only
+// what differs.
+func (r *KeycloakClientCredentialReconciler) distribute(ctx context.Context, sc *scope, data map[string][]byte) distribution {
+	namespaces := tenancy.TargetNamespaces(sc.kcc)
+	d := distribution{targets: make([]secretsv1beta1.TargetStatus, 0, len(namespaces))}
+	for _, ns := range namespaces {
+		res, warnings, secretChanged, err := r.syncTarget(ctx, sc.kcc, ns, data, sc.before)
+		if secretChanged {
+			d.changed = append(d.changed, ns)
+		}
+		d.targets = append(d.targets, res)
+		d.retry = errors.Join(d.retry, err)
+		d.notices = append(d.notices, warnings...)
+	}
+	return d
+}
 
 // syncTarget brings one target Secret in step; changed says its client
 // secret changed outside a rotation. The error is for a failure worth
@@ -110,31 +139,6 @@ func secretChangedOutsideRotation(current *corev1.Secret, kcc *secretsv1beta1.Ke
 		return false
 	}
 	return string(held) != string(valueDigest(data[key]))
-}
-
-// targetProblem is why a target namespace gets no Secret: the reason, its
-// message, and the error to retry with (nil for a refusal).
-type targetProblem struct {
-	reason, msg string
-	err         error
-}
-
-// targetRefusal says why the credential may not write into namespace ns
-// (no consent, a Secret type it refuses), or that its namespace could not
-// be read; nil when it may.
-func (r *KeycloakClientCredentialReconciler) targetRefusal(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential, ns string) *targetProblem {
-	var namespace corev1.Namespace
-	if err := r.Get(ctx, client.ObjectKey{Name: ns}, &namespace); err != nil {
-		return &targetProblem{secretsv1beta1.ReasonTargetFailed, "read namespace: " + err.Error(), client.IgnoreNotFound(err)}
-	}
-	if !tenancy.ConsentsTo(&namespace, kcc.Namespace) {
-		return &targetProblem{secretsv1beta1.ReasonTargetNotAllowed, fmt.Sprintf("namespace %s does not consent: its %s annotation does not list %q",
-			ns, tenancy.AllowedSourceNamespacesAnnotation, kcc.Namespace), nil}
-	}
-	if msg := tenancy.SecretTypeRefusal(&namespace, kcc.Spec.Target.Type); msg != "" {
-		return &targetProblem{secretsv1beta1.ReasonTargetNotAllowed, msg, nil}
-	}
-	return nil
 }
 
 // findOrCreateTarget returns the target Secret in ns as the cache holds it
@@ -236,4 +240,11 @@ func (r *KeycloakClientCredentialReconciler) createTarget(ctx context.Context, k
 		return nil, false, err
 	}
 	return created, done(created), nil
+}
+
+// createdFor reports whether this process created the Secret of that UID
+// for the resource of that UID (its status may not say so yet).
+func (r *KeycloakClientCredentialReconciler) createdFor(secret, resource types.UID) bool {
+	owner, ok := r.created.Load(secret)
+	return ok && owner.(types.UID) == resource
 }

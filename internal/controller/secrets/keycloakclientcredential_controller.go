@@ -25,7 +25,6 @@ import (
 	"sync"
 	"time"
 
-	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -37,7 +36,6 @@ import (
 	"github.com/carbogame/vault-keycloak-operator/internal/controller/requeue"
 	"github.com/carbogame/vault-keycloak-operator/internal/outage"
 	"github.com/carbogame/vault-keycloak-operator/internal/shard"
-	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
 )
 
 // CredentialFinalizer keeps a KeycloakClientCredential until the Secrets it
@@ -91,17 +89,6 @@ type KeycloakClientCredentialReconciler struct {
 	echoes ownWrites
 }
 
-// sourceError is a failure to obtain the client secret, with its reason.
-type sourceError struct {
-	reason string
-	err    error
-	// retry: retried with backoff; otherwise the resource waits for a
-	// change of what the operator watches (itself, its server).
-	retry bool
-}
-
-func (e *sourceError) Error() string { return e.err.Error() }
-
 // Reconcile reads the resource in its defaulted view, acts (Keycloak, the
 // target Secrets: only what differs), decides what to report, and writes
 // the status once.
@@ -144,28 +131,30 @@ func (r *KeycloakClientCredentialReconciler) Reconcile(ctx context.Context, req 
 	return r.next(req, &kcc, out)
 }
 
-// act reads the client secret and brings every target Secret in step,
-// writing only what differs; a source it cannot read leaves every Secret
+// act is the pass's phases, in order: resolve the server and check the
+// grants, rotate, read the client secret, distribute it to the targets,
+// restart the workloads of a secret changed outside a rotation, release
+// what is no longer targeted. A source it cannot read leaves every Secret
 // as it was.
 func (r *KeycloakClientCredentialReconciler) act(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential, before *secretsv1beta1.KeycloakClientCredentialStatus) outcome {
-	src, srcErr := r.source(ctx, kcc)
-	if srcErr != nil {
-		logf.FromContext(ctx).Info("client secret not available", "reason", srcErr.reason, "error", srcErr.err.Error())
-		return outcome{source: srcErr, rotationRefused: src.rotationRefused, graceRefused: src.graceRefused, rotationWaits: src.rotationWaits, notices: src.notices}
+	var out outcome
+	var src sourced
+	sc, serr := r.resolve(ctx, kcc, before)
+	if serr == nil {
+		out.rotationOutcome, serr = r.rotate(ctx, sc)
 	}
-	out := outcome{serves: src.serves, refreshed: src.refreshed, rotationRefused: src.rotationRefused, graceRefused: src.graceRefused, rotationWaits: src.rotationWaits, notices: src.notices,
-		targets: make([]secretsv1beta1.TargetStatus, 0, len(tenancy.TargetNamespaces(kcc)))}
-	var changed []string
-	for _, ns := range tenancy.TargetNamespaces(kcc) {
-		res, warnings, secretChanged, err := r.syncTarget(ctx, kcc, ns, src.data, before)
-		if secretChanged {
-			changed = append(changed, ns)
-		}
-		out.targets = append(out.targets, res)
-		out.retry = errors.Join(out.retry, err)
-		out.notices = append(out.notices, warnings...)
+	if serr == nil {
+		src, serr = r.read(ctx, sc, out.fresh)
 	}
-	restarts, err := r.restartOnChange(ctx, kcc, changed, src.data)
+	if serr != nil {
+		logf.FromContext(ctx).Info("client secret not available", "reason", serr.reason, "error", serr.err.Error())
+		out.source = serr
+		return out
+	}
+	out.serves, out.refreshed = src.serves, src.refreshed
+	dist := r.distribute(ctx, sc, src.data)
+	out.targets, out.retry, out.notices = dist.targets, dist.retry, append(out.notices, dist.notices...)
+	restarts, err := r.restartOnChange(ctx, kcc, dist.changed, src.data)
 	out.notices = append(out.notices, restarts...)
 	out.retry = errors.Join(out.retry, err)
 	if err := r.pruneUntargeted(ctx, kcc, before); err != nil {
@@ -174,83 +163,9 @@ func (r *KeycloakClientCredentialReconciler) act(ctx context.Context, kcc *secre
 	return out
 }
 
-// next is when the resource is looked at again: at once with backoff after
-// a failure worth retrying, else at its refresh. A secret served from
-// memory (a repair) keeps the refresh it was read for; a secret just read
-// serves until the refresh scheduled now.
-func (r *KeycloakClientCredentialReconciler) next(req ctrl.Request, kcc *secretsv1beta1.KeycloakClientCredential, out outcome) (ctrl.Result, error) {
-	switch {
-	case out.source != nil && out.source.retry:
-		return ctrl.Result{}, out.source.err
-	case out.source != nil:
-		return r.refresh.After(req, tenancy.CredentialRefreshInterval(kcc)), nil
-	case out.retry != nil:
-		return ctrl.Result{}, out.retry
-	case out.serves > 0:
-		return r.refresh.After(req, max(time.Second, min(r.nextCheck(kcc), r.consumersPoll(kcc), out.serves))), nil
-	}
-	check := max(time.Second, r.nextCheck(kcc))
-	if poll := r.consumersPoll(kcc); poll < check {
-		// The secret just read serves until the check, not the poll: a
-		// rollout followed every few seconds costs Keycloak nothing.
-		r.recent.serveUntil(req.NamespacedName, r.now().Add(check))
-		return r.refresh.After(req, poll), nil
-	}
-	res := r.refresh.After(req, check)
-	r.recent.serveUntil(req.NamespacedName, r.now().Add(res.RequeueAfter))
-	return res, nil
-}
-
-// consumersPoll is how soon the rotation's consumers need a look: every
-// consumerPoll while they are to be restarted or followed; never else.
-func (r *KeycloakClientCredentialReconciler) consumersPoll(kcc *secretsv1beta1.KeycloakClientCredential) time.Duration {
-	rot := kcc.Status.Rotation
-	never := time.Duration(1<<63 - 1)
-	switch {
-	case rot == nil || consumersOf(kcc) == nil:
-		return never
-	case rot.Phase == secretsv1beta1.RotationGracePeriod && consumersPending(kcc, rot, r.now()):
-		return consumerPoll
-	case rot.Phase == secretsv1beta1.RotationCompleted && !rot.WithGrace && rot.ConsumersDeadline == nil &&
-		rot.CompletedTime != nil && r.now().Sub(rot.CompletedTime.Time) < noGraceRestartWindow:
-		return consumerPoll
-	}
-	return never
-}
-
 func (r *KeycloakClientCredentialReconciler) now() time.Time {
 	if r.Now != nil {
 		return r.Now()
 	}
 	return time.Now()
-}
-
-// nextCheck is the refresh interval, or sooner when a rotation is due (or
-// a rotation request waits for the gap after the last one, or a grace
-// period ends). While a rotation is under way, a due one or a request
-// waits for it; a rotation refused for want of a grace period is tried
-// again at the refresh, and one waiting for another resource's in 30 s.
-func (r *KeycloakClientCredentialReconciler) nextCheck(kcc *secretsv1beta1.KeycloakClientCredential) time.Duration {
-	next := tenancy.CredentialRefreshInterval(kcc)
-	soon := func(at time.Time) { next = min(next, max(time.Second, at.Sub(r.now()))) }
-	if rot := inProgress(kcc); rot != nil {
-		if rot.Phase == secretsv1beta1.RotationGracePeriod && rot.GraceEndsTime != nil {
-			soon(rot.GraceEndsTime.Time)
-		}
-		return next
-	}
-	ready := meta.FindStatusCondition(kcc.Status.Conditions, secretsv1beta1.TypeRotationReady)
-	switch {
-	case ready != nil && ready.Reason == secretsv1beta1.ReasonGraceUnavailable:
-	case ready != nil && ready.Reason == secretsv1beta1.ReasonRotationWaiting:
-		next = min(next, 30*time.Second)
-	default:
-		if due, ok := kcc.RotationDueAt(); ok {
-			soon(due)
-		}
-		if kcc.PendingRotation() != "" {
-			soon(kcc.RotationRequestAllowedAt())
-		}
-	}
-	return next
 }

@@ -20,7 +20,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -55,7 +54,7 @@ const noGraceRestartWindow = 10 * time.Minute
 // tendConsumers restarts the consumers of a rotation that entered its
 // grace period (or completed without one), and follows their rollouts
 // afterwards; an error leaves the restart to the next pass.
-func (r *KeycloakClientCredentialReconciler) tendConsumers(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential, out *sourced) error {
+func (r *KeycloakClientCredentialReconciler) tendConsumers(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential, out *rotationOutcome) error {
 	rot := kcc.Status.Rotation
 	if rot == nil || consumersOf(kcc) == nil || !sameClient(kcc, rot) || rot.DistributedTime == nil {
 		return nil
@@ -82,7 +81,7 @@ func (r *KeycloakClientCredentialReconciler) tendConsumers(ctx context.Context, 
 // previous secret waits for their rollouts (a rotation with grace), and
 // starts that wait. A failure to look (not a refusal) is retried by the
 // next pass while the grace lasts; then the consumers found are restarted.
-func (r *KeycloakClientCredentialReconciler) restartConsumers(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential, rot *secretsv1beta1.RotationStatus, wait bool, out *sourced) error {
+func (r *KeycloakClientCredentialReconciler) restartConsumers(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential, rot *secretsv1beta1.RotationStatus, wait bool, out *rotationOutcome) error {
 	now := r.now()
 	found, ignored, err := r.findConsumers(ctx, kcc)
 	if err != nil && wait && rot.GraceEndsTime != nil && now.Before(rot.GraceEndsTime.Time) {
@@ -152,7 +151,7 @@ func (r *KeycloakClientCredentialReconciler) restartConsumer(ctx context.Context
 // checking first that it is still one: its namespace accepts the Secret
 // and holds the operator's, and its pods read it (else it is dropped,
 // neither restarted nor waited for).
-func (r *KeycloakClientCredentialReconciler) followConsumer(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential, rot *secretsv1beta1.RotationStatus, c *secretsv1beta1.ConsumerStatus, out *sourced) {
+func (r *KeycloakClientCredentialReconciler) followConsumer(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential, rot *secretsv1beta1.RotationStatus, c *secretsv1beta1.ConsumerStatus, out *rotationOutcome) {
 	switch err := r.accepts(ctx, kcc, c.Namespace); {
 	case errors.Is(err, errNotAccepted):
 		c.State, c.Message = secretsv1beta1.ConsumerDropped, "no longer followed: the namespace no longer accepts the Secret"
@@ -212,33 +211,3 @@ func (r *KeycloakClientCredentialReconciler) accepts(ctx context.Context, kcc *s
 // errNotAccepted: the namespace's workloads are none of the credential's
 // business (no consent, or the Secret there is not the operator's).
 var errNotAccepted = errors.New("the namespace does not take the Secret from this resource")
-
-// restartOnChange restarts the consumers of the namespaces whose client
-// secret changed outside this resource's rotation (regenerated in Keycloak
-// by hand, or by another resource's rotation): they are not waited for.
-// The restart's value is the new data's digest, so that a pass that
-// repeats the change restarts nothing more.
-func (r *KeycloakClientCredentialReconciler) restartOnChange(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential, namespaces []string, data map[string][]byte) ([]notice, error) {
-	if consumersOf(kcc) == nil || len(namespaces) == 0 {
-		return nil, nil
-	}
-	found, _, err := r.findConsumers(ctx, kcc)
-	value := "secret-" + dataHash(data)[:16]
-	var names []string
-	for _, w := range found {
-		if !slices.Contains(namespaces, w.obj.GetNamespace()) || rollout.PodTemplate(w.obj).Annotations[rollout.RestartedAtAnnotation] == value {
-			continue
-		}
-		c := secretsv1beta1.ConsumerStatus{Kind: w.kind, Namespace: w.obj.GetNamespace(), Name: w.obj.GetName()}
-		if restartErr := r.restartConsumer(ctx, value, w.obj, &c, r.now()); restartErr != nil {
-			err = errors.Join(err, restartErr)
-			continue
-		}
-		names = append(names, consumerName(c))
-	}
-	if len(names) == 0 {
-		return nil, err
-	}
-	return []notice{{corev1.EventTypeNormal, secretsv1beta1.ReasonConsumersRestarted,
-		fmt.Sprintf("the secret of client %q changed in Keycloak outside this resource's rotation: restarted %s", kcc.Spec.Source.ClientID, strings.Join(names, ", "))}}, err
-}
