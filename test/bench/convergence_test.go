@@ -484,18 +484,6 @@ func (f *fleet) deleteThroughOperator(b *testing.B, run string, listKind schema.
 	}
 }
 
-// deleteCollections deletes the objects of kind labelled with run, one
-// DELETE of the collection per fleet namespace (a thousand DELETEs cost
-// the API server as much again in requests, and the bench the seconds).
-func (f *fleet) deleteCollections(b *testing.B, run string, kind schema.GroupVersionKind) {
-	b.Helper()
-	parallel(b, shape.Namespaces, 8, func(i int) error {
-		var obj metav1.PartialObjectMetadata
-		obj.SetGroupVersionKind(kind)
-		return f.c.DeleteAllOf(context.Background(), &obj, client.InNamespace(nsName(i)), client.MatchingLabels{runLabel: run})
-	})
-}
-
 // waitQuiet waits until the machine is at rest: a manager just started
 // lists everything into its cache and the API server and etcd are still
 // busy with the objects the last run deleted. Each run starts from the

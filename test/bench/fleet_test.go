@@ -27,6 +27,7 @@ import (
 	"testing"
 	"time"
 
+	clientv3 "go.etcd.io/etcd/client/v3"
 	"golang.org/x/sync/errgroup"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -108,6 +109,9 @@ type fleet struct {
 	// created counts the objects timeRun created since a run's profiles
 	// were set to wait for it (profileRun).
 	created atomic.Int64
+	// etcd is the control plane's store, where a run's objects are taken
+	// away (removeFromStore); connected at the first cleanup.
+	etcd *clientv3.Client
 }
 
 func nsName(i int) string { return fmt.Sprintf("fleet-%02d", i%shape.Namespaces) }
