@@ -36,7 +36,8 @@ import (
 // pruneUntargeted releases the Secrets this resource wrote where it no
 // longer writes (another namespace, another name). A Secret it could not
 // release stays recorded, and is tried again.
-func (r *KeycloakClientCredentialReconciler) pruneUntargeted(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential, before *secretsv1beta1.KeycloakClientCredentialStatus) error {
+func (r *KeycloakClientCredentialReconciler) pruneUntargeted(ctx context.Context, sc *scope) error {
+	kcc, before := sc.kcc, sc.before
 	targets := tenancy.TargetNamespaces(kcc)
 	var errs error
 	for _, w := range r.writtenSecrets(ctx, kcc, before) {

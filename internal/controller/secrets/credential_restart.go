@@ -37,7 +37,8 @@ import (
 // by hand, or by another resource's rotation): they are not waited for.
 // The restart's value is the new data's digest, so that a pass that
 // repeats the change restarts nothing more.
-func (r *KeycloakClientCredentialReconciler) restartOnChange(ctx context.Context, kcc *secretsv1beta1.KeycloakClientCredential, namespaces []string, data map[string][]byte) ([]notice, error) {
+func (r *KeycloakClientCredentialReconciler) restartOnChange(ctx context.Context, sc *scope, namespaces []string, data map[string][]byte) ([]notice, error) {
+	kcc := sc.kcc
 	if consumersOf(kcc) == nil || len(namespaces) == 0 {
 		return nil, nil
 	}

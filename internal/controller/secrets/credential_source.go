@@ -45,6 +45,9 @@ type sourced struct {
 // Keycloak now.
 func (r *KeycloakClientCredentialReconciler) read(ctx context.Context, sc *scope, fresh bool) (sourced, *sourceError) {
 	kcc, src := sc.kcc, sc.src
+	if sc.kc == nil { // rotate says so first; a pass without it reads nothing
+		return sourced{}, classify(sc.kcErr, sc.server.Name)
+	}
 	key := client.ObjectKeyFromObject(kcc)
 	out := sourced{refreshed: kcc.PendingRefresh()}
 	read := recentSource{uid: kcc.UID, generation: kcc.Generation, serverUID: sc.server.UID, serverGeneration: sc.server.Generation, realm: src.Realm, clientID: src.ClientID}

@@ -154,10 +154,10 @@ func (r *KeycloakClientCredentialReconciler) act(ctx context.Context, kcc *secre
 	out.serves, out.refreshed = src.serves, src.refreshed
 	dist := r.distribute(ctx, sc, src.data)
 	out.targets, out.retry, out.notices = dist.targets, dist.retry, append(out.notices, dist.notices...)
-	restarts, err := r.restartOnChange(ctx, kcc, dist.changed, src.data)
+	restarts, err := r.restartOnChange(ctx, sc, dist.changed, src.data)
 	out.notices = append(out.notices, restarts...)
 	out.retry = errors.Join(out.retry, err)
-	if err := r.pruneUntargeted(ctx, kcc, before); err != nil {
+	if err := r.pruneUntargeted(ctx, sc); err != nil {
 		out.retry = errors.Join(out.retry, err)
 	}
 	return out

@@ -47,7 +47,7 @@ func (e *sourceError) Error() string { return e.err.Error() }
 // as soon as it answers again, whatever its backoff.
 func (r *KeycloakClientCredentialReconciler) unavailable(sc *scope, err error) *sourceError {
 	e := classify(err, sc.server.Name)
-	if e.reason == secretsv1beta1.ReasonKeycloakUnavailable && r.Outage != nil {
+	if e.reason == secretsv1beta1.ReasonKeycloakUnavailable && r.Outage != nil && sc.kc != nil {
 		r.Outage.Hold(keycloakService(sc.server), sc.kc.Reachable, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(sc.kcc)})
 	}
 	return e
