@@ -30,6 +30,7 @@ package bench
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -41,6 +42,7 @@ import (
 	secretsv1beta1 "github.com/carbogame/vault-keycloak-operator/api/secrets/v1beta1"
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
 	"github.com/carbogame/vault-keycloak-operator/internal/tenancy"
+	"github.com/carbogame/vault-keycloak-operator/test/harness"
 )
 
 // Where the API server stores the objects a run creates (its default
@@ -141,11 +143,15 @@ func (f *fleet) removeFromStore(b *testing.B, keys []string) {
 	}
 }
 
-// noneLeft fails when an object of the run (of listKind) outlived its
-// cleanup: the API server's list, read from etcd, shows none.
+// noneLeft waits until the API server's list shows no object of the run
+// (of listKind): its watch cache follows etcd's deletions within moments,
+// and the next run's manager must not list any of them.
 func (f *fleet) noneLeft(b *testing.B, run string, listKind schema.GroupVersionKind) {
 	b.Helper()
-	if left := f.runObjects(b, run, listKind); len(left) > 0 {
-		b.Fatalf("run %s: %d objects of %s left after the cleanup (%s)", run, len(left), listKind.Kind, left[0].Name)
-	}
+	harness.Eventually(b, 30*time.Second, func() error {
+		if left := f.runObjects(b, run, listKind); len(left) > 0 {
+			return fmt.Errorf("run %s: %d objects of %s left after the cleanup (%s)", run, len(left), listKind.Kind, left[0].Name)
+		}
+		return nil
+	})
 }
