@@ -31,6 +31,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 
 	vaultv1beta1 "github.com/carbogame/vault-keycloak-operator/api/vault/v1beta1"
 	"github.com/carbogame/vault-keycloak-operator/internal/vaultclient"
@@ -233,5 +234,50 @@ func TestAContestedListIsKeptUntilTheRegistrationsAreRead(t *testing.T) {
 	read := &registrationOutcome{registered: verdict{true, vaultv1beta1.ReasonRegistered, "ok"}, contested: &none}
 	if st, _ := decideServerStatus(s, serverCheckOutcome{registration: read}); len(st.ContestedPolicies) > 0 {
 		t.Fatalf("a read that found no request left %v", st.ContestedPolicies)
+	}
+}
+
+// A VaultApp turning HeldByAnotherCluster, or no longer, queues its
+// server's check (which writes the request); other changes do not.
+func TestAContestChangeQueuesTheServersCheck(t *testing.T) {
+	app := func(reason string) *vaultv1beta1.VaultApp {
+		a := &vaultv1beta1.VaultApp{Status: vaultv1beta1.VaultAppStatus{Server: "shared"}}
+		if reason != "" {
+			meta.SetStatusCondition(&a.Status.Conditions, metav1.Condition{Type: vaultv1beta1.TypePolicySynced, Status: metav1.ConditionFalse, Reason: reason})
+		}
+		return a
+	}
+	for name, c := range map[string]struct {
+		before, after string
+		want          bool
+	}{
+		"turns held by another cluster":    {"", vaultv1beta1.ReasonHeldByAnotherCluster, true},
+		"synced, then held by another":     {vaultv1beta1.ReasonSynced, vaultv1beta1.ReasonHeldByAnotherCluster, true},
+		"takes the name":                   {vaultv1beta1.ReasonHeldByAnotherCluster, vaultv1beta1.ReasonSynced, true},
+		"still held by another":            {vaultv1beta1.ReasonHeldByAnotherCluster, vaultv1beta1.ReasonHeldByAnotherCluster, false},
+		"a hand-written policy in the way": {vaultv1beta1.ReasonSynced, vaultv1beta1.ReasonNotOwned, false},
+		"first sync":                       {"", vaultv1beta1.ReasonSynced, false},
+	} {
+		if got := wantsChanged.Update(event.UpdateEvent{ObjectOld: app(c.before), ObjectNew: app(c.after)}); got != c.want {
+			t.Errorf("%s: queues the check %v, want %v", name, got, c.want)
+		}
+	}
+	if !wantsChanged.Delete(event.DeleteEvent{Object: app(vaultv1beta1.ReasonHeldByAnotherCluster)}) || wantsChanged.Delete(event.DeleteEvent{Object: app(vaultv1beta1.ReasonSynced)}) {
+		t.Error("a VaultApp held by another cluster that goes must queue the check (its request ends), and only such a one")
+	}
+	// The queued pass checks in full, though the last check is recent.
+	server := &vaultv1beta1.VaultServer{ObjectMeta: metav1.ObjectMeta{Name: "shared", Generation: 1}}
+	server.Status.ObservedGeneration = 1
+	meta.SetStatusCondition(&server.Status.Conditions, metav1.Condition{Type: vaultv1beta1.TypeConnected, Status: metav1.ConditionTrue, Reason: "Connected"})
+	r := &VaultServerReconciler{}
+	r.noteCheck(server, nil)
+	if !r.checkedLately(server, &server.Status) {
+		t.Fatal("a server just checked is not counted as checked lately: the test proves nothing")
+	}
+	if reqs := r.checkAgain(context.Background(), app(vaultv1beta1.ReasonHeldByAnotherCluster)); len(reqs) != 1 || reqs[0].Name != "shared" {
+		t.Errorf("queued %v, want the VaultServer shared", reqs)
+	}
+	if r.checkedLately(server, &server.Status) {
+		t.Error("the pass a contest change queues would only recount: the registration would not say what this cluster asks for")
 	}
 }

@@ -59,6 +59,11 @@ type VaultServerReconciler struct {
 	// ask Vault again before ServerCheckInterval.
 	mu      sync.Mutex
 	checked map[string]serverCheck
+	// recheck holds the servers whose next pass checks in full: one of
+	// this cluster's VaultApps on it turned HeldByAnotherCluster, or no
+	// longer is, and the registration must say so now. Cleared when a
+	// check starts, so a change during a check is checked again.
+	recheck map[string]bool
 	// tally counts each server's VaultApps from the cache's events, where
 	// the cache holds every namespace (SetupWithManager).
 	tally *serverTally
@@ -124,6 +129,9 @@ func (r *VaultServerReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 // status (the caller writes it) and the Event the check is worth (the
 // caller records it once the status is written).
 func (r *VaultServerReconciler) checkNow(ctx context.Context, server *vaultv1beta1.VaultServer) (ctrl.Result, []serverEvent, error) {
+	r.mu.Lock()
+	delete(r.recheck, server.Name)
+	r.mu.Unlock()
 	vc, info, err := r.connect(ctx, server)
 	apps := server.Status.VaultApps
 	var registration *registrationOutcome
@@ -169,8 +177,9 @@ func (r *VaultServerReconciler) checkNow(ctx context.Context, server *vaultv1bet
 func (r *VaultServerReconciler) checkedLately(server *vaultv1beta1.VaultServer, status *vaultv1beta1.VaultServerStatus) bool {
 	r.mu.Lock()
 	last, ok := r.checked[server.Name]
+	again := r.recheck[server.Name]
 	r.mu.Unlock()
-	return ok && last.generation == server.Generation && time.Since(last.at) < ServerCheckInterval &&
+	return ok && !again && last.generation == server.Generation && time.Since(last.at) < ServerCheckInterval &&
 		status.ObservedGeneration == server.Generation && meta.IsStatusConditionTrue(status.Conditions, vaultv1beta1.TypeConnected)
 }
 

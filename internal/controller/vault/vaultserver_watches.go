@@ -20,6 +20,7 @@ import (
 	"context"
 	"fmt"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -60,7 +61,50 @@ func (r *VaultServerReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		r.tally = tally
 		b = b.WatchesRawSource(tally.Source())
 	}
+	// A VaultApp whose policy turned held by another cluster, or stopped
+	// being: the server's check writes the request at once.
+	b = b.Watches(&vaultv1beta1.VaultApp{}, handler.EnqueueRequestsFromMapFunc(r.checkAgain), builder.WithPredicates(wantsChanged))
 	return b.Complete(r)
+}
+
+// checkAgain maps a VaultApp whose contest changed to its server, whose
+// next pass checks in full (not only recounts): the registration says
+// what this cluster asks for.
+func (r *VaultServerReconciler) checkAgain(ctx context.Context, app client.Object) []reconcile.Request {
+	reqs := serverOf(ctx, app)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, req := range reqs {
+		if r.recheck == nil {
+			r.recheck = map[string]bool{}
+		}
+		r.recheck[req.Name] = true
+	}
+	return reqs
+}
+
+// wantsChanged passes a VaultApp whose policy turned held by another
+// cluster, or no longer is (taken, or the VaultApp gone): this cluster's request for the name, in its
+// registration, is written by the server's check, which would otherwise
+// come at its interval (and the holder reads it at its own).
+var wantsChanged = predicate.Funcs{
+	CreateFunc: func(event.CreateEvent) bool { return false },
+	DeleteFunc: func(e event.DeleteEvent) bool {
+		app, ok := e.Object.(*vaultv1beta1.VaultApp)
+		return ok && heldByAnother(app)
+	},
+	UpdateFunc: func(e event.UpdateEvent) bool {
+		before, ok1 := e.ObjectOld.(*vaultv1beta1.VaultApp)
+		after, ok2 := e.ObjectNew.(*vaultv1beta1.VaultApp)
+		return ok1 && ok2 && heldByAnother(before) != heldByAnother(after)
+	},
+	GenericFunc: func(event.GenericEvent) bool { return false },
+}
+
+// heldByAnother: the VaultApp's policy is another cluster's, asked for.
+func heldByAnother(app *vaultv1beta1.VaultApp) bool {
+	c := meta.FindStatusCondition(app.Status.Conditions, vaultv1beta1.TypePolicySynced)
+	return c != nil && c.Reason == vaultv1beta1.ReasonHeldByAnotherCluster
 }
 
 // serverCountChanged passes a VaultApp's creation, deletion, and a change
