@@ -277,6 +277,14 @@ func TestAContestChangeQueuesTheServersCheck(t *testing.T) {
 	if reqs := r.checkAgain(context.Background(), app(vaultv1beta1.ReasonHeldByAnotherCluster)); len(reqs) != 1 || reqs[0].Name != "shared" {
 		t.Errorf("queued %v, want the VaultServer shared", reqs)
 	}
+	// Within minRecheck of the last check it waits, and comes back then.
+	if !r.checkedLately(server, &server.Status) {
+		t.Error("a contest change right after a check made a full check at once: a tenant's churn would write the registration at its pace")
+	}
+	if wait, asked := r.recheckIn("shared"); !asked || wait > minRecheck {
+		t.Errorf("the full check asked for comes back in %s (asked %v), want within %s", wait, asked, minRecheck)
+	}
+	r.checked["shared"] = serverCheck{generation: 1, at: time.Now().Add(-minRecheck - time.Second)}
 	if r.checkedLately(server, &server.Status) {
 		t.Error("the pass a contest change queues would only recount: the registration would not say what this cluster asks for")
 	}

@@ -108,6 +108,9 @@ func (r *VaultServerReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 	if r.checkedLately(&server, before) {
 		// Only the count changed: the last check stands.
 		res, recounted, err = r.recount(ctx, &server)
+		if wait, asked := r.recheckIn(server.Name); asked && err == nil && (res.RequeueAfter == 0 || wait < res.RequeueAfter) {
+			res.RequeueAfter = wait
+		}
 	} else {
 		res, events, err = r.checkNow(ctx, &server)
 	}
@@ -179,7 +182,7 @@ func (r *VaultServerReconciler) checkedLately(server *vaultv1beta1.VaultServer, 
 	last, ok := r.checked[server.Name]
 	again := r.recheck[server.Name]
 	r.mu.Unlock()
-	return ok && !again && last.generation == server.Generation && time.Since(last.at) < ServerCheckInterval &&
+	return ok && (!again || time.Since(last.at) < minRecheck) && last.generation == server.Generation && time.Since(last.at) < ServerCheckInterval &&
 		status.ObservedGeneration == server.Generation && meta.IsStatusConditionTrue(status.Conditions, vaultv1beta1.TypeConnected)
 }
 

@@ -19,6 +19,7 @@ package vault
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -81,6 +82,23 @@ func (r *VaultServerReconciler) checkAgain(ctx context.Context, app client.Objec
 		r.recheck[req.Name] = true
 	}
 	return reqs
+}
+
+// minRecheck is the least time between a server's check and a full check
+// its VaultApps' contests ask for: a tenant churning VaultApps whose
+// names another cluster holds does not make the operator write its
+// registration in Vault at the churn's pace.
+const minRecheck = 10 * time.Second
+
+// recheckIn is how soon the full check a contest asked for is due; false
+// when none is asked.
+func (r *VaultServerReconciler) recheckIn(name string) (time.Duration, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.recheck[name] {
+		return 0, false
+	}
+	return max(minRecheck-time.Since(r.checked[name].at), 100*time.Millisecond), true
 }
 
 // wantsChanged passes a VaultApp whose policy turned held by another
