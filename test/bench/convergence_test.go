@@ -454,31 +454,23 @@ func (f *fleet) deleteThroughOperator(b *testing.B, run string, listKind schema.
 	// One DELETE per object, as before 2026-12-03: with a collection per
 	// namespace P1's later pairs ran slower (operator runs of 14–16 s
 	// after 9 s), an aftermath not understood yet.
-	var list metav1.PartialObjectMetadataList
-	list.SetGroupVersionKind(listKind)
-	if err := f.c.List(ctx, &list, client.MatchingLabels{runLabel: run}); err != nil {
-		b.Fatal(err)
-	}
+	objs := f.runObjects(b, run, listKind)
 	kind := listKind
 	kind.Kind = strings.TrimSuffix(kind.Kind, "List")
-	parallel(b, len(list.Items), 16, func(i int) error {
-		obj := list.Items[i].DeepCopy()
+	parallel(b, len(objs), 16, func(i int) error {
+		obj := objs[i].DeepCopy()
 		obj.SetGroupVersionKind(kind)
 		return client.IgnoreNotFound(f.c.Delete(ctx, obj))
 	})
 	wait := max(3*time.Minute, time.Duration(shape.Size)*20*time.Millisecond)
 	deadline := time.Now().Add(wait)
 	for {
-		var list metav1.PartialObjectMetadataList
-		list.SetGroupVersionKind(listKind)
-		if err := f.c.List(ctx, &list, client.MatchingLabels{runLabel: run}); err != nil {
-			b.Fatal(err)
-		}
-		if len(list.Items) == 0 {
+		left := f.runObjects(b, run, listKind)
+		if len(left) == 0 {
 			return
 		}
 		if time.Now().After(deadline) {
-			b.Fatalf("%d %s of run %s not gone after %s; manager log:\n%s", len(list.Items), listKind.Kind, run, wait, f.manager.LogTail(20))
+			b.Fatalf("%d %s of run %s not gone after %s; manager log:\n%s", len(left), listKind.Kind, run, wait, f.manager.LogTail(20))
 		}
 		time.Sleep(time.Second)
 	}

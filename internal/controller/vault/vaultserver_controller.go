@@ -193,7 +193,10 @@ func (r *VaultServerReconciler) noteCheck(server *vaultv1beta1.VaultServer, err 
 		r.checked = map[string]serverCheck{}
 	}
 	if err != nil {
+		// The next pass checks in full anyway; a deleted server leaves
+		// nothing behind.
 		delete(r.checked, server.Name)
+		delete(r.recheck, server.Name)
 		return
 	}
 	now := time.Now()
